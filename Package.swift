@@ -1,0 +1,116 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// One list for every target, as in Hummingbird: explicit existentials and imports that say what
+// each file really uses.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "firehose-local",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "firehose-local", targets: ["firehose-local"]),
+        .library(name: "FirehoseWire", targets: ["FirehoseWire"]),
+        .library(name: "AWSSigV4", targets: ["AWSSigV4"]),
+        .library(name: "FirehoseSink", targets: ["FirehoseSink"]),
+        .library(name: "FirehoseServer", targets: ["FirehoseServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // zlib from the system (Debian: zlib1g-dev); used directly so the sink controls flushing,
+        // levels and CRCs, and so the client library needs no NIO.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        // Request/response shapes, X-Amz-Target parsing, AWS error bodies and service limits.
+        .target(name: "FirehoseWire", swiftSettings: swiftSettings),
+        // SigV4 canonical requests, signer (clients) and verifier (server). Only depends on Crypto.
+        .target(
+            name: "AWSSigV4",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // S3 prefix expressions (`!{timestamp:...}`, `!{firehose:...}`) and object key layout.
+        .target(name: "FirehoseKeyLayout", swiftSettings: swiftSettings),
+        // Delivery streams, buffers, compression and atomic publishing into the data directory. No HTTP.
+        .target(
+            name: "FirehoseSink",
+            dependencies: [
+                "CZlib",
+                "FirehoseWire",
+                "FirehoseKeyLayout",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local.
+        .target(
+            name: "FirehoseServer",
+            dependencies: [
+                "FirehoseWire",
+                "AWSSigV4",
+                "FirehoseSink",
+                "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Command line, configuration file and process lifecycle.
+        .target(
+            name: "FirehoseLocalCLI",
+            dependencies: [
+                "FirehoseServer",
+                "FirehoseSink",
+                "FirehoseWire",
+                "AWSSigV4",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "firehose-local",
+            dependencies: ["FirehoseLocalCLI"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FirehoseKeyLayoutTests",
+            dependencies: ["FirehoseKeyLayout"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirehoseSinkTests",
+            dependencies: ["FirehoseSink", "FirehoseWire", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirehoseServerTests",
+            dependencies: ["FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirehoseLocalCLITests",
+            dependencies: ["FirehoseLocalCLI", "FirehoseSink"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
