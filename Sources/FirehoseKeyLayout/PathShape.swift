@@ -1,0 +1,108 @@
+/// The `/`-separated segments a prefix can evaluate to, reduced to what matters for storing keys as
+/// files: the literal text of each segment, whether anything evaluated lands in it, and its size.
+///
+/// Every evaluated piece (a date field, a random string, an error-output type) is non-empty and
+/// contains neither `/` nor `.`, so a segment can only be `.`, `..` or empty when it is made of
+/// literal text alone — literal text of the prefix or of a quoted/punctuation part of a timestamp
+/// pattern (`!{timestamp:'..'}` is as dangerous as `..`).
+struct PathShape {
+    struct Segment {
+        var literal = ""
+        var hasEvaluatedPiece = false
+        var maxBytes = 0
+    }
+
+    /// Segments that a `/` ends.
+    private(set) var closed: [Segment] = []
+    /// What follows the last `/`; the key's next part (default hour path or suffix) is appended to it.
+    private(set) var trailing = Segment()
+
+    /// The file-name limit of the file systems firehose-local runs on (NAME_MAX on Linux and macOS).
+    static let maxSegmentBytes = 255
+    /// Bound on an error-output type (`format-conversion-failed` is the longest AWS documents).
+    static let maxErrorOutputTypeBytes = 32
+
+    init(_ parts: [S3Prefix.Part]) {
+        for part in parts {
+            switch part {
+            case .literal(let text):
+                addLiteral(text)
+            case .timestamp(let pattern):
+                for element in pattern.elements {
+                    if case .literal(let text) = element {
+                        addLiteral(text)
+                    } else {
+                        addEvaluated(maxBytes: element.maxLength)
+                    }
+                }
+            case .randomString:
+                addEvaluated(maxBytes: S3Prefix.randomStringLength)
+            case .errorOutputType:
+                addEvaluated(maxBytes: Self.maxErrorOutputTypeBytes)
+            }
+        }
+    }
+
+    private mutating func addLiteral(_ text: String) {
+        for character in text {
+            if character == "/" {
+                closed.append(trailing)
+                trailing = Segment()
+            } else {
+                trailing.literal.append(character)
+                trailing.maxBytes += character.utf8.count
+            }
+        }
+    }
+
+    private mutating func addEvaluated(maxBytes: Int) {
+        trailing.hasEvaluatedPiece = true
+        trailing.maxBytes += maxBytes
+    }
+
+    /// Refuses prefixes whose keys could not be written as relative paths under the bucket folder.
+    ///
+    /// The trailing segment is held to the same `.`/`..` rule even though the key continues after it
+    /// (`..` becomes `..2026/…`): a prefix that only works by accident of what follows is refused
+    /// rather than explained.
+    func checkStorable(raw: String, field: String) throws(KeyLayoutError) {
+        if raw.utf8.contains(0) {
+            throw Self.unstorable(raw: raw, field: field, reason: "NUL characters are not allowed")
+        }
+        for segment in closed where !segment.hasEvaluatedPiece {
+            if segment.literal.isEmpty {
+                throw Self.unstorable(
+                    raw: raw, field: field, reason: "empty path segments (a leading '/' or '//') are not allowed"
+                )
+            }
+            try Self.checkDots(segment, raw: raw, field: field)
+        }
+        if !trailing.hasEvaluatedPiece {
+            try Self.checkDots(trailing, raw: raw, field: field)
+        }
+        if closed.contains(where: { $0.maxBytes > Self.maxSegmentBytes }) {
+            throw Self.segmentTooLong(raw: raw, field: field)
+        }
+    }
+
+    private static func checkDots(_ segment: Segment, raw: String, field: String) throws(KeyLayoutError) {
+        if segment.literal == "." || segment.literal == ".." {
+            throw unstorable(raw: raw, field: field, reason: "path segment '\(segment.literal)' is not allowed")
+        }
+    }
+
+    static func unstorable(raw: String, field: String, reason: String) -> KeyLayoutError {
+        KeyLayoutError.invalidArgument(
+            "\(field) '\(raw)' cannot be stored locally: \(reason) (firehose-local maps keys to directories)."
+        )
+    }
+
+    static func segmentTooLong(raw: String, field: String) -> KeyLayoutError {
+        unstorable(
+            raw: raw,
+            field: field,
+            reason:
+                "a path segment of its keys can exceed \(maxSegmentBytes) bytes, the file-name limit of the local file system"
+        )
+    }
+}

@@ -1,0 +1,225 @@
+/// A validated, pre-parsed `Prefix` or `ErrorOutputPrefix`; evaluation does no parsing.
+///
+/// Parsing applies the per-field rules of "Custom prefixes for Amazon S3 objects" (Firehose developer
+/// guide, section "Semantic rules") and firehose-local's own rule that the evaluated prefix must map
+/// onto directories without `.`/`..`/empty path segments. Rules that involve both fields live in
+/// `ObjectKeyLayout`.
+public struct S3Prefix: Sendable, Equatable {
+    public enum Role: Sendable, Equatable {
+        case prefix
+        case errorOutputPrefix
+
+        /// The API field name, as messages name it.
+        public var fieldName: String {
+            switch self {
+            case .prefix: return "Prefix"
+            case .errorOutputPrefix: return "ErrorOutputPrefix"
+            }
+        }
+
+        var memberName: String {
+            switch self {
+            case .prefix: return "prefix"
+            case .errorOutputPrefix: return "errorOutputPrefix"
+            }
+        }
+    }
+
+    /// The model's limit on both fields (`Prefix`/`ErrorOutputPrefix`: length 0–1024).
+    public static let maxLength = 1024
+
+    /// The prefix as configured.
+    public let raw: String
+    public let role: Role
+    let parts: [Part]
+
+    enum Part: Sendable, Equatable {
+        case literal(String)
+        case timestamp(JavaDateTimePattern)
+        case randomString
+        case errorOutputType
+    }
+
+    /// Whether any `!{namespace:value}` expression appears. A prefix without one gets the default
+    /// `yyyy/MM/dd/HH/` appended; a prefix with one gets nothing appended.
+    public var hasExpressions: Bool {
+        parts.contains { if case .literal = $0 { false } else { true } }
+    }
+
+    /// Whether `!{firehose:error-output-type}` appears.
+    public var containsErrorOutputType: Bool {
+        parts.contains { $0 == .errorOutputType }
+    }
+
+    /// - Parameters:
+    ///   - raw: the configured value; empty is valid and means "no prefix".
+    ///   - memberPath: where a length violation is reported, e.g.
+    ///     `extendedS3DestinationConfiguration.prefix`; defaults to the bare member name.
+    public init(_ raw: String, role: Role, memberPath: String? = nil) throws(KeyLayoutError) {
+        if raw.count > Self.maxLength {
+            throw KeyLayoutError.validation(
+                value: raw,
+                memberPath: memberPath ?? role.memberName,
+                constraint: "Member must have length less than or equal to \(Self.maxLength)"
+            )
+        }
+        self.raw = raw
+        self.role = role
+        self.parts = try Self.parse(raw, role: role)
+        if role == .errorOutputPrefix && hasExpressions && !containsErrorOutputType {
+            throw KeyLayoutError.prefixConstraint(
+                "ErrorOutputPrefix must contain at least one !{firehose:error-output-type} when it contains expressions"
+            )
+        }
+        try PathShape(parts).checkStorable(raw: raw, field: role.fieldName)
+    }
+
+    /// Evaluates the prefix at `time`.
+    ///
+    /// - Parameters:
+    ///   - errorOutputType: what `!{firehose:error-output-type}` becomes, e.g. `processing-failed`;
+    ///     ignored when the prefix has none.
+    ///   - randomSource: draws each `!{firehose:random-string}` afresh.
+    public func evaluate(
+        at time: CivilDateTime,
+        errorOutputType: String? = nil,
+        randomSource: inout some RandomNumberGenerator
+    ) -> String {
+        var output = ""
+        append(at: time, errorOutputType: errorOutputType, randomSource: &randomSource, to: &output)
+        return output
+    }
+
+    func append(
+        at time: CivilDateTime,
+        errorOutputType: String?,
+        randomSource: inout some RandomNumberGenerator,
+        to output: inout String
+    ) {
+        for part in parts {
+            switch part {
+            case .literal(let text):
+                output += text
+            case .timestamp(let pattern):
+                pattern.append(time, to: &output)
+            case .randomString:
+                Self.appendRandomString(to: &output, using: &randomSource)
+            case .errorOutputType:
+                output += errorOutputType ?? ""
+            }
+        }
+    }
+
+    /// AWS documents the length only; its examples (`5abf82daaa5`) fit within this alphabet.
+    static let randomStringLength = 11
+    private static let randomAlphabet = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".unicodeScalars)
+
+    static func appendRandomString(to output: inout String, using random: inout some RandomNumberGenerator) {
+        for _ in 0..<randomStringLength {
+            output.unicodeScalars.append(randomAlphabet[Int.random(in: 0..<randomAlphabet.count, using: &random)])
+        }
+    }
+}
+
+// MARK: - Parsing
+
+extension S3Prefix {
+    static let namespaces = ["timestamp", "firehose", "partitionKeyFromQuery", "partitionKeyFromLambda"]
+
+    /// Splits `raw` into literal text and `!{namespace:value}` expressions. Works on Unicode scalars
+    /// so that a combining mark after `{` or `}` cannot hide or fake a delimiter.
+    private static func parse(_ raw: String, role: Role) throws(KeyLayoutError) -> [Part] {
+        let scalars = Array(raw.unicodeScalars)
+        var parts: [Part] = []
+        var literal = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            guard scalars[index] == "!", index + 1 < scalars.count, scalars[index + 1] == "{" else {
+                literal.append(scalars[index])
+                index += 1
+                continue
+            }
+            let bodyStart = index + 2
+            guard let close = scalars[bodyStart...].firstIndex(of: "}") else {
+                let unterminated = String(String.UnicodeScalarView(scalars[index...]))
+                throw KeyLayoutError.prefixConstraint(
+                    "The sequence !{ can only appear in !{namespace:value} expressions, but \(role.fieldName) has an unterminated '\(unterminated)'"
+                )
+            }
+            let body = scalars[bodyStart..<close]
+            let expression = "!{" + String(String.UnicodeScalarView(body)) + "}"
+            guard let colon = body.firstIndex(of: ":") else {
+                throw KeyLayoutError.prefixConstraint(
+                    "The sequence !{ can only appear in !{namespace:value} expressions, but \(role.fieldName) has '\(expression)' without a ':'"
+                )
+            }
+            let namespace = String(String.UnicodeScalarView(body[..<colon]))
+            let value = String(String.UnicodeScalarView(body[(colon + 1)...]))
+            let part = try parseExpression(namespace: namespace, value: value, expression: expression, role: role)
+            if !literal.isEmpty {
+                parts.append(.literal(String(literal)))
+                literal = String.UnicodeScalarView()
+            }
+            parts.append(part)
+            index = close + 1
+        }
+        if !literal.isEmpty {
+            parts.append(.literal(String(literal)))
+        }
+        return parts
+    }
+
+    private static func parseExpression(
+        namespace: String,
+        value: String,
+        expression: String,
+        role: Role
+    ) throws(KeyLayoutError) -> Part {
+        switch namespace {
+        case "timestamp":
+            switch JavaDateTimePattern.compile(value) {
+            case .success(let elements):
+                return .timestamp(JavaDateTimePattern(verified: value, elements: elements))
+            case .failure(let problem) where problem.unsupported:
+                throw KeyLayoutError.invalidArgument(
+                    "\(role.fieldName) expression '\(expression)' cannot be evaluated by firehose-local: \(problem.reason)."
+                )
+            case .failure(let problem):
+                throw KeyLayoutError.prefixConstraint(
+                    "The value of \(role.fieldName) expression '\(expression)' must be a valid Java DateTimeFormatter pattern: \(problem.reason)"
+                )
+            }
+        case "firehose":
+            switch value {
+            case "random-string":
+                return .randomString
+            case "error-output-type":
+                if role == .prefix {
+                    throw KeyLayoutError.prefixConstraint("Prefix cannot contain !{firehose:error-output-type}")
+                }
+                return .errorOutputType
+            default:
+                throw KeyLayoutError.prefixConstraint(
+                    "The firehose namespace only supports the values random-string and error-output-type, but \(role.fieldName) has '\(expression)'"
+                )
+            }
+        case "partitionKeyFromQuery", "partitionKeyFromLambda":
+            throw KeyLayoutError.invalidArgument(
+                "\(role.fieldName) expression '\(expression)' needs dynamic partitioning, which firehose-local does not support yet."
+            )
+        default:
+            throw KeyLayoutError.prefixConstraint(
+                "Expression namespace must be one of \(namespaces.joined(separator: ", ")), but \(role.fieldName) has '\(expression)'"
+            )
+        }
+    }
+}
+
+extension JavaDateTimePattern {
+    /// For patterns already compiled by `S3Prefix`'s parser.
+    init(verified pattern: String, elements: [Element]) {
+        self.pattern = pattern
+        self.elements = elements
+    }
+}
