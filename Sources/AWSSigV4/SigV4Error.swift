@@ -1,0 +1,52 @@
+/// A rejected request, as AWS reports it: the `__type` code and the message of the JSON error body.
+///
+/// Every code here is answered with HTTP 400 by Firehose.
+public struct SigV4Error: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The AWS `__type`, e.g. `InvalidSignatureException`.
+    public var code: String
+    /// The message, worded as AWS words it, so SDK users see what they would see against AWS.
+    public var message: String
+    /// For server logs only, never for the response: on a signature mismatch, the canonical request and
+    /// string to sign the server computed. (Some AWS services append these to the message; Firehose does
+    /// not, so they are kept apart.) Not part of equality: two errors are equal when a client would see
+    /// the same thing.
+    public var diagnostics: String?
+
+    public init(code: String, message: String, diagnostics: String? = nil) {
+        self.code = code
+        self.message = message
+        self.diagnostics = diagnostics
+    }
+
+    public static func == (lhs: SigV4Error, rhs: SigV4Error) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+extension SigV4Error {
+    public static let missingAuthenticationTokenCode = "MissingAuthenticationTokenException"
+    public static let incompleteSignatureCode = "IncompleteSignatureException"
+    public static let unrecognizedClientCode = "UnrecognizedClientException"
+    public static let invalidSignatureCode = "InvalidSignatureException"
+
+    static let signatureMismatchMessage =
+        "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+
+    static var missingAuthenticationToken: SigV4Error {
+        SigV4Error(code: missingAuthenticationTokenCode, message: "Missing Authentication Token")
+    }
+
+    static var unrecognizedClient: SigV4Error {
+        SigV4Error(code: unrecognizedClientCode, message: "The security token included in the request is invalid.")
+    }
+
+    static func incomplete(_ message: String) -> SigV4Error {
+        SigV4Error(code: incompleteSignatureCode, message: message)
+    }
+
+    static func invalid(_ message: String, diagnostics: String? = nil) -> SigV4Error {
+        SigV4Error(code: invalidSignatureCode, message: message, diagnostics: diagnostics)
+    }
+}
