@@ -29,14 +29,15 @@ let package = Package(
     ],
     targets: [
         // zlib from the system (Debian: zlib1g-dev); used directly so the sink controls flushing,
-        // levels and CRCs, and so the client library needs no NIO.
+        // levels and CRCs, and so clients (gzip request bodies) need no NIO.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        // Request/response shapes, X-Amz-Target parsing, AWS error bodies and service limits.
-        .target(name: "FirehoseWire", swiftSettings: swiftSettings),
+        // Request/response shapes, X-Amz-Target parsing, AWS error bodies, service limits, and the
+        // gzip codec both sides of the wire use.
+        .target(name: "FirehoseWire", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         // SigV4 canonical requests, signer (clients) and verifier (server). Only depends on Crypto.
         .target(
             name: "AWSSigV4",
@@ -49,7 +50,6 @@ let package = Package(
         .target(
             name: "FirehoseSink",
             dependencies: [
-                "CZlib",
                 "FirehoseWire",
                 "FirehoseKeyLayout",
                 .product(name: "Logging", package: "swift-log"),
@@ -63,7 +63,6 @@ let package = Package(
                 "FirehoseWire",
                 "AWSSigV4",
                 "FirehoseSink",
-                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -99,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FirehoseSinkTests",
-            dependencies: ["FirehoseSink", "FirehoseWire", "CZlib"],
+            dependencies: ["FirehoseSink", "FirehoseWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

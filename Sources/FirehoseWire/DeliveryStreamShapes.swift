@@ -1,0 +1,303 @@
+// The CreateDeliveryStream request shapes, member for member as in the API model, so a config file
+// can hold exactly what a user already sends to AWS. Members firehose-local does not interpret are
+// kept as `JSONValue` so they can be validated ("not supported yet") and described back.
+
+public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
+    public var deliveryStreamName: String?
+    public var deliveryStreamType: String?
+    public var s3DestinationConfiguration: S3DestinationConfiguration?
+    public var extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration?
+    public var tags: [Tag]?
+    /// Destinations and sources other than S3 / DirectPut: present only to be refused clearly.
+    public var otherMembers: [String: JSONValue] = [:]
+
+    public init(
+        deliveryStreamName: String?, deliveryStreamType: String? = nil,
+        s3DestinationConfiguration: S3DestinationConfiguration? = nil,
+        extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration? = nil, tags: [Tag]? = nil
+    ) {
+        self.deliveryStreamName = deliveryStreamName
+        self.deliveryStreamType = deliveryStreamType
+        self.s3DestinationConfiguration = s3DestinationConfiguration
+        self.extendedS3DestinationConfiguration = extendedS3DestinationConfiguration
+        self.tags = tags
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case deliveryStreamName = "DeliveryStreamName"
+        case deliveryStreamType = "DeliveryStreamType"
+        case s3DestinationConfiguration = "S3DestinationConfiguration"
+        case extendedS3DestinationConfiguration = "ExtendedS3DestinationConfiguration"
+        case tags = "Tags"
+    }
+
+    /// The model's other members of CreateDeliveryStreamInput, which firehose-local refuses.
+    public static let unsupportedMembers = [
+        "DirectPutSourceConfiguration", "KinesisStreamSourceConfiguration",
+        "DeliveryStreamEncryptionConfigurationInput", "RedshiftDestinationConfiguration",
+        "ElasticsearchDestinationConfiguration", "AmazonopensearchserviceDestinationConfiguration",
+        "SplunkDestinationConfiguration", "HttpEndpointDestinationConfiguration",
+        "AmazonOpenSearchServerlessDestinationConfiguration", "MSKSourceConfiguration",
+        "SnowflakeDestinationConfiguration", "IcebergDestinationConfiguration", "DatabaseSourceConfiguration",
+    ]
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deliveryStreamName = try container.decodeIfPresent(String.self, forKey: .deliveryStreamName)
+        deliveryStreamType = try container.decodeIfPresent(String.self, forKey: .deliveryStreamType)
+        s3DestinationConfiguration = try container.decodeIfPresent(
+            S3DestinationConfiguration.self, forKey: .s3DestinationConfiguration)
+        extendedS3DestinationConfiguration = try container.decodeIfPresent(
+            ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationConfiguration)
+        tags = try container.decodeIfPresent([Tag].self, forKey: .tags)
+        let all = try decoder.container(keyedBy: AnyCodingKey.self)
+        for key in all.allKeys where Self.unsupportedMembers.contains(key.stringValue) {
+            otherMembers[key.stringValue] = try all.decode(JSONValue.self, forKey: key)
+        }
+        guard decoder.userInfo[.rejectUnknownMembers] as? Bool == true else { return }
+        let known = CodingKeys.allCases.map(\.stringValue) + Self.unsupportedMembers
+        for key in all.allKeys where !known.contains(key.stringValue) {
+            throw UnknownMemberError(
+                codingPath: decoder.codingPath.map(\.stringValue), member: key.stringValue, knownMembers: known)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(deliveryStreamName, forKey: .deliveryStreamName)
+        try container.encodeIfPresent(deliveryStreamType, forKey: .deliveryStreamType)
+        try container.encodeIfPresent(s3DestinationConfiguration, forKey: .s3DestinationConfiguration)
+        try container.encodeIfPresent(
+            extendedS3DestinationConfiguration, forKey: .extendedS3DestinationConfiguration)
+        try container.encodeIfPresent(tags, forKey: .tags)
+        var others = encoder.container(keyedBy: AnyCodingKey.self)
+        for (name, value) in otherMembers {
+            try others.encode(value, forKey: AnyCodingKey(stringValue: name))
+        }
+    }
+}
+
+public struct Tag: Codable, Sendable, Equatable {
+    public var key: String?
+    public var value: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case key = "Key"
+        case value = "Value"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decodeIfPresent(String.self, forKey: .key)
+        value = try container.decodeIfPresent(String.self, forKey: .value)
+    }
+}
+
+public struct BufferingHints: Codable, Sendable, Equatable {
+    public var sizeInMBs: Int?
+    public var intervalInSeconds: Int?
+
+    public init(sizeInMBs: Int? = nil, intervalInSeconds: Int? = nil) {
+        self.sizeInMBs = sizeInMBs
+        self.intervalInSeconds = intervalInSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case sizeInMBs = "SizeInMBs"
+        case intervalInSeconds = "IntervalInSeconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sizeInMBs = try container.decodeIfPresent(Int.self, forKey: .sizeInMBs)
+        intervalInSeconds = try container.decodeIfPresent(Int.self, forKey: .intervalInSeconds)
+    }
+}
+
+public struct ProcessorParameter: Codable, Sendable, Equatable {
+    public var parameterName: String?
+    public var parameterValue: String?
+
+    public init(parameterName: String?, parameterValue: String?) {
+        self.parameterName = parameterName
+        self.parameterValue = parameterValue
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case parameterName = "ParameterName"
+        case parameterValue = "ParameterValue"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        parameterName = try container.decodeIfPresent(String.self, forKey: .parameterName)
+        parameterValue = try container.decodeIfPresent(String.self, forKey: .parameterValue)
+    }
+}
+
+public struct Processor: Codable, Sendable, Equatable {
+    public var type: String?
+    public var parameters: [ProcessorParameter]?
+
+    public init(type: String?, parameters: [ProcessorParameter]? = nil) {
+        self.type = type
+        self.parameters = parameters
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case type = "Type"
+        case parameters = "Parameters"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decodeIfPresent(String.self, forKey: .type)
+        parameters = try container.decodeIfPresent([ProcessorParameter].self, forKey: .parameters)
+    }
+}
+
+public struct ProcessingConfiguration: Codable, Sendable, Equatable {
+    public var enabled: Bool?
+    public var processors: [Processor]?
+
+    public init(enabled: Bool?, processors: [Processor]?) {
+        self.enabled = enabled
+        self.processors = processors
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case enabled = "Enabled"
+        case processors = "Processors"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
+        processors = try container.decodeIfPresent([Processor].self, forKey: .processors)
+    }
+}
+
+/// `S3DestinationConfiguration` and `ExtendedS3DestinationConfiguration` in one type: the plain
+/// one is the extended one without its extra members, and `S3DestinationConfiguration` rejects
+/// those members on decoding so a config cannot use a field AWS would refuse there.
+public struct ExtendedS3DestinationConfiguration: Codable, Sendable, Equatable {
+    public var roleARN: String?
+    public var bucketARN: String?
+    public var prefix: String?
+    public var errorOutputPrefix: String?
+    public var bufferingHints: BufferingHints?
+    public var compressionFormat: String?
+    public var encryptionConfiguration: JSONValue?
+    public var cloudWatchLoggingOptions: JSONValue?
+    public var processingConfiguration: ProcessingConfiguration?
+    public var s3BackupMode: String?
+    public var s3BackupConfiguration: JSONValue?
+    public var dataFormatConversionConfiguration: JSONValue?
+    public var dynamicPartitioningConfiguration: JSONValue?
+    public var fileExtension: String?
+    public var customTimeZone: String?
+
+    public init(
+        bucketARN: String?, roleARN: String? = nil, prefix: String? = nil, errorOutputPrefix: String? = nil,
+        bufferingHints: BufferingHints? = nil, compressionFormat: String? = nil,
+        processingConfiguration: ProcessingConfiguration? = nil, fileExtension: String? = nil,
+        customTimeZone: String? = nil
+    ) {
+        self.bucketARN = bucketARN
+        self.roleARN = roleARN
+        self.prefix = prefix
+        self.errorOutputPrefix = errorOutputPrefix
+        self.bufferingHints = bufferingHints
+        self.compressionFormat = compressionFormat
+        self.processingConfiguration = processingConfiguration
+        self.fileExtension = fileExtension
+        self.customTimeZone = customTimeZone
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case roleARN = "RoleARN"
+        case bucketARN = "BucketARN"
+        case prefix = "Prefix"
+        case errorOutputPrefix = "ErrorOutputPrefix"
+        case bufferingHints = "BufferingHints"
+        case compressionFormat = "CompressionFormat"
+        case encryptionConfiguration = "EncryptionConfiguration"
+        case cloudWatchLoggingOptions = "CloudWatchLoggingOptions"
+        case processingConfiguration = "ProcessingConfiguration"
+        case s3BackupMode = "S3BackupMode"
+        case s3BackupConfiguration = "S3BackupConfiguration"
+        case dataFormatConversionConfiguration = "DataFormatConversionConfiguration"
+        case dynamicPartitioningConfiguration = "DynamicPartitioningConfiguration"
+        case fileExtension = "FileExtension"
+        case customTimeZone = "CustomTimeZone"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        try self.init(decoding: decoder)
+    }
+
+    fileprivate init(decoding decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        roleARN = try container.decodeIfPresent(String.self, forKey: .roleARN)
+        bucketARN = try container.decodeIfPresent(String.self, forKey: .bucketARN)
+        prefix = try container.decodeIfPresent(String.self, forKey: .prefix)
+        errorOutputPrefix = try container.decodeIfPresent(String.self, forKey: .errorOutputPrefix)
+        bufferingHints = try container.decodeIfPresent(BufferingHints.self, forKey: .bufferingHints)
+        compressionFormat = try container.decodeIfPresent(String.self, forKey: .compressionFormat)
+        encryptionConfiguration = try container.decodeIfPresent(JSONValue.self, forKey: .encryptionConfiguration)
+        cloudWatchLoggingOptions = try container.decodeIfPresent(JSONValue.self, forKey: .cloudWatchLoggingOptions)
+        processingConfiguration = try container.decodeIfPresent(
+            ProcessingConfiguration.self, forKey: .processingConfiguration)
+        s3BackupMode = try container.decodeIfPresent(String.self, forKey: .s3BackupMode)
+        s3BackupConfiguration = try container.decodeIfPresent(JSONValue.self, forKey: .s3BackupConfiguration)
+        dataFormatConversionConfiguration = try container.decodeIfPresent(
+            JSONValue.self, forKey: .dataFormatConversionConfiguration)
+        dynamicPartitioningConfiguration = try container.decodeIfPresent(
+            JSONValue.self, forKey: .dynamicPartitioningConfiguration)
+        fileExtension = try container.decodeIfPresent(String.self, forKey: .fileExtension)
+        customTimeZone = try container.decodeIfPresent(String.self, forKey: .customTimeZone)
+    }
+}
+
+public struct S3DestinationConfiguration: Codable, Sendable, Equatable {
+    public var configuration: ExtendedS3DestinationConfiguration
+
+    public init(_ configuration: ExtendedS3DestinationConfiguration) {
+        self.configuration = configuration
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case roleARN = "RoleARN"
+        case bucketARN = "BucketARN"
+        case prefix = "Prefix"
+        case errorOutputPrefix = "ErrorOutputPrefix"
+        case bufferingHints = "BufferingHints"
+        case compressionFormat = "CompressionFormat"
+        case encryptionConfiguration = "EncryptionConfiguration"
+        case cloudWatchLoggingOptions = "CloudWatchLoggingOptions"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        var configuration = try ExtendedS3DestinationConfiguration(decoding: decoder)
+        // Members only the extended shape has are not part of this one, even when sent.
+        configuration.processingConfiguration = nil
+        configuration.s3BackupMode = nil
+        configuration.s3BackupConfiguration = nil
+        configuration.dataFormatConversionConfiguration = nil
+        configuration.dynamicPartitioningConfiguration = nil
+        configuration.fileExtension = nil
+        configuration.customTimeZone = nil
+        self.configuration = configuration
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try configuration.encode(to: encoder)
+    }
+}

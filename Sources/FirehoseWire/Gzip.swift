@@ -1,0 +1,150 @@
+import CZlib
+
+/// A streaming gzip (RFC 1952) compressor. Output accumulates in `output` until the caller drains it,
+/// so callers decide when bytes reach a file or a socket.
+public final class GzipCompressor {
+    // zlib keeps a pointer back to its z_stream and checks it, so the stream must never move.
+    private let stream: UnsafeMutablePointer<z_stream>
+    public private(set) var output: [UInt8] = []
+    public private(set) var totalIn = 0
+    private var finished = false
+
+    public struct Error: Swift.Error, CustomStringConvertible {
+        public var code: Int32
+        public var description: String { "zlib error \(code)" }
+    }
+
+    /// `level` is zlib's 0–9 (6 is gzip's and Firehose's usual trade-off).
+    public init(level: Int32 = 6) throws(Error) {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        // windowBits 15 + 16 selects the gzip wrapper.
+        let status = deflateInit2_(
+            stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else {
+            stream.deallocate()
+            throw Error(code: status)
+        }
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    public func append(_ bytes: some Collection<UInt8>) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { run(UnsafeRawBufferPointer($0), flush: Z_NO_FLUSH) }
+        if done == nil { Array(bytes).withUnsafeBytes { run($0, flush: Z_NO_FLUSH) } }
+        totalIn += bytes.count
+    }
+
+    /// Emits everything compressed so far on a byte boundary (a decoder can read up to here).
+    public func syncFlush() {
+        run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_SYNC_FLUSH)
+    }
+
+    /// Writes the final block and the gzip trailer (CRC-32 and size).
+    public func finish() {
+        guard !finished else { return }
+        run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FINISH)
+        finished = true
+    }
+
+    /// Hands over the compressed bytes produced so far.
+    public func takeOutput() -> [UInt8] {
+        defer { output.removeAll(keepingCapacity: true) }
+        return output
+    }
+
+    private func run(_ input: UnsafeRawBufferPointer, flush: Int32) {
+        precondition(!finished, "GzipCompressor used after finish()")
+        stream.pointee.next_in = UnsafeMutablePointer(
+            mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        var chunk = max(input.count / 2, 4096) + 64
+        while true {
+            let start = output.count
+            output.reserveCapacity(start + chunk)
+            output.append(contentsOf: repeatElement(0, count: chunk))
+            let status = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                stream.pointee.next_out = buffer.baseAddress! + start
+                stream.pointee.avail_out = uInt(chunk)
+                return deflate(stream, flush)
+            }
+            let produced = chunk - Int(stream.pointee.avail_out)
+            output.removeLast(chunk - produced)
+            // Z_BUF_ERROR only means "no progress possible", which ends a flush with nothing pending.
+            precondition(status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR, "deflate: \(status)")
+            if flush == Z_FINISH {
+                if status == Z_STREAM_END { break }
+            } else if stream.pointee.avail_in == 0 && stream.pointee.avail_out != 0 {
+                break
+            }
+            chunk = max(chunk, 64 * 1024)
+        }
+        stream.pointee.next_in = nil
+    }
+}
+
+public enum Gzip {
+    public enum DecompressionError: Error, Equatable {
+        case malformed
+        case tooLarge(limit: Int)
+    }
+
+    /// True when `bytes` start with the gzip magic number.
+    public static func hasMagic(_ bytes: some Collection<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        return iterator.next() == 0x1F && iterator.next() == 0x8B
+    }
+
+    /// Decompresses one or more concatenated gzip members, refusing to produce more than `limit`
+    /// bytes so a small body cannot expand into gigabytes.
+    public static func decompress(_ input: [UInt8], limit: Int) throws(DecompressionError) -> [UInt8] {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer {
+            inflateEnd(stream)
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+        }
+        guard inflateInit2_(stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw .malformed
+        }
+        guard !input.isEmpty else { throw .malformed }
+        var output: [UInt8] = []
+        let result: DecompressionError? = input.withUnsafeBufferPointer { inputBuffer in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress)
+            stream.pointee.avail_in = uInt(inputBuffer.count)
+            var chunk = min(max(inputBuffer.count * 4, 4096), limit + 1)
+            while true {
+                let start = output.count
+                output.append(contentsOf: repeatElement(0, count: chunk))
+                let status = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                    stream.pointee.next_out = buffer.baseAddress! + start
+                    stream.pointee.avail_out = uInt(chunk)
+                    return inflate(stream, Z_NO_FLUSH)
+                }
+                output.removeLast(Int(stream.pointee.avail_out))
+                if output.count > limit { return .tooLarge(limit: limit) }
+                switch status {
+                case Z_STREAM_END:
+                    if stream.pointee.avail_in == 0 { return nil }
+                    // Another member follows (concatenated gzip is valid gzip).
+                    guard inflateReset(stream) == Z_OK else { return .malformed }
+                case Z_OK:
+                    break
+                case Z_BUF_ERROR where stream.pointee.avail_in == 0:
+                    return .malformed  // truncated
+                default:
+                    return .malformed
+                }
+                chunk = min(max(chunk * 2, 64 * 1024), limit + 1 - output.count + 1)
+            }
+        }
+        if let result { throw result }
+        return output
+    }
+}

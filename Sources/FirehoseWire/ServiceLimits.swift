@@ -1,0 +1,49 @@
+/// The documented Firehose data-plane limits (API model and service quotas).
+public enum ServiceLimits {
+    /// Largest record after base64 decoding.
+    public static let maxRecordBytes = 1_024_000
+    public static let maxBatchRecords = 500
+    /// Sum of decoded record sizes in one PutRecordBatch ("4 MB" in AWS's message, 4 MiB in bytes).
+    public static let maxBatchBytes = 4 * 1024 * 1024
+    public static let streamNameLength = 1...64
+    public static let streamNamePattern = "[a-zA-Z0-9_.-]+"
+
+    public static func isValidStreamNameCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Violations of the `DeliveryStreamName` shape; empty when the name is valid.
+    public static func streamNameViolations(_ name: String?, path: String = "deliveryStreamName")
+        -> [ValidationViolation]
+    {
+        guard let name else { return [.missing(path)] }
+        var violations: [ValidationViolation] = []
+        let length = name.utf8.count
+        if length < streamNameLength.lowerBound {
+            violations.append(
+                ValidationViolation(
+                    value: name, path: path, constraint: "Member must have length greater than or equal to 1")
+            )
+        }
+        if length > streamNameLength.upperBound {
+            violations.append(
+                ValidationViolation(
+                    value: name, path: path, constraint: "Member must have length less than or equal to 64")
+            )
+        }
+        if length > 0, !name.utf8.allSatisfy(isValidStreamNameCharacter) {
+            violations.append(
+                ValidationViolation(
+                    value: name, path: path,
+                    constraint: "Member must satisfy regular expression pattern: \(streamNamePattern)")
+            )
+        }
+        return violations
+    }
+}

@@ -1,0 +1,39 @@
+/// Set `decoder.userInfo[.rejectUnknownMembers] = true` to make the configuration shapes reject
+/// members they do not know: in a config file an unknown key is nearly always a typo that would
+/// otherwise be silently ignored.
+extension CodingUserInfoKey {
+    public static let rejectUnknownMembers = CodingUserInfoKey(rawValue: "firehose.rejectUnknownMembers")!
+}
+
+/// Raised for an unknown member when strict decoding is on.
+public struct UnknownMemberError: Error, Sendable, CustomStringConvertible {
+    public var codingPath: [String]
+    public var member: String
+    public var knownMembers: [String]
+
+    public var description: String {
+        "unknown member '\(member)'; expected one of: \(knownMembers.joined(separator: ", "))"
+    }
+}
+
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}
+
+extension Decoder {
+    func rejectUnknownMembers<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+        guard userInfo[.rejectUnknownMembers] as? Bool == true else { return }
+        let known = keys.allCases.map(\.stringValue)
+        let container = try container(keyedBy: AnyCodingKey.self)
+        for key in container.allKeys where !known.contains(key.stringValue) {
+            throw UnknownMemberError(
+                codingPath: codingPath.map(\.stringValue), member: key.stringValue, knownMembers: known)
+        }
+    }
+}
