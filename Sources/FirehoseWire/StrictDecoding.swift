@@ -27,7 +27,8 @@ struct AnyCodingKey: CodingKey {
 }
 
 extension Decoder {
-    func rejectUnknownMembers<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+    /// Throws `UnknownMemberError` for a member not in `keys` when `.rejectUnknownMembers` is set.
+    public func rejectUnknownMembers<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
         guard userInfo[.rejectUnknownMembers] as? Bool == true else { return }
         let known = keys.allCases.map(\.stringValue)
         let container = try container(keyedBy: AnyCodingKey.self)

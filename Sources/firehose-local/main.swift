@@ -1,1 +1,3 @@
-print("placeholder")
+import FirehoseLocalCLI
+
+await FirehoseLocalCommand.run()

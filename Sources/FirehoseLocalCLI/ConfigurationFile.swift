@@ -1,0 +1,249 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import AWSSigV4
+import FirehoseServer
+import FirehoseSink
+import FirehoseWire
+import Yams
+
+/// A problem with the configuration file, said the way a person fixes it: file, field, what is wrong.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    /// e.g. `DeliveryStreams[0].ExtendedS3DestinationConfiguration.BufferingHints.SizeInMBs`; empty for the whole file.
+    public var field: String
+    public var message: String
+
+    public var description: String {
+        field.isEmpty ? "\(file): \(message)" : "\(file): \(field): \(message)"
+    }
+}
+
+/// The contents of a `firehose-local` configuration file (YAML, or JSON).
+///
+/// ```yaml
+/// Authentication: verify          # or off
+/// Credentials:                    # default: test / test
+///   - {AccessKeyId: test, SecretAccessKey: test}
+/// GzipLevel: 6
+/// DeliveryStreams:                # CreateDeliveryStream requests, as given to AWS
+///   - DeliveryStreamName: app-events
+///     ExtendedS3DestinationConfiguration: {BucketARN: "arn:aws:s3:::demo-bucket", CompressionFormat: GZIP}
+/// ```
+public struct ConfigurationFile: Sendable {
+    public var authentication: AuthenticationMode?
+    public var credentials: [AWSCredentials]
+    public var gzipLevel: Int32?
+    public var deliveryStreams: [CreateDeliveryStreamInput]
+
+    public enum AuthenticationMode: String, Sendable, CaseIterable {
+        case verify
+        case off
+    }
+
+    public init(
+        authentication: AuthenticationMode? = nil, credentials: [AWSCredentials] = [], gzipLevel: Int32? = nil,
+        deliveryStreams: [CreateDeliveryStreamInput] = []
+    ) {
+        self.authentication = authentication
+        self.credentials = credentials
+        self.gzipLevel = gzipLevel
+        self.deliveryStreams = deliveryStreams
+    }
+
+    public static func load(path: String) throws(ConfigurationError) -> ConfigurationFile {
+        let contents: Data
+        do {
+            contents = try readFile(path)
+        } catch {
+            throw ConfigurationError(file: path, field: "", message: "cannot read the file (\(error.description)).")
+        }
+        return try parse(contents, path: path)
+    }
+
+    /// Parses YAML, or JSON when the file name ends in `.json` (JSON is also valid YAML, but JSON's
+    /// own decoder gives better messages for JSON mistakes).
+    public static func parse(_ contents: Data, path: String) throws(ConfigurationError) -> ConfigurationFile {
+        let shape: FileShape
+        do {
+            if path.lowercased().hasSuffix(".json") {
+                let decoder = JSONDecoder()
+                decoder.userInfo[.rejectUnknownMembers] = true
+                shape = try decoder.decode(FileShape.self, from: contents)
+            } else {
+                guard let text = String(data: contents, encoding: .utf8) else {
+                    throw ConfigurationError(file: path, field: "", message: "the file is not UTF-8 text.")
+                }
+                if text.allSatisfy({ $0.isWhitespace }) { return ConfigurationFile() }
+                shape = try YAMLDecoder().decode(
+                    FileShape.self, from: text, userInfo: [.rejectUnknownMembers: true])
+            }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch let error as UnknownMemberError {
+            throw ConfigurationError(
+                file: path, field: Self.fieldPath(error.codingPath),
+                message: "unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", ")).")
+        } catch let error as DecodingError {
+            throw Self.describe(error, path: path)
+        } catch let error as YamlError {
+            throw ConfigurationError(file: path, field: "", message: "not valid YAML: \(error)")
+        } catch {
+            throw ConfigurationError(file: path, field: "", message: "cannot be parsed: \(error)")
+        }
+        return try shape.validated(path: path)
+    }
+
+    /// `DeliveryStreams.0.ExtendedS3DestinationConfiguration` → `DeliveryStreams[0].ExtendedS3DestinationConfiguration`
+    static func fieldPath(_ components: [String]) -> String {
+        var text = ""
+        for component in components {
+            if let index = Int(component) {
+                text += "[\(index)]"
+            } else if component.hasPrefix("Index "), let index = Int(component.dropFirst(6)) {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? component : ".\(component)"
+            }
+        }
+        return text
+    }
+
+    static func describe(_ error: DecodingError, path: String) -> ConfigurationError {
+        func field(_ codingPath: [any CodingKey]) -> String {
+            fieldPath(codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue })
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return ConfigurationError(
+                file: path, field: field(context.codingPath), message: "expected \(Self.typeName(type)).")
+        case .valueNotFound(let type, let context):
+            return ConfigurationError(
+                file: path, field: field(context.codingPath), message: "expected \(Self.typeName(type)), found nothing.")
+        case .keyNotFound(let key, let context):
+            return ConfigurationError(
+                file: path, field: field(context.codingPath + [key]), message: "this field is required.")
+        case .dataCorrupted(let context):
+            let underlying = context.underlyingError.map { " (\($0))" } ?? ""
+            return ConfigurationError(
+                file: path, field: field(context.codingPath), message: "\(context.debugDescription)\(underlying)")
+        @unknown default:
+            return ConfigurationError(file: path, field: "", message: "\(error)")
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "text"
+        case is Int.Type, is Int32.Type: return "a whole number"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "a list" }
+            if name.hasPrefix("Dictionary") || name.contains("Shape") || name.contains("Configuration") {
+                return "a mapping of fields"
+            }
+            return name
+        }
+    }
+
+    struct ReadError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads a whole file, reporting the errno text ("No such file or directory") on failure.
+    static func readFile(_ path: String) throws(ReadError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadError(description: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(description: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return Data(bytes)
+    }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct CredentialShape: Decodable {
+    var AccessKeyId: String
+    var SecretAccessKey: String
+    var SessionToken: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case AccessKeyId, SecretAccessKey, SessionToken
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        AccessKeyId = try container.decode(String.self, forKey: .AccessKeyId)
+        SecretAccessKey = try container.decode(String.self, forKey: .SecretAccessKey)
+        SessionToken = try container.decodeIfPresent(String.self, forKey: .SessionToken)
+    }
+}
+
+private struct FileShape: Decodable {
+    var authentication: String?
+    var credentials: [CredentialShape]?
+    var gzipLevel: Int?
+    var deliveryStreams: [CreateDeliveryStreamInput]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case authentication = "Authentication"
+        case credentials = "Credentials"
+        case gzipLevel = "GzipLevel"
+        case deliveryStreams = "DeliveryStreams"
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        authentication = try container.decodeIfPresent(String.self, forKey: .authentication)
+        credentials = try container.decodeIfPresent([CredentialShape].self, forKey: .credentials)
+        gzipLevel = try container.decodeIfPresent(Int.self, forKey: .gzipLevel)
+        deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
+    }
+
+    func validated(path: String) throws(ConfigurationError) -> ConfigurationFile {
+        var file = ConfigurationFile()
+        if let authentication {
+            guard let mode = ConfigurationFile.AuthenticationMode(rawValue: authentication.lowercased()) else {
+                throw ConfigurationError(
+                    file: path, field: "Authentication", message: "must be 'verify' or 'off', not '\(authentication)'.")
+            }
+            file.authentication = mode
+        }
+        for (index, credential) in (credentials ?? []).enumerated() {
+            guard !credential.AccessKeyId.isEmpty, !credential.SecretAccessKey.isEmpty else {
+                throw ConfigurationError(
+                    file: path, field: "Credentials[\(index)]", message: "AccessKeyId and SecretAccessKey must not be empty.")
+            }
+            file.credentials.append(
+                AWSCredentials(
+                    accessKeyId: credential.AccessKeyId, secretAccessKey: credential.SecretAccessKey,
+                    sessionToken: credential.SessionToken))
+        }
+        if let gzipLevel {
+            guard (1...9).contains(gzipLevel) else {
+                throw ConfigurationError(file: path, field: "GzipLevel", message: "must be between 1 and 9, not \(gzipLevel).")
+            }
+            file.gzipLevel = Int32(gzipLevel)
+        }
+        file.deliveryStreams = deliveryStreams ?? []
+        return file
+    }
+}
+

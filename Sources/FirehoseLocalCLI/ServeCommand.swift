@@ -1,0 +1,259 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import AWSSigV4
+import ArgumentParser
+import FirehoseServer
+import FirehoseSink
+import FirehoseWire
+import Logging
+
+public struct FirehoseLocalCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "firehose-local",
+        abstract: "Amazon Kinesis Data Firehose on your machine, delivering into a local directory.",
+        discussion: """
+            Point any Firehose client (boto3, the AWS CLI, the AWS SDKs, Fluent Bit) at \
+            http://127.0.0.1:4573 and objects appear under <data-dir>/<bucket>/ with the keys real \
+            Firehose would write.
+            """,
+        subcommands: [ServeCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+
+    public init() {}
+
+    /// Entry point of the executable, so it needs no ArgumentParser import of its own.
+    public static func run() async {
+        await main()
+    }
+}
+
+public struct ServeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Firehose API server.",
+        discussion: """
+            Every option can also be set with an environment variable (shown in brackets); a \
+            command-line option wins over the environment.
+
+            Local endpoints: POST /_local/flush[?stream=NAME] delivers buffered records now and \
+            answers when the objects are on disk; GET /_local/health answers 200. SIGTERM or SIGINT \
+            delivers every buffer, then exits.
+            """
+    )
+
+    @Option(help: "Address to listen on. [FIREHOSE_LOCAL_HOST] (default: 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free port. [FIREHOSE_LOCAL_PORT] (default: 4573)")
+    var port: Int?
+
+    @Option(
+        name: .customLong("port-file"),
+        help: "Write the bound port to this file once listening. [FIREHOSE_LOCAL_PORT_FILE]")
+    var portFile: String?
+
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Directory standing in for S3: one folder per bucket. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
+    var dataDirectory: String?
+
+    @Option(help: "Configuration file (YAML; JSON accepted) with DeliveryStreams and Credentials. [FIREHOSE_LOCAL_CONFIG]")
+    var config: String?
+
+    @Option(help: "AWS region requests must be signed for. [FIREHOSE_LOCAL_REGION] (default: us-east-1)")
+    var region: String?
+
+    @Option(
+        name: .customLong("account-id"),
+        help: "Account id used in ARNs and messages. [FIREHOSE_LOCAL_ACCOUNT_ID] (default: 000000000000)")
+    var accountID: String?
+
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
+    var logLevel: String?
+
+    public init() {}
+
+    public mutating func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let resolved: ResolvedSettings
+        do {
+            resolved = try ResolvedSettings(command: self, environment: environment)
+        } catch {
+            Self.printError(error.description)
+            throw ExitCode(2)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = resolved.logLevel
+            return handler
+        }
+        let logger = Logger(label: "firehose-local")
+        do {
+            try await Self.serve(resolved, logger: logger)
+        } catch let error as StartupError {
+            Self.printError(error.description)
+            throw ExitCode(1)
+        }
+    }
+
+    static func printError(_ message: String) {
+        let bytes = Array("error: \(message)\n".utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    static func serve(_ settings: ResolvedSettings, logger: Logger) async throws {
+        let file: ConfigurationFile
+        if let path = settings.configPath {
+            do {
+                file = try ConfigurationFile.load(path: path)
+            } catch {
+                throw StartupError(description: error.description)
+            }
+        } else {
+            file = ConfigurationFile()
+        }
+        let gzipLevel = file.gzipLevel ?? 6
+        var streams: [DeliveryStreamSettings] = []
+        for (index, definition) in file.deliveryStreams.enumerated() {
+            do {
+                let stream = try DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel)
+                if streams.contains(where: { $0.name == stream.name }) {
+                    throw StartupError(
+                        description:
+                            "\(settings.configPath!): DeliveryStreams[\(index)].DeliveryStreamName: '\(stream.name)' is defined twice."
+                    )
+                }
+                streams.append(stream)
+            } catch let error as StreamConfigurationError {
+                let name = definition.deliveryStreamName.map { " (\($0))" } ?? ""
+                throw StartupError(
+                    description:
+                        "\(settings.configPath!): DeliveryStreams[\(index)]\(name).\(error.field): \(error.error.message)")
+            }
+        }
+
+        let sink: FirehoseSink
+        do {
+            sink = try FirehoseSink(configuration: .init(dataDirectory: settings.dataDirectory), logger: logger)
+        } catch {
+            throw StartupError(description: "data directory \(settings.dataDirectory): \(error)")
+        }
+        for stream in streams { try sink.createStream(stream) }
+        if streams.isEmpty {
+            logger.warning(
+                "No delivery streams are defined: every put will answer ResourceNotFoundException. Add DeliveryStreams to a --config file."
+            )
+        }
+
+        let authentication: FirehoseAPI.Authentication
+        switch file.authentication ?? .verify {
+        case .off:
+            authentication = .off
+            logger.notice("Authentication is off: requests are accepted without checking signatures")
+        case .verify:
+            authentication = .verify(
+                file.credentials.isEmpty ? [AWSCredentials(accessKeyId: "test", secretAccessKey: "test")] : file.credentials
+            )
+        }
+        let api = FirehoseAPI(
+            configuration: .init(region: settings.region, accountID: settings.accountID, authentication: authentication),
+            sink: sink, logger: logger)
+        let server = FirehoseHTTPServer(
+            api: api, configuration: .init(host: settings.host, port: settings.port), logger: logger)
+        logger.info(
+            "Starting",
+            metadata: [
+                "data_dir": .string(settings.dataDirectory), "region": .string(settings.region),
+                "streams": .stringConvertible(streams.count),
+            ])
+        let portFile = settings.portFile
+        try await server.run { _, port in
+            guard let portFile else { return }
+            do {
+                try writeAtomically("\(port)\n", to: portFile)
+            } catch {
+                logger.error("Cannot write the port file", metadata: ["path": .string(portFile), "error": "\(error)"])
+            }
+        }
+        logger.info("Stopped")
+    }
+
+    /// Readers polling for the file never see it half-written.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+        guard rename(temporary, path) == 0 else {
+            throw StartupError(description: "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+struct StartupError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The serve options after applying command line > environment > defaults, validated.
+struct ResolvedSettings {
+    var host: String
+    var port: Int
+    var portFile: String?
+    var dataDirectory: String
+    var configPath: String?
+    var region: String
+    var accountID: String
+    var logLevel: Logger.Level
+
+    init(command: ServeCommand, environment: [String: String]) throws(StartupError) {
+        func value(_ flag: String?, _ variable: String) -> String? {
+            if let flag { return flag }
+            if let text = environment[variable], !text.isEmpty { return text }
+            return nil
+        }
+        host = value(command.host, "FIREHOSE_LOCAL_HOST") ?? "127.0.0.1"
+        if let text = value(command.port.map(String.init), "FIREHOSE_LOCAL_PORT") {
+            guard let port = Int(text), (0...65535).contains(port) else {
+                throw StartupError(description: "port must be a number from 0 to 65535, not '\(text)'.")
+            }
+            self.port = port
+        } else {
+            port = 4573
+        }
+        portFile = value(command.portFile, "FIREHOSE_LOCAL_PORT_FILE")
+        dataDirectory = Self.absolute(value(command.dataDirectory, "FIREHOSE_LOCAL_DATA_DIR") ?? "./firehose-data")
+        configPath = value(command.config, "FIREHOSE_LOCAL_CONFIG")
+        region = value(command.region, "FIREHOSE_LOCAL_REGION") ?? "us-east-1"
+        guard !region.isEmpty, region.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 })
+        else {
+            throw StartupError(description: "region must look like us-east-1, not '\(region)'.")
+        }
+        accountID = value(command.accountID, "FIREHOSE_LOCAL_ACCOUNT_ID") ?? "000000000000"
+        guard accountID.utf8.count == 12, accountID.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw StartupError(description: "account id must be 12 digits, not '\(accountID)'.")
+        }
+        let levelText = value(command.logLevel, "FIREHOSE_LOCAL_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw StartupError(
+                description:
+                    "log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(levelText)'."
+            )
+        }
+        logLevel = level
+    }
+
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let base = FileManager.default.currentDirectoryPath
+        var relative = Substring(path)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        return relative.isEmpty || relative == "." ? base : "\(base)/\(relative)"
+    }
+}

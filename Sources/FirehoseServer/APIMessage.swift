@@ -1,0 +1,91 @@
+/// An HTTP request as the API core sees it: independent of the HTTP server, so the whole request path
+/// (auth, dispatch, errors) is tested without sockets.
+public struct APIRequest: Sendable {
+    public var method: String
+    /// Raw path as on the wire, without the query.
+    public var path: String
+    /// Raw query string without `?`.
+    public var query: String
+    /// Header fields in arrival order, names as received. Includes `host`.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String = "", headers: [(name: String, value: String)], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Splits a request target (`/path?query`) into its parts.
+    public init(method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        if let mark = target.firstIndex(of: "?") {
+            self.init(
+                method: method, path: String(target[..<mark]), query: String(target[target.index(after: mark)...]),
+                headers: headers, body: body)
+        } else {
+            self.init(method: method, path: target, headers: headers, body: body)
+        }
+    }
+
+    /// The first value of a header, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Value of a query parameter (percent-decoded), if present.
+    public func queryParameter(_ name: String) -> String? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.first.map(String.init)?.percentDecoded == name {
+                return parts.count > 1 ? String(parts[1]).percentDecoded : ""
+            }
+        }
+        return nil
+    }
+}
+
+public struct APIResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count
+            && zip(utf8, other.utf8).allSatisfy { a, b in
+                a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
+            }
+    }
+
+    /// `%XX` and `+` decoding for query values; invalid escapes are kept as written.
+    var percentDecoded: String {
+        var bytes: [UInt8] = []
+        var iterator = Array(utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,198 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import AWSSigV4
+import FirehoseSink
+import FirehoseWire
+import Logging
+import Synchronization
+
+/// The Firehose API and the `/_local` endpoints over a sink: authentication, operation dispatch and
+/// the mapping of every failure to the AWS error a client expects. HTTP-server agnostic.
+public final class FirehoseAPI: Sendable {
+    public enum Authentication: Sendable {
+        /// Verify SigV4 against these credentials.
+        case verify([AWSCredentials])
+        /// Accept any request, signed or not.
+        case off
+    }
+
+    public struct Configuration: Sendable {
+        public var region: String
+        public var accountID: String
+        public var authentication: Authentication
+        /// Largest request body accepted, before and after `Content-Encoding: gzip` decoding. A full
+        /// PutRecordBatch is about 5.6 MB of JSON; the margin leaves room for verbose encoders.
+        public var maxBodyBytes: Int
+
+        public static let defaultMaxBodyBytes = 8 * 1024 * 1024
+
+        public init(
+            region: String = "us-east-1", accountID: String = "000000000000",
+            authentication: Authentication = .verify([AWSCredentials(accessKeyId: "test", secretAccessKey: "test")]),
+            maxBodyBytes: Int = defaultMaxBodyBytes
+        ) {
+            self.region = region
+            self.accountID = accountID
+            self.authentication = authentication
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+
+    public let configuration: Configuration
+    public let sink: FirehoseSink
+    private let verifier: SigV4Verifier?
+    private let clock: any SinkClock
+    private let logger: Logger
+    private let recordIDs = RecordIDGenerator()
+
+    public init(configuration: Configuration, sink: FirehoseSink, clock: any SinkClock = SystemClock(), logger: Logger) {
+        self.configuration = configuration
+        self.sink = sink
+        self.clock = clock
+        self.logger = logger
+        switch configuration.authentication {
+        case .off:
+            verifier = nil
+        case .verify(let credentials):
+            let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
+            verifier = SigV4Verifier(region: configuration.region, service: "firehose") { byKey[$0] }
+        }
+    }
+
+    public func handle(_ request: APIRequest) async -> APIResponse {
+        let requestID = UUID().uuidString.lowercased()
+        if request.path.hasPrefix("/_local/") || request.path == "/_local" {
+            return await LocalEndpoints(api: self).handle(request, requestID: requestID)
+        }
+        do {
+            return try await handleFirehose(request, requestID: requestID)
+        } catch {
+            logger.debug(
+                "Request failed",
+                metadata: [
+                    "request_id": .string(requestID), "error_code": .string(error.code),
+                    "error_message": .string(error.message),
+                ])
+            return Self.errorResponse(error, requestID: requestID)
+        }
+    }
+
+    private func handleFirehose(_ request: APIRequest, requestID: String) async throws(FirehoseError) -> APIResponse {
+        guard request.body.count <= configuration.maxBodyBytes else {
+            throw .requestTooLarge(limit: configuration.maxBodyBytes)
+        }
+        if let verifier {
+            let signed = SigV4Request(
+                method: request.method, path: request.path, query: request.query, headers: request.headers,
+                bodySHA256: SHA256Hex.hash(request.body))
+            do {
+                _ = try verifier.verify(signed, now: clock.now())
+            } catch {
+                throw FirehoseError(code: error.code, message: error.message)
+            }
+        }
+        guard request.method == "POST", request.path == "/" else {
+            throw .unknownOperation("firehose-local serves the Firehose API as POST / (got \(request.method) \(request.path)).")
+        }
+        guard FirehoseOperation.isAcceptedContentType(request.header("content-type")) else {
+            throw .unknownOperation(
+                "Unsupported Content-Type '\(request.header("content-type") ?? "")': Firehose expects \(FirehoseOperation.contentType)."
+            )
+        }
+        let operation = try FirehoseOperation(target: request.header("x-amz-target"))
+        let body = try decodedBody(request)
+        switch operation {
+        case .putRecord:
+            let input = try PutRecordsRequest.decodePutRecord(body)
+            try await put(input)
+            return Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID)
+        case .putRecordBatch:
+            let input = try PutRecordsRequest.decodePutRecordBatch(body)
+            try await put(input)
+            let ids = (0..<input.records.count).map { _ in recordIDs.next() }
+            return Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID)
+        default:
+            throw .unknownOperation(
+                "Operation \(operation.rawValue) is not implemented by firehose-local yet; define delivery streams in the config file."
+            )
+        }
+    }
+
+    private func put(_ input: PutRecordsRequest) async throws(FirehoseError) {
+        guard sink.settings(of: input.deliveryStreamName) != nil else {
+            throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
+        }
+        if input.records.totalBytes > ServiceLimits.maxBatchBytes {
+            throw .invalidArgument("Records size exceeds 4 MB limit")
+        }
+        do {
+            try await sink.put(input.records, to: input.deliveryStreamName)
+        } catch {
+            if let storage = error.storageError {
+                logger.error(
+                    "Could not store records",
+                    metadata: ["stream": .string(input.deliveryStreamName), "error": .string(storage.description)])
+            }
+            throw error.firehoseError(accountID: configuration.accountID)
+        }
+    }
+
+    /// The body the operation reads: as sent, or gunzipped for `Content-Encoding: gzip` (the AWS iOS
+    /// SDK compresses PutRecord/PutRecordBatch and signs the compressed bytes).
+    private func decodedBody(_ request: APIRequest) throws(FirehoseError) -> [UInt8] {
+        guard let encoding = request.header("content-encoding")?.lowercased(), !encoding.isEmpty,
+            encoding != "identity"
+        else { return request.body }
+        guard encoding == "gzip" || encoding == "x-gzip" else {
+            throw .serialization("Unsupported Content-Encoding '\(encoding)': only gzip is accepted.")
+        }
+        do {
+            return try Gzip.decompress(request.body, limit: configuration.maxBodyBytes)
+        } catch .tooLarge(let limit) {
+            throw .requestTooLarge(limit: limit)
+        } catch {
+            throw .serialization("Request body is declared gzip (Content-Encoding) but is not valid gzip data.")
+        }
+    }
+
+    static let jsonContentType = FirehoseOperation.contentType
+
+    static func success(_ body: [UInt8], requestID: String) -> APIResponse {
+        APIResponse(
+            status: 200,
+            headers: [("Content-Type", jsonContentType), ("x-amzn-RequestId", requestID)],
+            body: body)
+    }
+
+    static func errorResponse(_ error: FirehoseError, requestID: String) -> APIResponse {
+        APIResponse(
+            status: error.httpStatus,
+            headers: [
+                ("Content-Type", jsonContentType), ("x-amzn-RequestId", requestID), ("x-amzn-ErrorType", error.code),
+            ],
+            body: error.jsonBody)
+    }
+}
+
+/// Opaque, unique record ids: a random per-process part and a counter, rendered as digits like AWS's.
+final class RecordIDGenerator: Sendable {
+    private let processPart: String
+    private let counter = Atomic<UInt64>(0)
+
+    init() {
+        processPart = Self.digits(UInt64.random(in: 0...UInt64.max), width: 20)
+    }
+
+    func next() -> String {
+        let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        return processPart + Self.digits(value, width: 20)
+    }
+
+    private static func digits(_ value: UInt64, width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+}

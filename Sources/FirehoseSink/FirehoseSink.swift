@@ -1,0 +1,173 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirehoseWire
+import Logging
+import Synchronization
+
+/// Why the sink refused a call. Opaque struct over a private enum so cases can be added later.
+public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Kind: Equatable {
+        case unknownStream(String)
+        case streamExists(String)
+        case storage(FileSystemError)
+    }
+
+    private let kind: Kind
+
+    public static func unknownStream(_ name: String) -> SinkError { SinkError(kind: .unknownStream(name)) }
+    public static func streamExists(_ name: String) -> SinkError { SinkError(kind: .streamExists(name)) }
+    public static func storage(_ error: FileSystemError) -> SinkError { SinkError(kind: .storage(error)) }
+
+    public var isUnknownStream: Bool {
+        if case .unknownStream = kind { return true }
+        return false
+    }
+
+    public var storageError: FileSystemError? {
+        if case .storage(let error) = kind { return error }
+        return nil
+    }
+
+    public var description: String {
+        switch kind {
+        case .unknownStream(let name): "delivery stream \(name) does not exist"
+        case .streamExists(let name): "delivery stream \(name) already exists"
+        case .storage(let error): "storage failure: \(error)"
+        }
+    }
+
+    /// The error a Firehose client should see.
+    public func firehoseError(accountID: String) -> FirehoseError {
+        switch kind {
+        case .unknownStream(let name):
+            return .resourceNotFound(stream: name, accountID: accountID)
+        case .streamExists(let name):
+            return FirehoseError(
+                code: "ResourceInUseException", message: "Firehose \(name) under accountId \(accountID) already exists")
+        case .storage(let error):
+            return .serviceUnavailable("firehose-local could not store the records (\(error)). Retry later.")
+        }
+    }
+}
+
+/// The delivery streams of one data directory: routes records to streams and delivers their
+/// buffers into `<dataDirectory>/<bucket>/<key>`. Knows nothing about HTTP.
+public final class FirehoseSink: Sendable {
+    public struct Configuration: Sendable {
+        /// Root of the local "S3": one folder per bucket.
+        public var dataDirectory: String
+
+        public init(dataDirectory: String) {
+            self.dataDirectory = dataDirectory
+        }
+
+        /// Staging buffers live inside the data directory so publishing them is a same-filesystem rename.
+        public var stagingDirectory: String { "\(dataDirectory)/.firehose-local/staging" }
+    }
+
+    public let configuration: Configuration
+    private let clock: any SinkClock
+    private let logger: Logger
+    private let onDelivery: @Sendable (DeliveredObject) -> Void
+    private let streams = Mutex<[String: DeliveryStream]>([:])
+
+    /// Creates the data and staging directories.
+    public init(
+        configuration: Configuration, clock: any SinkClock = SystemClock(), logger: Logger,
+        onDelivery: @escaping @Sendable (DeliveredObject) -> Void = { _ in }
+    ) throws(SinkError) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.onDelivery = onDelivery
+        do {
+            try POSIX.makeDirectories(configuration.stagingDirectory)
+        } catch {
+            throw .storage(error)
+        }
+        let leftovers = POSIX.listDirectory(configuration.stagingDirectory).filter { $0.hasSuffix(".partial") }
+        if !leftovers.isEmpty {
+            logger.warning(
+                "Staging files from an earlier run were found and left in place",
+                metadata: [
+                    "count": .stringConvertible(leftovers.count), "directory": .string(configuration.stagingDirectory),
+                ])
+        }
+    }
+
+    public func createStream(_ settings: DeliveryStreamSettings) throws(SinkError) {
+        let stream = DeliveryStream(
+            settings: settings, dataDirectory: configuration.dataDirectory,
+            stagingDirectory: configuration.stagingDirectory, clock: clock, logger: logger, onDelivery: onDelivery)
+        let inserted = streams.withLock { streams -> Bool in
+            guard streams[settings.name] == nil else { return false }
+            streams[settings.name] = stream
+            return true
+        }
+        guard inserted else { throw .streamExists(settings.name) }
+        logger.info(
+            "Delivery stream ready",
+            metadata: [
+                "stream": .string(settings.name), "bucket": .string(settings.bucket),
+                "compression": .string(settings.compression.rawValue),
+                "buffer_bytes": .stringConvertible(settings.bufferSizeBytes),
+                "buffer_seconds": .stringConvertible(settings.bufferIntervalSeconds),
+            ])
+    }
+
+    public var streamNames: [String] { streams.withLock { $0.keys.sorted() } }
+
+    public func settings(of name: String) -> DeliveryStreamSettings? {
+        streams.withLock { $0[name]?.settings }
+    }
+
+    /// Buffers `records` in `stream`, stamped with the current time as their arrival.
+    @discardableResult
+    public func put(_ records: RecordBatch, to stream: String) async throws(SinkError) -> [DeliveredObject] {
+        guard let target = streams.withLock({ $0[stream] }) else { throw .unknownStream(stream) }
+        do {
+            return try await target.append(records, arrival: clock.now())
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Delivers every non-empty buffer (or only `stream`'s) and returns when the objects are on disk.
+    public func flush(stream name: String? = nil, reason: DeliveredObject.Reason = .flush) async throws(SinkError)
+        -> [DeliveredObject]
+    {
+        let targets: [DeliveryStream]
+        if let name {
+            guard let stream = streams.withLock({ $0[name] }) else { throw .unknownStream(name) }
+            targets = [stream]
+        } else {
+            targets = streams.withLock { streams in streams.keys.sorted().map { streams[$0]! } }
+        }
+        var delivered: [DeliveredObject] = []
+        var firstFailure: FileSystemError?
+        for stream in targets {
+            do {
+                delivered += try await stream.flush(reason: reason)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw .storage(firstFailure) }
+        return delivered
+    }
+
+    /// Delivers every buffer before the process exits.
+    public func shutdown() async {
+        do {
+            let delivered = try await flush(reason: .shutdown)
+            logger.info("Delivered all buffers for shutdown", metadata: ["objects": .stringConvertible(delivered.count)])
+        } catch {
+            logger.error(
+                "Some buffers could not be delivered at shutdown; they remain staged",
+                metadata: ["error": .string(error.description)])
+        }
+    }
+}
