@@ -158,7 +158,10 @@ public struct DeliveryStreamSettings: Sendable {
                                 ? "Member must have value greater than or equal to 0"
                                 : "Member must have value less than or equal to 900"))
                 }
-                if !violations.isEmpty { throw fail("\(field).BufferingHints", .validation(violations)) }
+                if !violations.isEmpty {
+                    let member = violations.count == 2 ? "" : violations[0].path.hasSuffix("sizeInMBs") ? ".SizeInMBs" : ".IntervalInSeconds"
+                    throw fail("\(field).BufferingHints\(member)", .validation(violations))
+                }
                 sizeInMBs = size
                 intervalInSeconds = interval
             case (nil, nil):
