@@ -38,6 +38,12 @@ extension SigV4Error {
         SigV4Error(code: missingAuthenticationTokenCode, message: "Missing Authentication Token")
     }
 
+    public static let expiredTokenCode = "ExpiredTokenException"
+
+    static var expiredToken: SigV4Error {
+        SigV4Error(code: expiredTokenCode, message: "The security token included in the request is expired")
+    }
+
     static var unrecognizedClient: SigV4Error {
         SigV4Error(code: unrecognizedClientCode, message: "The security token included in the request is invalid.")
     }

@@ -152,6 +152,9 @@ public struct SigV4Verifier: Sendable {
         default:
             throw .unrecognizedClient
         }
+        if let expiration = credentials.expiration, now >= expiration {
+            throw .expiredToken
+        }
         return credentials
     }
 

@@ -181,9 +181,10 @@ private struct CredentialShape: Decodable {
     var AccessKeyId: String
     var SecretAccessKey: String
     var SessionToken: String?
+    var Expiration: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case AccessKeyId, SecretAccessKey, SessionToken
+        case AccessKeyId, SecretAccessKey, SessionToken, Expiration
     }
 
     init(from decoder: any Decoder) throws {
@@ -192,6 +193,7 @@ private struct CredentialShape: Decodable {
         AccessKeyId = try container.decode(String.self, forKey: .AccessKeyId)
         SecretAccessKey = try container.decode(String.self, forKey: .SecretAccessKey)
         SessionToken = try container.decodeIfPresent(String.self, forKey: .SessionToken)
+        Expiration = try container.decodeIfPresent(String.self, forKey: .Expiration)
     }
 }
 
@@ -231,10 +233,19 @@ private struct FileShape: Decodable {
                 throw ConfigurationError(
                     file: path, field: "Credentials[\(index)]", message: "AccessKeyId and SecretAccessKey must not be empty.")
             }
+            var expiration: Date?
+            if let text = credential.Expiration {
+                guard let date = try? Date(text, strategy: .iso8601) else {
+                    throw ConfigurationError(
+                        file: path, field: "Credentials[\(index)].Expiration",
+                        message: "must be an ISO 8601 time such as 2026-11-21T15:00:00Z, not '\(text)'.")
+                }
+                expiration = date
+            }
             file.credentials.append(
                 AWSCredentials(
                     accessKeyId: credential.AccessKeyId, secretAccessKey: credential.SecretAccessKey,
-                    sessionToken: credential.SessionToken))
+                    sessionToken: credential.SessionToken, expiration: expiration))
         }
         if let gzipLevel {
             guard (1...9).contains(gzipLevel) else {

@@ -1,0 +1,198 @@
+import FirehoseSink
+import FirehoseWire
+import Foundation
+import Testing
+
+@testable import FirehoseLocalCLI
+
+@Suite struct ConfigurationFileTests {
+    func parse(_ text: String, name: String = "config.yaml") throws(ConfigurationError) -> ConfigurationFile {
+        try ConfigurationFile.parse(Data(text.utf8), path: name)
+    }
+
+    func failure(_ text: String, name: String = "config.yaml") -> ConfigurationError? {
+        do {
+            _ = try parse(text, name: name)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func sampleConfigurationLoadsAndEveryStreamValidates() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = try ConfigurationFile.load(path: root.appendingPathComponent("sample-data/firehose-local.yaml").path)
+        #expect(file.authentication == .verify)
+        #expect(file.gzipLevel == 6)
+        let streams = try file.deliveryStreams.map { try DeliveryStreamSettings(validating: $0) }
+        #expect(streams.map(\.name) == ["app-events", "raw-logs"])
+        #expect(streams[0].compression == .gzip)
+        #expect(streams[0].appendsNewline)
+        #expect(streams[1].bufferIntervalSeconds == 0)
+    }
+
+    @Test func yamlUsesTheCreateDeliveryStreamShape() throws {
+        let file = try parse(
+            """
+            Authentication: off
+            Credentials:
+              - AccessKeyId: AKID
+                SecretAccessKey: secret
+                SessionToken: token
+            DeliveryStreams:
+              - DeliveryStreamName: s1
+                ExtendedS3DestinationConfiguration:
+                  BucketARN: arn:aws:s3:::b
+                  Prefix: "logs/"
+                  BufferingHints: {SizeInMBs: 64, IntervalInSeconds: 0}
+                  FileExtension: .json
+            """)
+        #expect(file.authentication == .off)
+        #expect(file.credentials.first?.sessionToken == "token")
+        let destination = try #require(file.deliveryStreams.first?.extendedS3DestinationConfiguration)
+        #expect(destination.bufferingHints == BufferingHints(sizeInMBs: 64, intervalInSeconds: 0))
+        #expect(destination.prefix == "logs/")
+        #expect(destination.fileExtension == ".json")
+    }
+
+    @Test func jsonIsAccepted() throws {
+        let file = try parse(
+            #"{"DeliveryStreams": [{"DeliveryStreamName": "s1", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}}]}"#,
+            name: "config.json")
+        #expect(file.deliveryStreams.first?.s3DestinationConfiguration?.configuration.bucketARN == "arn:aws:s3:::b")
+    }
+
+    @Test func emptyFileMeansNoStreams() throws {
+        #expect(try parse("\n# nothing yet\n".replacingOccurrences(of: "# nothing yet", with: "")).deliveryStreams.isEmpty)
+    }
+
+    @Test func unknownFieldIsNamedWithItsPath() throws {
+        let error = try #require(
+            failure(
+                """
+                DeliveryStreams:
+                  - DeliveryStreamName: s1
+                    ExtendedS3DestinationConfiguration:
+                      BucketARN: arn:aws:s3:::b
+                      BufferingHint: {SizeInMBs: 1, IntervalInSeconds: 0}
+                """))
+        #expect(error.file == "config.yaml")
+        #expect(error.field == "DeliveryStreams[0].ExtendedS3DestinationConfiguration")
+        #expect(error.message.contains("unknown field 'BufferingHint'"))
+        #expect(error.message.contains("BufferingHints"))
+    }
+
+    @Test func unknownTopLevelFieldIsRefused() throws {
+        let error = try #require(failure("DeliveryStream:\n  - DeliveryStreamName: s1\n"))
+        #expect(error.field == "")
+        #expect(error.message.contains("unknown field 'DeliveryStream'"))
+    }
+
+    @Test func wrongTypeNamesTheField() throws {
+        let error = try #require(
+            failure(
+                """
+                DeliveryStreams:
+                  - DeliveryStreamName: s1
+                    ExtendedS3DestinationConfiguration:
+                      BucketARN: arn:aws:s3:::b
+                      BufferingHints: {SizeInMBs: lots, IntervalInSeconds: 0}
+                """))
+        #expect(error.field == "DeliveryStreams[0].ExtendedS3DestinationConfiguration.BufferingHints.SizeInMBs")
+        #expect(error.message == "expected a whole number.")
+    }
+
+    @Test func invalidYAMLIsReportedWithoutACrash() throws {
+        let error = try #require(failure("DeliveryStreams: [unclosed\n"))
+        #expect(error.message.hasPrefix("not valid YAML"))
+    }
+
+    @Test func authenticationMustBeVerifyOrOff() throws {
+        let error = try #require(failure("Authentication: maybe\n"))
+        #expect(error.field == "Authentication")
+        #expect(error.message.contains("'verify' or 'off'"))
+    }
+
+    @Test func gzipLevelRange() throws {
+        #expect(try parse("GzipLevel: 9\n").gzipLevel == 9)
+        let error = try #require(failure("GzipLevel: 10\n"))
+        #expect(error.field == "GzipLevel")
+    }
+
+    @Test func credentialExpirationIsISO8601() throws {
+        let file = try parse(
+            "Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, SessionToken: t, Expiration: '2026-11-21T15:00:00Z'}\n")
+        #expect(file.credentials.first?.expiration == Date(timeIntervalSince1970: 1_795_705_200))
+        let error = try #require(failure("Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, Expiration: soon}\n"))
+        #expect(error.field == "Credentials[0].Expiration")
+    }
+
+    @Test func emptyCredentialsAreRefused() throws {
+        let error = try #require(failure("Credentials:\n  - {AccessKeyId: '', SecretAccessKey: x}\n"))
+        #expect(error.field == "Credentials[0]")
+    }
+
+    @Test func missingFileNamesTheReason() throws {
+        do {
+            _ = try ConfigurationFile.load(path: "/nonexistent/firehose.yaml")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description == "/nonexistent/firehose.yaml: cannot read the file (No such file or directory).")
+        }
+    }
+}
+
+@Suite struct ResolvedSettingsTests {
+    func resolve(_ arguments: [String], environment: [String: String] = [:]) throws -> ResolvedSettings {
+        let command = try ServeCommand.parse(arguments)
+        return try ResolvedSettings(command: command, environment: environment)
+    }
+
+    @Test func defaults() throws {
+        let settings = try resolve([])
+        #expect(settings.host == "127.0.0.1")
+        #expect(settings.port == 4573)
+        #expect(settings.dataDirectory == FileManager.default.currentDirectoryPath + "/firehose-data")
+        #expect(settings.region == "us-east-1")
+        #expect(settings.accountID == "000000000000")
+        #expect(settings.logLevel == .info)
+        #expect(settings.configPath == nil)
+    }
+
+    @Test func environmentFillsWhatTheCommandLineLeavesOut() throws {
+        let settings = try resolve(
+            ["--port", "9000"],
+            environment: [
+                "FIREHOSE_LOCAL_PORT": "1234", "FIREHOSE_LOCAL_HOST": "0.0.0.0", "FIREHOSE_LOCAL_DATA_DIR": "/srv/data",
+                "FIREHOSE_LOCAL_CONFIG": "/etc/fh.yaml", "FIREHOSE_LOCAL_REGION": "eu-west-1",
+                "FIREHOSE_LOCAL_ACCOUNT_ID": "123456789012", "FIREHOSE_LOCAL_LOG_LEVEL": "DEBUG",
+                "FIREHOSE_LOCAL_PORT_FILE": "/tmp/port",
+            ])
+        #expect(settings.port == 9000)
+        #expect(settings.host == "0.0.0.0")
+        #expect(settings.dataDirectory == "/srv/data")
+        #expect(settings.configPath == "/etc/fh.yaml")
+        #expect(settings.region == "eu-west-1")
+        #expect(settings.accountID == "123456789012")
+        #expect(settings.logLevel == .debug)
+        #expect(settings.portFile == "/tmp/port")
+    }
+
+    @Test(arguments: [
+        (["--port", "70000"], "port"), (["--region", "US_EAST"], "region"), (["--account-id", "12"], "account id"),
+        (["--log-level", "loud"], "log level"),
+    ])
+    func invalidValuesAreExplained(arguments: [String], subject: String) throws {
+        do {
+            _ = try resolve(arguments)
+            Issue.record("expected an error for \(arguments)")
+        } catch let error as StartupError {
+            #expect(error.description.hasPrefix(subject))
+        }
+    }
+
+    @Test func invalidPortFromTheEnvironment() throws {
+        #expect(throws: StartupError.self) { try resolve([], environment: ["FIREHOSE_LOCAL_PORT": "http"]) }
+    }
+}
