@@ -123,7 +123,7 @@ import Testing
     @Test func credentialExpirationIsISO8601() throws {
         let file = try parse(
             "Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, SessionToken: t, Expiration: '2026-11-21T15:00:00Z'}\n")
-        #expect(file.credentials.first?.expiration == Date(timeIntervalSince1970: 1_795_705_200))
+        #expect(file.credentials.first?.expiration == Date(timeIntervalSince1970: 1_795_273_200))
         let error = try #require(failure("Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, Expiration: soon}\n"))
         #expect(error.field == "Credentials[0].Expiration")
     }

@@ -10,7 +10,7 @@ import Testing
 /// Drives the API core the way the HTTP layer does, with real SigV4 signing and a fixed clock.
 final class APIHarness {
     let directory: String
-    let clock = ManualClock(now: Date(timeIntervalSince1970: 1_795_698_309))  // 2026-11-21T13:05:09Z
+    let clock = ManualClock(now: Date(timeIntervalSince1970: 1_795_266_309))  // 2026-11-21T13:05:09Z
     let sink: FirehoseSink
     let api: FirehoseAPI
     let credentials = AWSCredentials(accessKeyId: "AKIDLOCAL", secretAccessKey: "local-secret")
@@ -157,7 +157,7 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
     @Test func expiredTemporaryCredentialsAreRejected() async throws {
         let expiring = AWSCredentials(
             accessKeyId: "AKIDLOCAL", secretAccessKey: "local-secret", sessionToken: "token",
-            expiration: Date(timeIntervalSince1970: 1_795_698_309 + 60))
+            expiration: Date(timeIntervalSince1970: 1_795_266_309 + 60))
         let harness = try APIHarness(authentication: .verify([expiring]))
         let signer = SigV4Signer(credentials: expiring, region: "us-east-1", service: "firehose")
         func request() -> APIRequest {
