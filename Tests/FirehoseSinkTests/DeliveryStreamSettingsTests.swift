@@ -1,0 +1,406 @@
+import FirehoseKeyLayout
+import FirehoseSink
+import FirehoseWire
+import Testing
+
+@Suite("Delivery stream settings")
+struct DeliveryStreamSettingsTests {
+    static let extendedField = "ExtendedS3DestinationConfiguration"
+
+    @Test("Defaults: 5 MiB / 300 s, UNCOMPRESSED, no extension, versionID 1, no delimiter")
+    func defaults() throws {
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo",
+            extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket"))
+        let settings = try DeliveryStreamSettings(validating: input)
+        #expect(settings.name == "demo")
+        #expect(settings.bucket == "demo-bucket")
+        #expect(settings.bufferSizeBytes == 5 * 1024 * 1024)
+        #expect(settings.bufferIntervalSeconds == 300)
+        #expect(settings.compression == .uncompressed)
+        #expect(settings.keyLayout.fileExtension == "")
+        #expect(settings.keyLayout.prefix == nil)
+        #expect(settings.versionID == 1)
+        #expect(settings.gzipLevel == 6)
+        #expect(settings.appendsNewline == false)
+        #expect(settings.definition == input)
+    }
+
+    @Test("Explicit hints, GZIP and the gzip level are taken over")
+    func explicitValues() throws {
+        let resolved = try settings(
+            destination(sizeInMBs: 1, intervalInSeconds: 0, compression: "GZIP"), gzipLevel: 9)
+        #expect(resolved.bufferSizeBytes == 1_048_576)
+        #expect(resolved.bufferIntervalSeconds == 0)
+        #expect(resolved.compression == .gzip)
+        #expect(resolved.keyLayout.fileExtension == ".gz")
+        #expect(resolved.gzipLevel == 9)
+        let max = try settings(destination(sizeInMBs: 128, intervalInSeconds: 900))
+        #expect(max.bufferSizeBytes == 128 * 1_048_576)
+        #expect(max.bufferIntervalSeconds == 900)
+    }
+
+    @Test("The plain S3DestinationConfiguration works and its errors use its own member path")
+    func plainDestination() throws {
+        let ok = try DeliveryStreamSettings(
+            validating: CreateDeliveryStreamInput(
+                deliveryStreamName: "demo",
+                s3DestinationConfiguration: S3DestinationConfiguration(
+                    ExtendedS3DestinationConfiguration(bucketARN: "arn:aws-cn:s3:::b1", compressionFormat: "GZIP"))))
+        #expect(ok.bucket == "b1")
+        #expect(ok.compression == .gzip)
+
+        let error = configurationError(
+            CreateDeliveryStreamInput(
+                deliveryStreamName: "demo",
+                s3DestinationConfiguration: S3DestinationConfiguration(ExtendedS3DestinationConfiguration(bucketARN: nil))))
+        #expect(error?.field == "S3DestinationConfiguration.BucketARN")
+        #expect(
+            error?.error.message
+                == "1 validation error detected: Value null at 's3DestinationConfiguration.bucketARN' failed to satisfy constraint: Member must not be null"
+        )
+    }
+
+    @Test("Missing BucketARN is a ValidationException on .BucketARN")
+    func missingBucketARN() {
+        let error = configurationError(ExtendedS3DestinationConfiguration(bucketARN: nil))
+        #expect(
+            error
+                == StreamConfigurationError(
+                    field: "ExtendedS3DestinationConfiguration.BucketARN",
+                    error: FirehoseError(
+                        code: "ValidationException",
+                        message:
+                            "1 validation error detected: Value null at 'extendedS3DestinationConfiguration.bucketARN' failed to satisfy constraint: Member must not be null"
+                    )))
+    }
+
+    @Test(
+        "Malformed bucket ARNs are ValidationExceptions",
+        arguments: ["demo-bucket", "arn:aws:s3:::", "arn:aws:s3::demo", "arn:aws:s3:::a/b", "arn:aws:s3:::a b", "s3://demo-bucket",
+                    "arn:aws:iam:::demo", "arn:aws:s3:::\(String(repeating: "b", count: 256))"])
+    func badBucketARN(arn: String) {
+        let error = configurationError(ExtendedS3DestinationConfiguration(bucketARN: arn))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.BucketARN")
+        #expect(
+            error?.error
+                == FirehoseError(
+                    code: "ValidationException",
+                    message:
+                        "1 validation error detected: Value '\(arn)' at 'extendedS3DestinationConfiguration.bucketARN' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:.*:s3:::[\\w\\.\\-]{1,255}"
+                ))
+    }
+
+    @Test(
+        "Bucket names that would not be a plain directory are refused",
+        arguments: [
+            ("..", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
+            (".", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
+            (".hidden", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
+            ("bucket-", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
+            ("a..b", "must not contain '..'."),
+        ])
+    func localBucketNames(bucket: String, problem: String) {
+        let error = configurationError(ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::\(bucket)"))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.BucketARN")
+        #expect(error?.error == .invalidArgument("Bucket name '\(bucket)' \(problem)"))
+    }
+
+    @Test("Ordinary bucket names with dots, dashes and underscores are fine")
+    func goodBucketNames() throws {
+        for bucket in ["a", "my.bucket-1", "B_2", "0"] {
+            #expect(try settings(destination(bucket: bucket)).bucket == bucket)
+        }
+    }
+
+    @Test("One buffering hint without the other is refused")
+    func hintsAlone() {
+        for hints in [BufferingHints(sizeInMBs: 5), BufferingHints(intervalInSeconds: 60)] {
+            var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+            destination.bufferingHints = hints
+            let error = configurationError(destination)
+            #expect(error?.field == "ExtendedS3DestinationConfiguration.BufferingHints")
+            #expect(
+                error?.error
+                    == .invalidArgument(
+                        "BufferingHints must specify both SizeInMBs and IntervalInSeconds, or neither (then 5 MB / 300 s apply)."))
+        }
+        // Empty hints are "neither".
+        var empty = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        empty.bufferingHints = BufferingHints()
+        #expect(configurationError(empty) == nil)
+    }
+
+    @Test(
+        "Hints out of range are ValidationExceptions naming the exact hint",
+        arguments: [
+            (0, 60, ".SizeInMBs", "Value '0' at 'extendedS3DestinationConfiguration.bufferingHints.sizeInMBs' failed to satisfy constraint: Member must have value greater than or equal to 1"),
+            (129, 60, ".SizeInMBs", "Value '129' at 'extendedS3DestinationConfiguration.bufferingHints.sizeInMBs' failed to satisfy constraint: Member must have value less than or equal to 128"),
+            (5, 901, ".IntervalInSeconds", "Value '901' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds' failed to satisfy constraint: Member must have value less than or equal to 900"),
+            (5, -1, ".IntervalInSeconds", "Value '-1' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds' failed to satisfy constraint: Member must have value greater than or equal to 0"),
+        ])
+    func hintsOutOfRange(size: Int, interval: Int, member: String, violation: String) {
+        let error = configurationError(destination(sizeInMBs: size, intervalInSeconds: interval))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.BufferingHints\(member)")
+        #expect(error?.error == FirehoseError(code: "ValidationException", message: "1 validation error detected: \(violation)"))
+    }
+
+    @Test("Both hints out of range: two violations in one message")
+    func bothHintsOutOfRange() {
+        let error = configurationError(destination(sizeInMBs: 0, intervalInSeconds: 901))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.BufferingHints")
+        #expect(error?.error.message.hasPrefix("2 validation errors detected: Value '0' at ") == true)
+        #expect(error?.error.message.contains("; Value '901' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds'") == true)
+    }
+
+    @Test("CompressionFormat is a case-sensitive enum: 'gzip' is invalid")
+    func compressionEnum() {
+        for format in ["gzip", "Gzip", "uncompressed", "SNAPPY", "zip", ""] {
+            let error = configurationError(destination(compression: format))
+            #expect(error?.field == "ExtendedS3DestinationConfiguration.CompressionFormat")
+            #expect(
+                error?.error
+                    == FirehoseError(
+                        code: "ValidationException",
+                        message:
+                            "1 validation error detected: Value '\(format)' at 'extendedS3DestinationConfiguration.compressionFormat' failed to satisfy constraint: Member must satisfy enum value set: [UNCOMPRESSED, GZIP, ZIP, Snappy, HADOOP_SNAPPY]"
+                    ), "\(format)")
+        }
+    }
+
+    @Test("ZIP, Snappy and HADOOP_SNAPPY are valid but not supported yet", arguments: ["ZIP", "Snappy", "HADOOP_SNAPPY"])
+    func unsupportedCompression(format: String) {
+        let error = configurationError(destination(compression: format))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.CompressionFormat")
+        #expect(
+            error?.error
+                == .invalidArgument(
+                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."))
+    }
+
+    @Test("gzip levels outside 1...9 are refused")
+    func gzipLevel() {
+        let input = CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination())
+        #expect(configurationError(input, gzipLevel: 0)?.field == "GzipLevel")
+        #expect(configurationError(input, gzipLevel: 10)?.error == .invalidArgument("gzip level must be between 1 and 9, got 10."))
+        #expect(configurationError(input, gzipLevel: 1) == nil)
+    }
+
+    // MARK: Processors
+
+    static func processing(_ types: [String?], enabled: Bool? = true) -> ExtendedS3DestinationConfiguration {
+        var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        destination.processingConfiguration = ProcessingConfiguration(
+            enabled: enabled, processors: types.map { Processor(type: $0) })
+        return destination
+    }
+
+    @Test("AppendDelimiterToRecord turns on the newline")
+    func appendDelimiter() throws {
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.processing(["AppendDelimiterToRecord"]))
+        #expect(try DeliveryStreamSettings(validating: input).appendsNewline)
+    }
+
+    @Test("An unknown processor type is a ValidationException naming processors.N (1-based)")
+    func unknownProcessor() {
+        let error = configurationError(Self.processing(["AppendDelimiterToRecord", "Uppercase"]))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[1].Type")
+        #expect(
+            error?.error
+                == FirehoseError(
+                    code: "ValidationException",
+                    message:
+                        "1 validation error detected: Value 'Uppercase' at 'extendedS3DestinationConfiguration.processingConfiguration.processors.2.member.type' failed to satisfy constraint: Member must satisfy enum value set: [RecordDeAggregation, Decompression, CloudWatchLogProcessing, Lambda, MetadataExtraction, AppendDelimiterToRecord]"
+                ))
+        let missing = configurationError(Self.processing([nil]))
+        #expect(
+            missing?.error.message
+                == "1 validation error detected: Value null at 'extendedS3DestinationConfiguration.processingConfiguration.processors.1.member.type' failed to satisfy constraint: Member must not be null"
+        )
+    }
+
+    @Test("Lambda and the other model processors are not supported yet", arguments: ["Lambda", "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing", "MetadataExtraction"])
+    func unsupportedProcessor(type: String) {
+        let error = configurationError(Self.processing([type]))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Type")
+        #expect(
+            error?.error
+                == .invalidArgument("Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."))
+    }
+
+    @Test("With Enabled: false the processors are ignored")
+    func disabledProcessing() throws {
+        for types in [["Lambda"], ["AppendDelimiterToRecord"], ["Nonsense"]] {
+            let input = CreateDeliveryStreamInput(
+                deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.processing(types, enabled: false))
+            let settings = try DeliveryStreamSettings(validating: input)
+            #expect(settings.appendsNewline == false)
+        }
+    }
+
+    // MARK: Other unsupported features
+
+    @Test("Dynamic partitioning enabled is not supported; disabled is fine")
+    func dynamicPartitioning() {
+        var enabled = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        enabled.dynamicPartitioningConfiguration = .object(["Enabled": .bool(true)])
+        let error = configurationError(enabled)
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.DynamicPartitioningConfiguration")
+        #expect(error?.error == .invalidArgument("Dynamic partitioning is not supported yet by firehose-local."))
+
+        var disabled = enabled
+        disabled.dynamicPartitioningConfiguration = .object(["Enabled": .bool(false)])
+        #expect(configurationError(disabled) == nil)
+    }
+
+    @Test("DataFormatConversionConfiguration present is not supported unless Enabled is false")
+    func dataFormatConversion() {
+        for value in [JSONValue.object([:]), .object(["Enabled": .bool(true)])] {
+            var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+            destination.dataFormatConversionConfiguration = value
+            let error = configurationError(destination)
+            #expect(error?.field == "ExtendedS3DestinationConfiguration.DataFormatConversionConfiguration")
+            #expect(error?.error == .invalidArgument("Data format conversion is not supported yet by firehose-local."))
+        }
+        var off = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        off.dataFormatConversionConfiguration = .object(["Enabled": .bool(false)])
+        #expect(configurationError(off) == nil)
+    }
+
+    @Test("S3BackupMode Enabled is not supported; Disabled is fine; anything else is invalid")
+    func backupMode() {
+        var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        destination.s3BackupMode = "Enabled"
+        let error = configurationError(destination)
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.S3BackupMode")
+        #expect(error?.error == .invalidArgument("S3 backup is not supported yet by firehose-local."))
+        destination.s3BackupMode = "Disabled"
+        #expect(configurationError(destination) == nil)
+        destination.s3BackupMode = "enabled"
+        #expect(configurationError(destination)?.error.code == "ValidationException")
+    }
+
+    // MARK: Prefixes and extensions
+
+    @Test("A Prefix with expressions needs an ErrorOutputPrefix (AWS's 'Ths supplied prefix(es)' text)")
+    func prefixNeedsErrorOutputPrefix() {
+        let error = configurationError(destination(prefix: "logs/!{timestamp:yyyy}/"))
+        #expect(error?.field.hasSuffix(".Prefix") == true)
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.Prefix")
+        #expect(
+            error?.error
+                == FirehoseError(
+                    code: "InvalidArgumentException",
+                    message:
+                        "Ths supplied prefix(es) do not satisfy the following constraint: ErrorOutputPrefix cannot be null or empty when Prefix contains expressions"
+                ))
+        #expect(configurationError(destination(prefix: "logs/!{timestamp:yyyy}/", errorOutputPrefix: "")) == error)
+        #expect(
+            configurationError(
+                destination(prefix: "logs/!{timestamp:yyyy}/", errorOutputPrefix: "err/!{firehose:error-output-type}/")) == nil)
+    }
+
+    @Test("A prefix that would leave the bucket folder is refused")
+    func parentDirectoryPrefix() {
+        let error = configurationError(destination(prefix: "../x/"))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.Prefix")
+        #expect(
+            error?.error
+                == .invalidArgument(
+                    "Prefix '../x/' cannot be stored locally: path segment '..' is not allowed (firehose-local maps keys to directories)."
+                ))
+        #expect(configurationError(destination(prefix: "/abs/"))?.field == "ExtendedS3DestinationConfiguration.Prefix")
+    }
+
+    @Test("FileExtension replaces the compression's extension; invalid ones are refused")
+    func fileExtension() throws {
+        #expect(try settings(destination(compression: "GZIP", fileExtension: ".json.gz")).keyLayout.fileExtension == ".json.gz")
+        #expect(try settings(destination(fileExtension: ".ndjson")).keyLayout.fileExtension == ".ndjson")
+        #expect(try settings(destination(compression: "GZIP", fileExtension: "")).keyLayout.fileExtension == ".gz")
+        let error = configurationError(destination(fileExtension: "json"))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.FileExtension")
+        #expect(error?.error.code == "ValidationException")
+        #expect(configurationError(destination(fileExtension: ".JSON"))?.field == "ExtendedS3DestinationConfiguration.FileExtension")
+    }
+
+    // MARK: Request-level rules
+
+    @Test("Both destinations, or none, are refused")
+    func destinationCount() {
+        let plain = S3DestinationConfiguration(ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::b"))
+        let both = configurationError(
+            CreateDeliveryStreamInput(
+                deliveryStreamName: "demo", s3DestinationConfiguration: plain,
+                extendedS3DestinationConfiguration: destination()))
+        #expect(both?.field == Self.extendedField)
+        #expect(
+            both?.error
+                == .invalidArgument(
+                    "Exactly one destination configuration is allowed: give ExtendedS3DestinationConfiguration or S3DestinationConfiguration, not both."
+                ))
+        let none = configurationError(CreateDeliveryStreamInput(deliveryStreamName: "demo"))
+        #expect(none?.field == Self.extendedField)
+        #expect(
+            none?.error
+                == .invalidArgument(
+                    "A destination configuration is required: give ExtendedS3DestinationConfiguration (or S3DestinationConfiguration) with a BucketARN."
+                ))
+    }
+
+    @Test("Only DirectPut is supported; unknown types are invalid")
+    func streamType() {
+        func input(_ type: String?) -> CreateDeliveryStreamInput {
+            CreateDeliveryStreamInput(
+                deliveryStreamName: "demo", deliveryStreamType: type, extendedS3DestinationConfiguration: destination())
+        }
+        #expect(configurationError(input(nil)) == nil)
+        #expect(configurationError(input("DirectPut")) == nil)
+        for type in ["KinesisStreamAsSource", "MSKAsSource", "DatabaseAsSource"] {
+            let error = configurationError(input(type))
+            #expect(error?.field == "DeliveryStreamType")
+            #expect(error?.error == .invalidArgument("DeliveryStreamType \(type) is not supported yet by firehose-local; use DirectPut."))
+        }
+        let bogus = configurationError(input("directput"))
+        #expect(bogus?.field == "DeliveryStreamType")
+        #expect(
+            bogus?.error.message
+                == "1 validation error detected: Value 'directput' at 'deliveryStreamType' failed to satisfy constraint: Member must satisfy enum value set: [DirectPut, KinesisStreamAsSource, MSKAsSource, DatabaseAsSource]"
+        )
+    }
+
+    @Test("The stream name is validated like the API's")
+    func streamName() {
+        let missing = configurationError(
+            CreateDeliveryStreamInput(deliveryStreamName: nil, extendedS3DestinationConfiguration: destination()))
+        #expect(missing?.field == "DeliveryStreamName")
+        #expect(
+            missing?.error.message
+                == "1 validation error detected: Value null at 'deliveryStreamName' failed to satisfy constraint: Member must not be null")
+        let bad = configurationError(
+            CreateDeliveryStreamInput(deliveryStreamName: "a/b", extendedS3DestinationConfiguration: destination()))
+        #expect(bad?.field == "DeliveryStreamName")
+        #expect(bad?.error.code == "ValidationException")
+    }
+
+    @Test("Other destinations are refused by name")
+    func otherDestination() throws {
+        var input = CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination())
+        input.otherMembers["SplunkDestinationConfiguration"] = .object([:])
+        let error = configurationError(input)
+        #expect(error?.field == "SplunkDestinationConfiguration")
+        #expect(error?.error.code == "InvalidArgumentException")
+        #expect(error?.error.message.hasPrefix("SplunkDestinationConfiguration is not supported yet by firehose-local") == true)
+    }
+
+    @Test("RoleARN must look like an IAM role ARN")
+    func roleARN() {
+        var good = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        good.roleARN = "arn:aws:iam::123456789012:role/firehose_delivery-role"
+        #expect(configurationError(good) == nil)
+        var bad = good
+        bad.roleARN = "arn:aws:iam::1234:role/x"
+        #expect(configurationError(bad)?.field == "ExtendedS3DestinationConfiguration.RoleARN")
+        #expect(configurationError(bad)?.error.code == "ValidationException")
+    }
+}

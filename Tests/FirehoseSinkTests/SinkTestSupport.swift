@@ -1,0 +1,213 @@
+import FirehoseSink
+import FirehoseWire
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// 2026-11-21T13:05:09Z, the manual clock's starting instant.
+let fixedNow = Date(timeIntervalSince1970: 1_795_266_309)
+let accountID = "123456789012"
+
+struct TimedOut: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// SplitMix64, so generated records are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
+    }
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes.
+func eventually(
+    timeout: Duration = .seconds(5), _ what: String, _ condition: () -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while !condition() {
+        if clock.now >= deadline { throw TimedOut(description: "timed out waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// Everything the sink reported through `onDelivery`, fed by an AsyncStream so delivery callbacks
+/// never block the sink, and drained into a list tests can wait on with a timeout.
+final class DeliveryLog: Sendable {
+    private final class Store: Sendable {
+        let objects = Mutex<[DeliveredObject]>([])
+    }
+
+    private let store = Store()
+    let continuation: AsyncStream<DeliveredObject>.Continuation
+    private let drain: Task<Void, Never>
+
+    init() {
+        let (stream, continuation) = AsyncStream.makeStream(of: DeliveredObject.self)
+        self.continuation = continuation
+        let store = store
+        drain = Task {
+            for await object in stream {
+                store.objects.withLock { $0.append(object) }
+            }
+        }
+    }
+
+    var objects: [DeliveredObject] { store.objects.withLock { $0 } }
+
+    /// Waits (bounded) until at least `count` objects were reported; returns all reported so far.
+    @discardableResult
+    func wait(count: Int, timeout: Duration = .seconds(5)) async throws -> [DeliveredObject] {
+        try await eventually(timeout: timeout, "\(count) deliveries (have \(objects.count))") { objects.count >= count }
+        return objects
+    }
+
+    func finish() async {
+        continuation.finish()
+        await drain.value
+    }
+}
+
+/// A sink over a fresh temporary data directory with a manual clock.
+final class SinkHarness: Sendable {
+    let directory: String
+    let clock: ManualClock
+    let log: DeliveryLog
+    let sink: FirehoseSink
+
+    init(now: Date = fixedNow) throws {
+        var template = Array("/tmp/firehose-sink-test.XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let path = try #require(created.map { String(cString: $0) })
+        directory = path
+        clock = ManualClock(now: now)
+        let log = DeliveryLog()
+        self.log = log
+        sink = try FirehoseSink(
+            configuration: .init(dataDirectory: path), clock: clock,
+            logger: Logger(label: "firehose-sink-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
+            onDelivery: { log.continuation.yield($0) })
+    }
+
+    var stagingDirectory: String { "\(directory)/.firehose-local/staging" }
+
+    func bucketPath(_ bucket: String = "demo-bucket") -> String { "\(directory)/\(bucket)" }
+
+    /// Runs `body` with a harness and always cleans up: shuts the sink down (which cancels interval
+    /// timers), ends the delivery stream and removes the directory.
+    static func with(now: Date = fixedNow, _ body: (SinkHarness) async throws -> Void) async throws {
+        let harness = try SinkHarness(now: now)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.tearDown()
+            throw error
+        }
+        await harness.tearDown()
+    }
+
+    func tearDown() async {
+        // Shutdown delivers what is left (and only logs if an obstacle left by a failure test is
+        // still there); it also cancels the interval timers sleeping on the manual clock.
+        await sink.shutdown()
+        await log.finish()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Names of the regular files under `path`, recursively, relative to it, sorted.
+    func files(under path: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
+        var names: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(path)/\(name)", isDirectory: &isDirectory), !isDirectory.boolValue {
+                names.append(name)
+            }
+        }
+        return names.sorted()
+    }
+
+    var stagedFiles: [String] { files(under: stagingDirectory) }
+
+    func contents(_ path: String) throws -> [UInt8] {
+        [UInt8](try #require(FileManager.default.contents(atPath: path), "no file at \(path)"))
+    }
+
+    func contents(of object: DeliveredObject) throws -> [UInt8] {
+        try contents(object.path)
+    }
+
+    @discardableResult
+    func put(_ records: [[UInt8]], to stream: String = "demo") async throws -> [DeliveredObject] {
+        try await sink.put(RecordBatch(records), to: stream)
+    }
+
+    @discardableResult
+    func put(_ records: [String], to stream: String = "demo") async throws -> [DeliveredObject] {
+        try await put(records.map { Array($0.utf8) }, to: stream)
+    }
+}
+
+func destination(
+    bucket: String = "demo-bucket", prefix: String? = nil, errorOutputPrefix: String? = nil,
+    sizeInMBs: Int? = 128, intervalInSeconds: Int? = 900, compression: String? = nil, delimiter: Bool = false,
+    fileExtension: String? = nil
+) -> ExtendedS3DestinationConfiguration {
+    ExtendedS3DestinationConfiguration(
+        bucketARN: "arn:aws:s3:::\(bucket)", prefix: prefix, errorOutputPrefix: errorOutputPrefix,
+        bufferingHints: sizeInMBs == nil && intervalInSeconds == nil
+            ? nil : BufferingHints(sizeInMBs: sizeInMBs, intervalInSeconds: intervalInSeconds),
+        compressionFormat: compression,
+        processingConfiguration: delimiter
+            ? ProcessingConfiguration(enabled: true, processors: [Processor(type: "AppendDelimiterToRecord")]) : nil,
+        fileExtension: fileExtension)
+}
+
+func settings(
+    stream: String = "demo", _ destination: ExtendedS3DestinationConfiguration = destination(), gzipLevel: Int32 = 6
+) throws -> DeliveryStreamSettings {
+    try DeliveryStreamSettings(
+        validating: CreateDeliveryStreamInput(
+            deliveryStreamName: stream, deliveryStreamType: "DirectPut", extendedS3DestinationConfiguration: destination),
+        gzipLevel: gzipLevel)
+}
+
+/// The configuration error a definition raises, or nil when it validates.
+func configurationError(_ input: CreateDeliveryStreamInput, gzipLevel: Int32 = 6) -> StreamConfigurationError? {
+    do {
+        _ = try DeliveryStreamSettings(validating: input, gzipLevel: gzipLevel)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+func configurationError(_ destination: ExtendedS3DestinationConfiguration) -> StreamConfigurationError? {
+    configurationError(CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination))
+}
+
+/// The object key AWS would give for `stream` at the fixed clock, up to the UUID and extension.
+func keyPattern(prefix: String = "2026/11/21/13/", stream: String = "demo", time: String = "2026-11-21-13-05-09", ext: String = "")
+    throws -> Regex<AnyRegexOutput>
+{
+    func escape(_ text: String) -> String {
+        text.map { ".+*?()[]{}|^$\\/".contains($0) ? "\\\($0)" : String($0) }.joined()
+    }
+    return try Regex(
+        "^\(escape(prefix))\(escape(stream))-1-\(time)-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\(escape(ext))$"
+    )
+}
+
+extension String {
+    func matches(_ regex: Regex<AnyRegexOutput>) -> Bool { (try? regex.wholeMatch(in: self)) != nil }
+}
