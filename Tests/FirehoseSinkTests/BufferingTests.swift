@@ -98,7 +98,7 @@ struct BufferingTests {
             #expect(objects[0].reason == .interval)
             #expect(objects[0].key.matches(try keyPattern()))
             #expect(try h.contents(of: objects[0]) == Array("tick".utf8))
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
             #expect(try await h.sink.flush().isEmpty)
         }
     }
@@ -158,7 +158,7 @@ struct BufferingTests {
             h.clock.advance(by: 120)
             try await Task.sleep(for: .milliseconds(10))
             #expect(h.log.objects.count == 1)
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
         }
     }
 
@@ -174,7 +174,7 @@ struct BufferingTests {
             let second = try await h.put(["d"])
             #expect(try h.contents(of: try #require(second.first)) == Array("d".utf8))
             #expect(h.clock.sleeperCount == 0)
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
             #expect(try await h.log.wait(count: 2).count == 2)
         }
     }

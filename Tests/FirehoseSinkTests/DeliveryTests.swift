@@ -184,7 +184,7 @@ struct DeliveryTests {
                 #expect(try h.contents(of: object) == Array((0...index).map { "\(names[index])#\($0);" }.joined().utf8))
             }
             #expect(h.files(under: h.bucketPath()) == objects.map(\.key).sorted())
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
         }
     }
 
@@ -204,7 +204,7 @@ struct DeliveryTests {
 
             let objects = try await h.sink.flush()
             #expect(objects.count == 1)
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
             #expect(h.files(under: h.bucketPath()) == [objects[0].key])
             #expect(h.files(under: h.directory) == ["demo-bucket/\(objects[0].key)"])
         }
@@ -220,7 +220,7 @@ struct DeliveryTests {
             #expect(staged.hasSuffix(".partial"))
             let object = try #require(try await h.sink.flush().first)
             #expect(try Gzip.decompress(h.contents(of: object), limit: 100) == Array("staged".utf8))
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
         }
     }
 }
@@ -294,7 +294,7 @@ struct SinkAPITests {
             for object in objects {
                 #expect(try h.contents(of: object) == Array("\(object.stream)-tail".utf8))
             }
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
         }
     }
 

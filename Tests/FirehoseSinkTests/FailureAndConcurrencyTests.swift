@@ -50,7 +50,7 @@ struct FailureTests {
             #expect(try h.contents(of: delivered[0]) == Array("keep-me-safe".utf8))
             #expect(delivered[0].records == 3)
             #expect(delivered[0].key.matches(try keyPattern()))
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
             #expect(try await h.sink.flush().isEmpty)
             #expect(h.files(under: h.bucketPath()) == [delivered[0].key])
             #expect(try await h.log.wait(count: 1) == delivered)
@@ -73,7 +73,7 @@ struct FailureTests {
             #expect(try delivered.map { try h.contents(of: $0) } == [Array("old".utf8), Array("new".utf8)])
             #expect(delivered[0].key.matches(try keyPattern()))
             #expect(delivered[1].key.matches(try keyPattern(time: "2026-11-21-13-05-14")))
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
         }
     }
 
@@ -99,7 +99,7 @@ struct FailureTests {
             #expect(objects.map(\.reason) == [.size, .flush])
             #expect(try h.contents(of: objects[0]) == records.flatMap { $0 })
             #expect(try h.contents(of: objects[1]) == Array("tail".utf8))
-            #expect(h.stagedFiles.isEmpty)
+            #expect(h.stagingIsEmpty)
             #expect(h.files(under: h.bucketPath()).count == 2)
         }
     }

@@ -137,7 +137,12 @@ final class SinkHarness: Sendable {
         return names.sorted()
     }
 
-    var stagedFiles: [String] { files(under: stagingDirectory) }
+    /// The staged buffers: `*.partial` files in the staging folder (side files such as journals,
+    /// if the sink keeps any, are not counted).
+    var stagedFiles: [String] { files(under: stagingDirectory).filter { $0.hasSuffix(".partial") } }
+
+    /// Nothing at all is left in the staging folder.
+    var stagingIsEmpty: Bool { files(under: stagingDirectory).isEmpty }
 
     func contents(_ path: String) throws -> [UInt8] {
         [UInt8](try #require(FileManager.default.contents(atPath: path), "no file at \(path)"))
