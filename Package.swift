@@ -65,6 +65,7 @@ let package = Package(
                 "AWSSigV4",
                 "FirehoseSink",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,17 +103,25 @@ let package = Package(
         ),
         .testTarget(
             name: "FirehoseSinkTests",
-            dependencies: ["FirehoseSink", "FirehoseWire"],
+            dependencies: [
+                "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FirehoseServerTests",
-            dependencies: ["FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4"],
+            dependencies: [
+                "FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FirehoseLocalCLITests",
-            dependencies: ["FirehoseLocalCLI", "FirehoseSink"],
+            dependencies: [
+                "FirehoseLocalCLI", "FirehoseSink", "FirehoseWire", "AWSSigV4",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -39,6 +39,7 @@ public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
     public var credentials: [AWSCredentials]
     public var gzipLevel: Int32?
+    public var durability: Durability?
     public var deliveryStreams: [CreateDeliveryStreamInput]
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
@@ -85,16 +86,8 @@ public struct ConfigurationFile: Sendable {
             }
         } catch let error as ConfigurationError {
             throw error
-        } catch let error as UnknownMemberError {
-            throw ConfigurationError(
-                file: path, field: Self.fieldPath(error.codingPath),
-                message: "unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", ")).")
-        } catch let error as DecodingError {
-            throw Self.describe(error, path: path)
-        } catch let error as YamlError {
-            throw ConfigurationError(file: path, field: "", message: "not valid YAML: \(error)")
         } catch {
-            throw ConfigurationError(file: path, field: "", message: "cannot be parsed: \(error)")
+            throw Self.describe(error, path: path)
         }
         return try shape.validated(path: path)
     }
@@ -114,7 +107,26 @@ public struct ConfigurationFile: Sendable {
         return text
     }
 
-    static func describe(_ error: DecodingError, path: String) -> ConfigurationError {
+    static func describe(_ error: any Error, path: String) -> ConfigurationError {
+        switch error {
+        case let error as UnknownMemberError:
+            return ConfigurationError(
+                file: path, field: fieldPath(error.codingPath),
+                message: "unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", ")).")
+        case let error as YamlError:
+            return ConfigurationError(file: path, field: "", message: "not valid YAML: \(error)")
+        case let error as DecodingError:
+            // Yams reports what a type's own decoder threw as "not valid YAML" around the real error.
+            if case .dataCorrupted(let context) = error, let underlying = context.underlyingError {
+                return describe(underlying, path: path)
+            }
+            return describe(decoding: error, path: path)
+        default:
+            return ConfigurationError(file: path, field: "", message: "cannot be parsed: \(error)")
+        }
+    }
+
+    static func describe(decoding error: DecodingError, path: String) -> ConfigurationError {
         func field(_ codingPath: [any CodingKey]) -> String {
             fieldPath(codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue })
         }
@@ -201,12 +213,14 @@ private struct FileShape: Decodable {
     var authentication: String?
     var credentials: [CredentialShape]?
     var gzipLevel: Int?
+    var durability: String?
     var deliveryStreams: [CreateDeliveryStreamInput]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
         case credentials = "Credentials"
         case gzipLevel = "GzipLevel"
+        case durability = "Durability"
         case deliveryStreams = "DeliveryStreams"
     }
 
@@ -216,6 +230,7 @@ private struct FileShape: Decodable {
         authentication = try container.decodeIfPresent(String.self, forKey: .authentication)
         credentials = try container.decodeIfPresent([CredentialShape].self, forKey: .credentials)
         gzipLevel = try container.decodeIfPresent(Int.self, forKey: .gzipLevel)
+        durability = try container.decodeIfPresent(String.self, forKey: .durability)
         deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
     }
 
@@ -252,6 +267,13 @@ private struct FileShape: Decodable {
                 throw ConfigurationError(file: path, field: "GzipLevel", message: "must be between 1 and 9, not \(gzipLevel).")
             }
             file.gzipLevel = Int32(gzipLevel)
+        }
+        if let durability {
+            guard let mode = Durability(rawValue: durability.lowercased()) else {
+                throw ConfigurationError(
+                    file: path, field: "Durability", message: "must be 'fsync' or 'none', not '\(durability)'.")
+            }
+            file.durability = mode
         }
         file.deliveryStreams = deliveryStreams ?? []
         return file

@@ -76,6 +76,14 @@ public struct ServeCommand: AsyncParsableCommand {
     var accountID: String?
 
     @Option(
+        help: """
+            fsync: acknowledge records only once they are on stable storage (group-committed); \
+            none: acknowledge once written to the staging file (survives a killed process, not a power \
+            loss). [FIREHOSE_LOCAL_DURABILITY] (default: fsync, or Durability in the config file)
+            """)
+    var durability: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -122,6 +130,7 @@ public struct ServeCommand: AsyncParsableCommand {
             file = ConfigurationFile()
         }
         let gzipLevel = file.gzipLevel ?? 6
+        let durability = settings.durability ?? file.durability ?? .fsync
         var streams: [DeliveryStreamSettings] = []
         for (index, definition) in file.deliveryStreams.enumerated() {
             do {
@@ -143,11 +152,14 @@ public struct ServeCommand: AsyncParsableCommand {
 
         let sink: FirehoseSink
         do {
-            sink = try FirehoseSink(configuration: .init(dataDirectory: settings.dataDirectory), logger: logger)
+            sink = try FirehoseSink(
+                configuration: .init(dataDirectory: settings.dataDirectory, durability: durability), logger: logger)
         } catch {
             throw StartupError(description: "data directory \(settings.dataDirectory): \(error)")
         }
         for stream in streams { try sink.createStream(stream) }
+        // Before accepting anything: deliver what a crashed run acknowledged but never delivered.
+        _ = await sink.recoverStagedBuffers()
         if streams.isEmpty {
             logger.warning(
                 "No delivery streams are defined: every put will answer ResourceNotFoundException. Add DeliveryStreams to a --config file."
@@ -173,6 +185,7 @@ public struct ServeCommand: AsyncParsableCommand {
             "Starting",
             metadata: [
                 "data_dir": .string(settings.dataDirectory), "region": .string(settings.region),
+                "durability": .string(durability.rawValue),
                 "streams": .stringConvertible(streams.count),
             ])
         let portFile = settings.portFile
@@ -211,6 +224,7 @@ struct ResolvedSettings {
     var region: String
     var accountID: String
     var logLevel: Logger.Level
+    var durability: Durability?
 
     init(command: ServeCommand, environment: [String: String]) throws(StartupError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -247,6 +261,12 @@ struct ResolvedSettings {
             )
         }
         logLevel = level
+        if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
+            guard let mode = Durability(rawValue: text.lowercased()) else {
+                throw StartupError(description: "durability must be 'fsync' or 'none', not '\(text)'.")
+            }
+            durability = mode
+        }
     }
 
     static func absolute(_ path: String) -> String {

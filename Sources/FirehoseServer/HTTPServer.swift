@@ -2,6 +2,7 @@ import FirehoseSink
 import FirehoseWire
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -14,10 +15,26 @@ public struct FirehoseHTTPServer: Sendable {
         public var host: String
         /// 0 picks a free port; the bound one is passed to `onListening`.
         public var port: Int
+        /// Connections beyond this wait in the listen backlog until one closes.
+        public var maxConnections: Int
+        /// A connection that sends nothing for this long while a request is due or being read is closed.
+        public var idleTimeout: Duration
+        /// A request body must arrive within this time, however slowly its bytes trickle in.
+        public var bodyTimeout: Duration
+        /// After SIGTERM/SIGINT: time allowed for in-flight requests and the final delivery of every
+        /// buffer before the process gives up waiting (what is still staged is recovered at next start).
+        public var shutdownTimeout: Duration
 
-        public init(host: String = "127.0.0.1", port: Int = 4573) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 4573, maxConnections: Int = 1024, idleTimeout: Duration = .seconds(30),
+            bodyTimeout: Duration = .seconds(30), shutdownTimeout: Duration = .seconds(60)
+        ) {
             self.host = host
             self.port = port
+            self.maxConnections = maxConnections
+            self.idleTimeout = idleTimeout
+            self.bodyTimeout = bodyTimeout
+            self.shutdownTimeout = shutdownTimeout
         }
     }
 
@@ -36,7 +53,11 @@ public struct FirehoseHTTPServer: Sendable {
         async throws
     {
         let app = makeApplication(onListening: onListening)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        group.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: group).run()
     }
 
     /// The application as a `Service`, for embedding in a caller's own `ServiceGroup`.
@@ -45,9 +66,15 @@ public struct FirehoseHTTPServer: Sendable {
     ) -> some ApplicationProtocol {
         let logger = self.logger
         let host = configuration.host
+        let idle = configuration.idleTimeout.components
         return Application(
-            responder: FirehoseResponder(api: api),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
+            responder: FirehoseResponder(api: api, bodyTimeout: configuration.bodyTimeout),
+            server: .http1(
+                configuration: .init(
+                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port),
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
             // Services shut down in reverse order after the HTTP server, so the sink flushes last.
             services: [SinkShutdownService(sink: api.sink)],
             onServerRunning: { channel in
@@ -78,6 +105,7 @@ struct SinkShutdownService: Service {
 struct FirehoseResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let api: FirehoseAPI
+    let bodyTimeout: Duration
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let limit = api.configuration.maxBodyBytes
@@ -85,12 +113,21 @@ struct FirehoseResponder: HTTPResponder {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
-        var request = request
         let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: limit)
-        } catch {
+        switch await collectBody(of: request, limit: limit) {
+        case .body(let buffer):
+            body = buffer
+        case .tooLarge:
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+        case .timedOut:
+            var response = Self.convert(
+                FirehoseAPI.errorResponse(
+                    FirehoseError(
+                        code: "RequestTimeoutException",
+                        message: "The request body did not arrive within \(bodyTimeout).", httpStatus: 408),
+                    requestID: context.id))
+            response.headers[.connection] = "close"
+            return response
         }
         // HTTP/1.1 `Host` arrives as the `:authority` pseudo-header; SigV4 signs it as `host`.
         var headers: [(name: String, value: String)] = []
@@ -101,6 +138,43 @@ struct FirehoseResponder: HTTPResponder {
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers,
             body: Array(body.readableBytesView))
         return Self.convert(await api.handle(apiRequest))
+    }
+
+    enum BodyOutcome: Sendable {
+        case body(ByteBuffer)
+        case tooLarge
+        case timedOut
+    }
+
+    /// Reads the whole body, bounded in size and in time (a slow client cannot hold a request open).
+    func collectBody(of request: Request, limit: Int) async -> BodyOutcome {
+        await withTaskGroup(of: BodyOutcome?.self) { group in
+            group.addTask {
+                var request = request
+                do {
+                    return .body(try await request.collectBody(upTo: limit))
+                } catch {
+                    return Task.isCancelled ? nil : .tooLarge
+                }
+            }
+            group.addTask { [bodyTimeout] in
+                do {
+                    try await Task.sleep(for: bodyTimeout)
+                    return .timedOut
+                } catch {
+                    return nil
+                }
+            }
+            var outcome = BodyOutcome.timedOut
+            while let next = await group.next() {
+                if let next {
+                    outcome = next
+                    break
+                }
+            }
+            group.cancelAll()
+            return outcome
+        }
     }
 
     static func convert(_ response: APIResponse) -> Response {

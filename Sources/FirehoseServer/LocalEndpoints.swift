@@ -64,6 +64,9 @@ struct LocalEndpoints {
     }
 
     private func error(_ status: Int, _ code: String, _ message: String, _ requestID: String) -> APIResponse {
-        json(status, FirehoseError(code: code, message: message, httpStatus: status).jsonBody, requestID: requestID)
+        var response = json(
+            status, FirehoseError(code: code, message: message, httpStatus: status).jsonBody, requestID: requestID)
+        response.headers.append(("x-amzn-ErrorType", code))
+        return response
     }
 }

@@ -23,6 +23,8 @@ public struct DeliveredObject: Sendable, Equatable {
         case flush
         /// Graceful shutdown.
         case shutdown
+        /// Re-delivered at start from a buffer staged before a crash.
+        case recovery
     }
 
     public var stream: String
@@ -38,13 +40,23 @@ public struct DeliveredObject: Sendable, Equatable {
     public var reason: Reason
 }
 
+/// How much `put` waits for before acknowledging.
+public enum Durability: String, Sendable, CaseIterable {
+    /// Records are fsynced before the put returns (group-committed across concurrent requests).
+    case fsync
+    /// Records are written to the staging file (they survive the process being killed, not a power
+    /// loss) and the put returns without waiting for the disk.
+    case none
+}
+
 /// A delivery stream: one open staging buffer at a time, delivered as one object when its size or
 /// interval hint is reached. An actor, so records of one stream keep their order and one buffer
-/// never sees two writers.
+/// never sees two writers; fsyncs run off the actor so concurrent requests share them.
 actor DeliveryStream {
     let settings: DeliveryStreamSettings
     private let stagingDirectory: String
     private let dataDirectory: String
+    private let durability: Durability
     private let clock: any SinkClock
     private let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
@@ -52,13 +64,27 @@ actor DeliveryStream {
     private var intervalTimer: Task<Void, Never>?
     private var random = SystemRandomNumberGenerator()
 
+    /// Buffers closed to new records, oldest first, not yet in the bucket.
+    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason)] = []
+    private var retryTask: Task<Void, Never>?
+    private var consecutiveFailures = 0
+
+    // Group commit: every committed request gets a sequence number; one fsync covers every request
+    // committed before it started.
+    private var committedSequence: UInt64 = 0
+    private var durableSequence: UInt64 = 0
+    private var syncInFlight = false
+    private var dirtyBuffers: [StagingBuffer] = []
+    private var durabilityWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+
     init(
-        settings: DeliveryStreamSettings, dataDirectory: String, stagingDirectory: String, clock: any SinkClock,
-        logger: Logger, onDelivery: @escaping @Sendable (DeliveredObject) -> Void
+        settings: DeliveryStreamSettings, dataDirectory: String, stagingDirectory: String, durability: Durability,
+        clock: any SinkClock, logger: Logger, onDelivery: @escaping @Sendable (DeliveredObject) -> Void
     ) {
         self.settings = settings
         self.dataDirectory = dataDirectory
         self.stagingDirectory = stagingDirectory
+        self.durability = durability
         self.clock = clock
         var logger = logger
         logger[metadataKey: "stream"] = .string(settings.name)
@@ -66,27 +92,36 @@ actor DeliveryStream {
         self.onDelivery = onDelivery
     }
 
-    /// Buffers the records (in order) and delivers every buffer that fills. Throws only when the
-    /// records could not be staged; a failed delivery of an already staged buffer is logged and
-    /// retried on the next append, flush or interval.
-    func append(_ records: RecordBatch, arrival: Date) throws(FileSystemError) -> [DeliveredObject] {
+    /// Buffers the records (in order), delivers every buffer that fills, and returns once the records
+    /// are as durable as configured. Throws when they could not be staged; a failed delivery of an
+    /// already staged buffer is logged and retried with backoff.
+    func append(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> [DeliveredObject] {
         for index in 0..<records.count {
             let buffer = try openBuffer(arrival: arrival)
             buffer.append(records[index], newline: settings.appendsNewline)
             if buffer.uncompressedBytes >= settings.bufferSizeBytes {
+                try commit(buffer)
                 retire(buffer, reason: .size)
             }
         }
-        try buffer?.writePending()
-        if settings.bufferIntervalSeconds == 0, let buffer {
-            retire(buffer, reason: .interval)
+        if let buffer {
+            try commit(buffer)
+            if settings.bufferIntervalSeconds == 0 { retire(buffer, reason: .interval) }
         }
-        return publishLoggingFailure()
+        let delivered = publishLoggingFailure()
+        if durability == .fsync {
+            committedSequence += 1
+            try await waitUntilDurable(committedSequence)
+        }
+        return delivered
     }
 
     /// Delivers the open buffer, and any earlier one whose delivery failed, now.
     func flush(reason: DeliveredObject.Reason = .flush) throws(FileSystemError) -> [DeliveredObject] {
-        if let buffer { retire(buffer, reason: reason) }
+        if let buffer {
+            try commit(buffer)
+            retire(buffer, reason: reason)
+        }
         return try publishRetired()
     }
 
@@ -101,11 +136,21 @@ actor DeliveryStream {
     var bufferedBytes: Int { buffer?.uncompressedBytes ?? 0 }
     var bufferedRecords: Int { buffer?.recordCount ?? 0 }
 
+    private func commit(_ buffer: StagingBuffer) throws(FileSystemError) {
+        try buffer.commit()
+        if durability == .fsync, !dirtyBuffers.contains(where: { $0 === buffer }) { dirtyBuffers.append(buffer) }
+    }
+
     private func openBuffer(arrival: Date) throws(FileSystemError) -> StagingBuffer {
         if let buffer { return buffer }
-        let buffer = try StagingBuffer(
-            directory: stagingDirectory, firstArrival: arrival, compression: settings.compression,
-            gzipLevel: settings.gzipLevel)
+        let buffer: StagingBuffer
+        do {
+            buffer = try makeBuffer(arrival: arrival)
+        } catch where error.errno == ENOENT {
+            // The staging folder vanished (someone cleaned the data directory): make it again.
+            try POSIX.makeDirectories(stagingDirectory)
+            buffer = try makeBuffer(arrival: arrival)
+        }
         self.buffer = buffer
         if settings.bufferIntervalSeconds > 0 {
             let deadline = arrival.addingTimeInterval(TimeInterval(settings.bufferIntervalSeconds))
@@ -122,8 +167,21 @@ actor DeliveryStream {
         return buffer
     }
 
+    private func makeBuffer(arrival: Date) throws(FileSystemError) -> StagingBuffer {
+        try StagingBuffer(
+            directory: stagingDirectory, streamName: settings.name, versionID: settings.versionID,
+            firstArrival: arrival, compression: settings.compression, gzipLevel: settings.gzipLevel)
+    }
+
     private func deliverOnInterval(bufferID: UUID) {
         guard let buffer, buffer.id == bufferID else { return }
+        do {
+            try commit(buffer)
+        } catch {
+            logger.error("Could not commit the buffer for delivery", metadata: ["error": .string(error.description)])
+            scheduleRetry()
+            return
+        }
         retire(buffer, reason: .interval)
         _ = publishLoggingFailure()
     }
@@ -136,8 +194,50 @@ actor DeliveryStream {
         retired.append((buffer, reason))
     }
 
-    /// Buffers closed to new records, oldest first, not yet in the bucket.
-    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason)] = []
+    // MARK: Durability
+
+    private func waitUntilDurable(_ sequence: UInt64) async throws(FileSystemError) {
+        guard durableSequence < sequence else { return }
+        do {
+            try await withCheckedThrowingContinuation { continuation in
+                durabilityWaiters.append((sequence, continuation))
+                if !syncInFlight { startSync() }
+            }
+        } catch let error as FileSystemError {
+            throw error
+        } catch {
+            throw FileSystemError(operation: "fsync", path: stagingDirectory, errno: EIO)
+        }
+    }
+
+    private func startSync() {
+        syncInFlight = true
+        let target = committedSequence
+        let descriptors = dirtyBuffers.flatMap { $0.syncDescriptors() }
+        let paths = dirtyBuffers.map(\.dataPath)
+        dirtyBuffers.removeAll()
+        Task {
+            let failure = await BlockingIO.fsyncAndClose(descriptors, paths: paths)
+            self.syncFinished(target: target, failure: failure)
+        }
+    }
+
+    private func syncFinished(target: UInt64, failure: FileSystemError?) {
+        syncInFlight = false
+        var remaining: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        for waiter in durabilityWaiters {
+            if waiter.sequence <= target {
+                if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
+            } else {
+                remaining.append(waiter)
+            }
+        }
+        if failure == nil { durableSequence = max(durableSequence, target) }
+        durabilityWaiters = remaining
+        if !durabilityWaiters.isEmpty { startSync() }
+    }
+
+    // MARK: Publishing
 
     private func publishLoggingFailure() -> [DeliveredObject] {
         var delivered: [DeliveredObject] = []
@@ -145,16 +245,51 @@ actor DeliveryStream {
             try publishRetired(into: &delivered)
         } catch {
             logger.error(
-                "Delivery failed; the buffer stays staged and is retried on the next put or flush",
-                metadata: ["error": .string(error.description), "pending_objects": .stringConvertible(retired.count)])
+                "Delivery failed; the buffer stays staged and is retried",
+                metadata: [
+                    "error": .string(error.description), "pending_objects": .stringConvertible(retired.count),
+                    "retry_in_seconds": .stringConvertible(Self.retryDelay(after: consecutiveFailures + 1)),
+                ])
+            scheduleRetry()
         }
         return delivered
     }
 
     private func publishRetired() throws(FileSystemError) -> [DeliveredObject] {
         var delivered: [DeliveredObject] = []
-        try publishRetired(into: &delivered)
+        do {
+            try publishRetired(into: &delivered)
+        } catch {
+            scheduleRetry()
+            throw error
+        }
         return delivered
+    }
+
+    static func retryDelay(after failures: Int) -> Int { min(60, 1 << min(failures - 1, 6)) }
+
+    /// Retries failed deliveries with exponential backoff (1 s, 2 s, 4 s … 60 s).
+    private func scheduleRetry() {
+        consecutiveFailures += 1
+        guard retryTask == nil else { return }
+        let deadline = clock.now().addingTimeInterval(TimeInterval(Self.retryDelay(after: consecutiveFailures)))
+        retryTask = Task { [clock] in
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            await self.retryDelivery()
+        }
+    }
+
+    private func retryDelivery() {
+        retryTask = nil
+        if let buffer, buffer.recordCount > 0, retired.isEmpty, settings.bufferIntervalSeconds == 0 {
+            retire(buffer, reason: .interval)
+        }
+        guard !retired.isEmpty else { return }
+        _ = publishLoggingFailure()
     }
 
     /// Seals each retired buffer and renames it to its key, in order. A failure leaves that buffer
@@ -164,28 +299,78 @@ actor DeliveryStream {
             let key = settings.keyLayout.objectKey(
                 versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
                 randomSource: &random)
-            guard ObjectKeyLayout.isSafeRelativePath(key) else {
-                throw FileSystemError(operation: "deliver", path: key, errno: EINVAL)
-            }
-            let path = "\(dataDirectory)/\(settings.bucket)/\(key)"
+            let path = try objectPath(for: key)
             let parent = String(path[..<path.lastIndex(of: "/")!])
             try buffer.seal()
             try POSIX.makeDirectories(parent)
-            try POSIX.rename(buffer.path, path)
+            try POSIX.rename(buffer.dataPath, path)
             try POSIX.fsyncDirectory(parent)
+            buffer.removeJournal()
             retired.removeFirst()
+            consecutiveFailures = 0
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason)
-            logger.info(
-                "Delivered object",
-                metadata: [
-                    "bucket": .string(object.bucket), "key": .string(key),
-                    "records": .stringConvertible(object.records), "bytes": .stringConvertible(object.bytes),
-                    "stored_bytes": .stringConvertible(object.storedBytes), "reason": .string(reason.rawValue),
-                ])
-            onDelivery(object)
+            announce(object)
             delivered.append(object)
         }
+    }
+
+    /// Delivers records recovered from a crashed run's staging files as one object, encoded with the
+    /// stream's current settings, then removes the staging files.
+    func deliverRecovered(
+        _ raw: [UInt8], records: Int, firstArrival: Date, versionID: Int, stagingFiles: [String]
+    ) throws(FileSystemError) -> DeliveredObject {
+        let key = settings.keyLayout.objectKey(
+            versionId: versionID, firstArrival: firstArrival, objectID: UUID(), randomSource: &random)
+        let path = try objectPath(for: key)
+        let parent = String(path[..<path.lastIndex(of: "/")!])
+        var encoded = raw
+        if settings.compression == .gzip {
+            guard let compressor = try? GzipCompressor(level: settings.gzipLevel) else {
+                throw FileSystemError(operation: "deflateInit", path: path, errno: ENOMEM)
+            }
+            compressor.append(raw)
+            compressor.finish()
+            encoded = compressor.takeOutput()
+        }
+        let temporary = "\(stagingDirectory)/\(UUID().uuidString.lowercased()).recovered"
+        let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
+        do {
+            try POSIX.writeAll(fd, encoded, at: 0, path: temporary)
+            try POSIX.fsync(fd, path: temporary)
+            POSIX.close(fd)
+            try POSIX.makeDirectories(parent)
+            try POSIX.rename(temporary, path)
+            try POSIX.fsyncDirectory(parent)
+        } catch {
+            POSIX.close(fd)
+            POSIX.unlink(temporary)
+            throw error
+        }
+        for file in stagingFiles { POSIX.unlink(file) }
+        let object = DeliveredObject(
+            stream: settings.name, bucket: settings.bucket, key: key, path: path, records: records, bytes: raw.count,
+            storedBytes: encoded.count, reason: .recovery)
+        announce(object)
+        return object
+    }
+
+    func objectPath(for key: String) throws(FileSystemError) -> String {
+        guard ObjectKeyLayout.isSafeRelativePath(key) else {
+            throw FileSystemError(operation: "deliver", path: key, errno: EINVAL)
+        }
+        return "\(dataDirectory)/\(settings.bucket)/\(key)"
+    }
+
+    func announce(_ object: DeliveredObject) {
+        logger.info(
+            "Delivered object",
+            metadata: [
+                "bucket": .string(object.bucket), "key": .string(object.key),
+                "records": .stringConvertible(object.records), "bytes": .stringConvertible(object.bytes),
+                "stored_bytes": .stringConvertible(object.storedBytes), "reason": .string(object.reason.rawValue),
+            ])
+        onDelivery(object)
     }
 }

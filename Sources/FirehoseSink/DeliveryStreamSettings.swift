@@ -19,7 +19,7 @@ public struct StreamConfigurationError: Error, Sendable, Equatable, CustomString
 /// What a delivery stream does with its records, validated and resolved from a
 /// CreateDeliveryStream-shaped definition with AWS's defaults filled in.
 public struct DeliveryStreamSettings: Sendable {
-    public enum Compression: String, Sendable {
+    public enum Compression: String, Sendable, Codable {
         case uncompressed = "UNCOMPRESSED"
         case gzip = "GZIP"
 

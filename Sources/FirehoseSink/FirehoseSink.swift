@@ -59,9 +59,11 @@ public final class FirehoseSink: Sendable {
     public struct Configuration: Sendable {
         /// Root of the local "S3": one folder per bucket.
         public var dataDirectory: String
+        public var durability: Durability
 
-        public init(dataDirectory: String) {
+        public init(dataDirectory: String, durability: Durability = .fsync) {
             self.dataDirectory = dataDirectory
+            self.durability = durability
         }
 
         /// Staging buffers live inside the data directory so publishing them is a same-filesystem rename.
@@ -70,9 +72,9 @@ public final class FirehoseSink: Sendable {
 
     public let configuration: Configuration
     private let clock: any SinkClock
-    private let logger: Logger
+    let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
-    private let streams = Mutex<[String: DeliveryStream]>([:])
+    let streams = Mutex<[String: DeliveryStream]>([:])
 
     /// Creates the data and staging directories.
     public init(
@@ -88,20 +90,13 @@ public final class FirehoseSink: Sendable {
         } catch {
             throw .storage(error)
         }
-        let leftovers = POSIX.listDirectory(configuration.stagingDirectory).filter { $0.hasSuffix(".partial") }
-        if !leftovers.isEmpty {
-            logger.warning(
-                "Staging files from an earlier run were found and left in place",
-                metadata: [
-                    "count": .stringConvertible(leftovers.count), "directory": .string(configuration.stagingDirectory),
-                ])
-        }
     }
 
     public func createStream(_ settings: DeliveryStreamSettings) throws(SinkError) {
         let stream = DeliveryStream(
             settings: settings, dataDirectory: configuration.dataDirectory,
-            stagingDirectory: configuration.stagingDirectory, clock: clock, logger: logger, onDelivery: onDelivery)
+            stagingDirectory: configuration.stagingDirectory, durability: configuration.durability, clock: clock,
+            logger: logger, onDelivery: onDelivery)
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
             streams[settings.name] = stream

@@ -85,6 +85,22 @@ enum POSIX {
         guard isDirectory(path) else { throw FileSystemError(operation: "mkdir", path: path, errno: ENOTDIR) }
     }
 
+    static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let fd = try open(path, flags: O_RDONLY)
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError(operation: "read", path: path, errno: errno)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

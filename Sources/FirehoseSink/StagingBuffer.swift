@@ -10,45 +10,75 @@ import Musl
 #endif
 import FirehoseWire
 
-/// The open buffer of a delivery stream, kept as a file in the data directory's staging folder:
-/// records are encoded (compressed) as they arrive and appended to the file, so memory holds only
-/// the compressor's window and the current request's output, whatever the buffer size. Sealing
-/// finishes the encoding and fsyncs; the file is then renamed into the bucket, which makes the
-/// object appear atomically. Keeping the buffer on disk is also what lets it outlive the process.
+/// The open buffer of a delivery stream, kept as files in the data directory's staging folder.
+///
+/// Records are encoded (compressed) as they arrive and appended to `<id>.partial`, so memory holds
+/// only the compressor's window whatever the buffer size. Each request ends with a *commit*: the
+/// encoder is flushed to a byte boundary, the bytes are written, and a line is appended to
+/// `<id>.journal` saying how many stored bytes (and their CRC-32) hold how many records. Once both
+/// files are fsynced the request's records survive a crash: recovery keeps exactly the committed
+/// prefix, so a torn write never yields a torn record. Delivery finishes the encoding, fsyncs and
+/// renames the data file to its key, which makes the object appear atomically.
 final class StagingBuffer {
     let id: UUID
-    let path: String
+    let dataPath: String
+    let journalPath: String
     /// Arrival time of the oldest record: fixes the object key's time and the interval deadline.
     let firstArrival: Date
     private(set) var recordCount = 0
     /// Bytes as delivered before compression (records plus delimiters): what `SizeInMBs` counts.
     private(set) var uncompressedBytes = 0
+    /// Bytes in the data file.
     private(set) var storedBytes = 0
-    private var fd: Int32
+    private(set) var isSealed = false
+    private var dataFD: Int32
+    private var journalFD: Int32
+    private var journalBytes = 0
     private let compressor: GzipCompressor?
-    /// Encoded bytes not yet in the file.
+    /// Encoded bytes not yet in the data file.
     private var unwritten: [UInt8] = []
+    /// What the last journal line recorded.
+    private var committed = (storedBytes: 0, uncompressedBytes: 0, records: 0)
 
-    init(directory: String, firstArrival: Date, compression: DeliveryStreamSettings.Compression, gzipLevel: Int32)
-        throws(FileSystemError)
-    {
+    init(
+        directory: String, streamName: String, versionID: Int, firstArrival: Date,
+        compression: DeliveryStreamSettings.Compression, gzipLevel: Int32
+    ) throws(FileSystemError) {
         id = UUID()
-        path = "\(directory)/\(id.uuidString.lowercased()).partial"
+        let base = "\(directory)/\(id.uuidString.lowercased())"
+        dataPath = base + ".partial"
+        journalPath = base + ".journal"
         self.firstArrival = firstArrival
         if compression == .gzip {
             do {
                 compressor = try GzipCompressor(level: gzipLevel)
             } catch {
-                throw FileSystemError(operation: "deflateInit", path: path, errno: ENOMEM)
+                throw FileSystemError(operation: "deflateInit", path: dataPath, errno: ENOMEM)
             }
         } else {
             compressor = nil
         }
-        fd = try POSIX.open(path, flags: O_WRONLY | O_CREAT | O_EXCL)
+        dataFD = try POSIX.open(dataPath, flags: O_WRONLY | O_CREAT | O_EXCL)
+        do {
+            journalFD = try POSIX.open(journalPath, flags: O_WRONLY | O_CREAT | O_EXCL)
+            let header = StagingJournal.Header(
+                stream: streamName, versionID: versionID,
+                firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
+                compression: compression)
+            let line = Array(header.line.utf8)
+            try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
+            journalBytes = line.count
+        } catch {
+            POSIX.close(dataFD)
+            POSIX.unlink(dataPath)
+            POSIX.unlink(journalPath)
+            throw error
+        }
     }
 
     deinit {
-        if fd >= 0 { POSIX.close(fd) }
+        if dataFD >= 0 { POSIX.close(dataFD) }
+        if journalFD >= 0 { POSIX.close(journalFD) }
     }
 
     func append(_ record: ArraySlice<UInt8>, newline: Bool) {
@@ -63,39 +93,69 @@ final class StagingBuffer {
         }
     }
 
-    /// Writes what this request produced to the staging file. On failure the bytes are kept and the
-    /// next call writes them again at the same offset, so a transient error (disk full) tears nothing.
-    func writePending() throws(FileSystemError) {
+    /// Writes everything appended so far and journals it. Not durable until `syncDescriptors` are
+    /// fsynced (or `seal` runs). On failure nothing is journaled and the bytes are kept, so the next
+    /// commit writes them again at the same offset: a transient error (disk full) tears nothing.
+    func commit() throws(FileSystemError) {
+        guard recordCount != committed.records else { return }
+        compressor?.syncFlush()
+        let crc = try writePending()
+        let line = StagingJournal.Entry(
+            storedBytes: storedBytes, uncompressedBytes: uncompressedBytes, records: recordCount, segmentCRC: crc
+        ).line
+        try POSIX.writeAll(journalFD, Array(line.utf8), at: Int64(journalBytes), path: journalPath)
+        journalBytes += line.utf8.count
+        committed = (storedBytes, uncompressedBytes, recordCount)
+    }
+
+    /// Duplicates of the two descriptors, for an fsync that runs off the stream's executor while the
+    /// buffer goes on accepting (and may even be sealed and closed). The caller closes them.
+    func syncDescriptors() -> [Int32] {
+        guard !isSealed else { return [] }
+        return [dup(dataFD), dup(journalFD)].filter { $0 >= 0 }
+    }
+
+    /// Writes the pending bytes; returns their CRC-32 (the journal's check on this segment).
+    @discardableResult
+    private func writePending() throws(FileSystemError) -> UInt32 {
         if let compressor {
             let produced = compressor.takeOutput()
             if unwritten.isEmpty { unwritten = produced } else { unwritten.append(contentsOf: produced) }
         }
-        guard !unwritten.isEmpty else { return }
-        try POSIX.writeAll(fd, unwritten, at: Int64(storedBytes), path: path)
+        guard !unwritten.isEmpty else { return 0 }
+        let crc = Gzip.crc32(unwritten[...])
+        try POSIX.writeAll(dataFD, unwritten, at: Int64(storedBytes), path: dataPath)
         storedBytes += unwritten.count
         unwritten.removeAll(keepingCapacity: true)
+        return crc
     }
 
-    private(set) var isSealed = false
-
-    /// Completes the encoding, writes and fsyncs the file, and closes it. Safe to call again after a
-    /// failure.
+    /// Completes the encoding, writes and fsyncs the data file, and closes both files. Safe to call
+    /// again after a failure.
     func seal() throws(FileSystemError) {
         guard !isSealed else { return }
         compressor?.finish()
         try writePending()
-        try POSIX.fsync(fd, path: path)
-        POSIX.close(fd)
-        fd = -1
+        try POSIX.fsync(dataFD, path: dataPath)
+        POSIX.close(dataFD)
+        POSIX.close(journalFD)
+        dataFD = -1
+        journalFD = -1
         isSealed = true
     }
 
-    /// Drops the staging file (a deleted stream discards its buffer, as in AWS).
+    /// After the data file has been renamed into the bucket: the journal has done its job.
+    func removeJournal() {
+        POSIX.unlink(journalPath)
+    }
+
+    /// Drops both files (a deleted stream discards its buffer, as in AWS).
     func discard() {
-        if fd >= 0 {
-            POSIX.close(fd)
-            fd = -1
-        }
-        POSIX.unlink(path)
+        if dataFD >= 0 { POSIX.close(dataFD) }
+        if journalFD >= 0 { POSIX.close(journalFD) }
+        dataFD = -1
+        journalFD = -1
+        POSIX.unlink(dataPath)
+        POSIX.unlink(journalPath)
     }
 }

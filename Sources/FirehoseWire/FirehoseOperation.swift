@@ -32,7 +32,18 @@ public enum FirehoseOperation: String, Sendable, CaseIterable {
     /// AWS JSON 1.1 services accept their own media type; `application/json` is not routed by AWS either.
     public static func isAcceptedContentType(_ value: String?) -> Bool {
         guard let value else { return false }
-        let mediaType = value.split(separator: ";", maxSplits: 1).first ?? ""
-        return mediaType.lowercased().filter { $0 != " " && $0 != "\t" } == contentType
+        let mediaType = value.prefix { $0 != ";" }.trimmingLinearWhitespace()
+        return mediaType.lowercased() == contentType
+    }
+}
+
+extension StringProtocol {
+    /// Drops spaces and tabs at both ends (HTTP's optional whitespace), nothing else.
+    func trimmingLinearWhitespace() -> Substring {
+        let isLinear: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let text = Substring(self)
+        guard let start = text.firstIndex(where: { !isLinear($0) }) else { return "" }
+        let end = text.lastIndex(where: { !isLinear($0) })!
+        return text[start...end]
     }
 }

@@ -42,6 +42,7 @@ public final class GzipCompressor {
 
     /// Emits everything compressed so far on a byte boundary (a decoder can read up to here).
     public func syncFlush() {
+        guard !finished else { return }
         run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_SYNC_FLUSH)
     }
 
@@ -100,9 +101,28 @@ public enum Gzip {
         return iterator.next() == 0x1F && iterator.next() == 0x8B
     }
 
+    /// CRC-32 (gzip's) of `bytes`, continuing from `crc`.
+    public static func crc32(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
+        bytes.withUnsafeBufferPointer { buffer in
+            UInt32(CZlib.crc32(uLong(crc), buffer.baseAddress, uInt(buffer.count)))
+        }
+    }
+
     /// Decompresses one or more concatenated gzip members, refusing to produce more than `limit`
     /// bytes so a small body cannot expand into gigabytes.
     public static func decompress(_ input: [UInt8], limit: Int) throws(DecompressionError) -> [UInt8] {
+        try inflate(input, limit: limit, allowTruncated: false)
+    }
+
+    /// Decompresses the start of a gzip stream that may end without its final block and trailer,
+    /// e.g. a file cut at a sync-flush point. Corrupt data is still an error.
+    public static func decompressPrefix(_ input: [UInt8], limit: Int) throws(DecompressionError) -> [UInt8] {
+        try inflate(input, limit: limit, allowTruncated: true)
+    }
+
+    private static func inflate(_ input: [UInt8], limit: Int, allowTruncated: Bool) throws(DecompressionError)
+        -> [UInt8]
+    {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         defer {
@@ -118,14 +138,16 @@ public enum Gzip {
         let result: DecompressionError? = input.withUnsafeBufferPointer { inputBuffer in
             stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress)
             stream.pointee.avail_in = uInt(inputBuffer.count)
-            var chunk = min(max(inputBuffer.count * 4, 4096), limit + 1)
+            // Never ask for more than one byte past the limit (and never overflow computing it).
+            let ceiling = limit == Int.max ? Int.max : limit + 1
+            var chunk = min(max(inputBuffer.count * 4, 4096), ceiling, 1 << 24)
             while true {
                 let start = output.count
                 output.append(contentsOf: repeatElement(0, count: chunk))
                 let status = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
                     stream.pointee.next_out = buffer.baseAddress! + start
                     stream.pointee.avail_out = uInt(chunk)
-                    return inflate(stream, Z_NO_FLUSH)
+                    return CZlib.inflate(stream, Z_NO_FLUSH)
                 }
                 output.removeLast(Int(stream.pointee.avail_out))
                 if output.count > limit { return .tooLarge(limit: limit) }
@@ -135,13 +157,13 @@ public enum Gzip {
                     // Another member follows (concatenated gzip is valid gzip).
                     guard inflateReset(stream) == Z_OK else { return .malformed }
                 case Z_OK:
-                    break
+                    if allowTruncated && stream.pointee.avail_in == 0 && stream.pointee.avail_out != 0 { return nil }
                 case Z_BUF_ERROR where stream.pointee.avail_in == 0:
-                    return .malformed  // truncated
+                    return allowTruncated ? nil : .malformed
                 default:
                     return .malformed
                 }
-                chunk = min(max(chunk * 2, 64 * 1024), limit + 1 - output.count + 1)
+                chunk = min(max(chunk * 2, 64 * 1024), ceiling - output.count, 1 << 24)
             }
         }
         if let result { throw result }

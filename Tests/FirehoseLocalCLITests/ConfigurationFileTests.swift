@@ -1,5 +1,8 @@
+import AWSSigV4
+import ArgumentParser
 import FirehoseSink
 import FirehoseWire
+import Logging
 import Foundation
 import Testing
 

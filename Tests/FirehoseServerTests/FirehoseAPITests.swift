@@ -289,18 +289,30 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
 
     @Test func storageFailureIsServiceUnavailableAndTheServerRecovers() async throws {
         let harness = try APIHarness()
+        // A file where the staging folder belongs: every write fails (ENOTDIR), as on a broken disk.
         let staging = harness.sink.configuration.stagingDirectory
         try FileManager.default.removeItem(atPath: staging)
+        FileManager.default.createFile(atPath: staging, contents: Data())
         let failed = await harness.api.handle(
             harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [1])))
         _ = try expectError(failed, status: 503, code: "ServiceUnavailableException")
 
+        try FileManager.default.removeItem(atPath: staging)
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         let recovered = await harness.api.handle(
             harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [2])))
         #expect(recovered.status == 200)
         let delivered = try await harness.sink.flush()
         #expect(delivered.map(\.records) == [1])
+    }
+
+    @Test func vanishedStagingFolderIsRecreated() async throws {
+        let harness = try APIHarness()
+        try FileManager.default.removeItem(atPath: harness.directory)
+        let response = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [3])))
+        #expect(response.status == 200)
+        #expect(try await harness.sink.flush().map(\.records) == [1])
     }
 
     @Test func controlPlaneOperationsAreNotImplementedYet() async throws {

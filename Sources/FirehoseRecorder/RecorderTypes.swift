@@ -1,0 +1,190 @@
+import FirehoseClient
+import Foundation
+
+extension FirehoseRecorder {
+    /// The knobs of `AWSFirehoseRecorder`, with limits that cannot produce a batch Firehose refuses.
+    public struct Configuration: Sendable {
+        /// Records older than this are dropped (on save and before each submit); nil keeps them forever.
+        public var diskAgeLimit: Duration?
+        /// Oldest records are evicted once the stored records exceed this many bytes. Default 5 MB, as AWS.
+        public var diskByteLimit: Int
+        /// A `thresholdCrossed` event fires when the stored bytes reach this; 0 turns it off.
+        public var notificationByteThreshold: Int
+        /// Most record bytes per PutRecordBatch; never more than Firehose's 4 MiB whatever is set here.
+        public var batchRecordsByteLimit: Int
+        /// Most records per PutRecordBatch; never more than Firehose's 500.
+        public var batchRecordsCountLimit: Int
+        /// A record that failed this many counted attempts (throttling, per-record failures, 5xx) is
+        /// dropped and reported. Network and credentials failures are not counted.
+        public var maxAttempts: Int
+        /// How often one submit retries a batch after retryable failures before leaving the rest for
+        /// the next submit (their attempts stay counted).
+        public var maxRetriesPerSubmit: Int
+        /// First retry delay; doubles each retry up to `retryMaxDelay`, with jitter.
+        public var retryBaseDelay: Duration
+        public var retryMaxDelay: Duration
+
+        public init(
+            diskAgeLimit: Duration? = nil,
+            diskByteLimit: Int = 5 * 1024 * 1024,
+            notificationByteThreshold: Int = 0,
+            batchRecordsByteLimit: Int = ServiceLimits.maxBatchBytes,
+            batchRecordsCountLimit: Int = ServiceLimits.maxBatchRecords,
+            maxAttempts: Int = 10,
+            maxRetriesPerSubmit: Int = 3,
+            retryBaseDelay: Duration = .milliseconds(500),
+            retryMaxDelay: Duration = .seconds(20)
+        ) {
+            self.diskAgeLimit = diskAgeLimit
+            self.diskByteLimit = diskByteLimit
+            self.notificationByteThreshold = notificationByteThreshold
+            self.batchRecordsByteLimit = batchRecordsByteLimit
+            self.batchRecordsCountLimit = batchRecordsCountLimit
+            self.maxAttempts = maxAttempts
+            self.maxRetriesPerSubmit = maxRetriesPerSubmit
+            self.retryBaseDelay = retryBaseDelay
+            self.retryMaxDelay = retryMaxDelay
+        }
+
+        var effectiveBatchBytes: Int { max(1, min(batchRecordsByteLimit, ServiceLimits.maxBatchBytes)) }
+        var effectiveBatchCount: Int { max(1, min(batchRecordsCountLimit, ServiceLimits.maxBatchRecords)) }
+    }
+
+    /// Time and randomness, injectable so tests neither sleep nor depend on chance.
+    public struct Environment: Sendable {
+        public var now: @Sendable () -> Date
+        /// Waits between retries; throwing (cancellation) ends the submit.
+        public var sleep: @Sendable (Duration) async throws -> Void
+        /// A number in 0..<1 for backoff jitter.
+        public var random: @Sendable () -> Double
+
+        public init(
+            now: @escaping @Sendable () -> Date = { Date() },
+            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        ) {
+            self.now = now
+            self.sleep = sleep
+            self.random = random
+        }
+
+        public static var live: Environment { Environment() }
+    }
+}
+
+/// Why records left the store without being delivered.
+public enum DropReason: Sendable, Equatable, CustomStringConvertible {
+    /// Evicted, oldest first, to keep the store under `diskByteLimit`.
+    case diskByteLimit
+    /// Older than `diskAgeLimit`.
+    case ageLimit
+    /// Failed `maxAttempts` counted attempts; the last failure's code.
+    case maxAttemptsExceeded(lastErrorCode: String)
+    /// Firehose refused the record itself (found by splitting the rejected batch).
+    case rejected(code: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .diskByteLimit: return "evicted to stay under diskByteLimit"
+        case .ageLimit: return "older than diskAgeLimit"
+        case .maxAttemptsExceeded(let code): return "failed maxAttempts times (last: \(code))"
+        case .rejected(let code, let message): return "rejected by Firehose: \(code): \(message)"
+        }
+    }
+}
+
+/// Records of one stream dropped for one reason.
+public struct DroppedRecords: Sendable, Equatable {
+    public var streamName: String
+    public var reason: DropReason
+    /// The ids `saveRecord` returned for them.
+    public var recordIDs: [Int64]
+    public var bytes: Int
+    public var count: Int { recordIDs.count }
+}
+
+/// Why a submit left a stream's records in the store.
+public struct StreamStop: Sendable, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable {
+        /// `ResourceNotFoundException`: the stream does not exist (yet).
+        case streamNotFound
+        /// Access denied, bad signature or unknown key: fix the credentials or policy.
+        case notAuthorized
+        /// Retryable failures persisted for `maxRetriesPerSubmit` retries: try again later.
+        case retryLater
+        /// Another client error the recorder cannot fix by retrying or dropping.
+        case refused
+    }
+
+    public var reason: Reason
+    public var error: FirehoseClientError
+
+    public var description: String { "\(reason): \(error)" }
+}
+
+/// What one `submitAllRecords()` did.
+public struct SubmitSummary: Sendable {
+    public enum Status: Sendable {
+        /// Every record present when the submit began was delivered or dropped.
+        case completed
+        /// Some streams were stopped (see `stoppedStreams`); their records are kept.
+        case streamsStopped
+        /// The network or the credentials failed: nothing more was tried, records are kept and no
+        /// attempt was counted. Submit again when online.
+        case offline(FirehoseClientError)
+        /// The calling task was cancelled; what was not yet sent is kept.
+        case cancelled
+    }
+
+    public var status: Status = .completed
+    public var sentRecords = 0
+    public var sentBytes = 0
+    /// PutRecordBatch requests made.
+    public var requests = 0
+    /// Record attempts that failed retryably and were counted.
+    public var failedAttempts = 0
+    public var dropped: [DroppedRecords] = []
+    public var stoppedStreams: [String: StreamStop] = [:]
+    /// Records in the store when the submit finished (including ones saved during it).
+    public var remainingRecords = 0
+
+    public var droppedCount: Int { dropped.reduce(0) { $0 + $1.count } }
+
+    public var isOffline: Bool {
+        if case .offline = status { return true }
+        return false
+    }
+
+    public init() {}
+}
+
+/// Something the app may want to know; read them from `FirehoseRecorder.events`.
+public enum RecorderEvent: Sendable {
+    /// The stored bytes reached `notificationByteThreshold` (once per crossing: the store must fall
+    /// below it again before the next one).
+    case thresholdCrossed(bytesUsed: Int, threshold: Int)
+    case recordsDropped(DroppedRecords)
+    case submitFinished(SubmitSummary)
+    /// The database could not be read; it was moved to `movedTo` and a new one started.
+    case databaseRecovered(movedTo: URL, reason: String)
+}
+
+/// Why `saveRecord` refused a record, or the store failed.
+public struct RecorderError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case recordTooLarge
+        case invalidStreamName
+        case storage
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public var description: String { message }
+
+    static func recordTooLarge(_ size: Int, limit: Int, why: String) -> RecorderError {
+        RecorderError(
+            kind: .recordTooLarge,
+            message: "Record of \(size) bytes refused: \(why) is \(limit) bytes.")
+    }
+}
