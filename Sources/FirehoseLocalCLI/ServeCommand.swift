@@ -84,6 +84,29 @@ public struct ServeCommand: AsyncParsableCommand {
     var durability: String?
 
     @Option(
+        name: .customLong("max-connections"),
+        help: "Connections served at once; more wait until one closes. [FIREHOSE_LOCAL_MAX_CONNECTIONS] (default: 1024)")
+    var maxConnections: Int?
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds a connection may send nothing before it is closed. [FIREHOSE_LOCAL_IDLE_TIMEOUT] (default: 30)")
+    var idleTimeout: Int?
+
+    @Option(
+        name: .customLong("body-timeout"),
+        help: "Seconds a request body may take to arrive in full. [FIREHOSE_LOCAL_BODY_TIMEOUT] (default: 30)")
+    var bodyTimeout: Int?
+
+    @Option(
+        name: .customLong("shutdown-timeout"),
+        help: """
+            Seconds SIGTERM/SIGINT waits for in-flight requests and the final delivery; anything still \
+            staged is recovered at the next start. [FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT] (default: 60)
+            """)
+    var shutdownTimeout: Int?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -180,7 +203,12 @@ public struct ServeCommand: AsyncParsableCommand {
             configuration: .init(region: settings.region, accountID: settings.accountID, authentication: authentication),
             sink: sink, logger: logger)
         let server = FirehoseHTTPServer(
-            api: api, configuration: .init(host: settings.host, port: settings.port), logger: logger)
+            api: api,
+            configuration: .init(
+                host: settings.host, port: settings.port, maxConnections: settings.maxConnections,
+                idleTimeout: .seconds(settings.idleTimeout), bodyTimeout: .seconds(settings.bodyTimeout),
+                shutdownTimeout: .seconds(settings.shutdownTimeout)),
+            logger: logger)
         logger.info(
             "Starting",
             metadata: [
@@ -225,6 +253,10 @@ struct ResolvedSettings {
     var accountID: String
     var logLevel: Logger.Level
     var durability: Durability?
+    var maxConnections = 1024
+    var idleTimeout = 30
+    var bodyTimeout = 30
+    var shutdownTimeout = 60
 
     init(command: ServeCommand, environment: [String: String]) throws(StartupError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -261,6 +293,17 @@ struct ResolvedSettings {
             )
         }
         logLevel = level
+        func positive(_ flag: Int?, _ variable: String, _ name: String) throws(StartupError) -> Int? {
+            guard let text = value(flag.map(String.init), variable) else { return nil }
+            guard let number = Int(text), number > 0 else {
+                throw StartupError(description: "\(name) must be a positive whole number, not '\(text)'.")
+            }
+            return number
+        }
+        maxConnections = try positive(command.maxConnections, "FIREHOSE_LOCAL_MAX_CONNECTIONS", "max connections") ?? 1024
+        idleTimeout = try positive(command.idleTimeout, "FIREHOSE_LOCAL_IDLE_TIMEOUT", "idle timeout") ?? 30
+        bodyTimeout = try positive(command.bodyTimeout, "FIREHOSE_LOCAL_BODY_TIMEOUT", "body timeout") ?? 30
+        shutdownTimeout = try positive(command.shutdownTimeout, "FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT", "shutdown timeout") ?? 60
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
             guard let mode = Durability(rawValue: text.lowercased()) else {
                 throw StartupError(description: "durability must be 'fsync' or 'none', not '\(text)'.")
