@@ -1,0 +1,230 @@
+import FirehoseWire
+import Foundation
+import Logging
+import Testing
+
+@testable import FirehoseSink
+
+/// A second sink over the same data directory: what the next process sees after the first one died
+/// without delivering. The first sink is simply abandoned, as a killed process would be.
+func restartedSink(over directory: String, streams: [DeliveryStreamSettings], log: DeliveryLog? = nil) throws
+    -> FirehoseSink
+{
+    let sink = try FirehoseSink(
+        configuration: .init(dataDirectory: directory), clock: ManualClock(now: fixedNow.addingTimeInterval(3600)),
+        logger: Logger(label: "restarted", factory: { _ in SwiftLogNoOpLogHandler() }),
+        onDelivery: { object in log?.continuation.yield(object) })
+    for stream in streams { try sink.createStream(stream) }
+    return sink
+}
+
+func append(_ bytes: [UInt8], toFileAt path: String) throws {
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(bytes))
+    try handle.close()
+}
+
+@Suite("Durability and recovery")
+struct DurabilityTests {
+    @Test("Acknowledged records of a buffer that was never delivered are delivered at the next start",
+          arguments: ["GZIP", "UNCOMPRESSED"])
+    func recoversAcknowledgedRecords(compression: String) async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination(compression: compression, delimiter: true))
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["first", "second"])
+        crashed.clock.advance(by: 10)
+        try await crashed.put([[0, 1, 2, 255], []])
+        #expect(crashed.stagedFiles.count == 1)
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        let object = try #require(report.delivered.first)
+        #expect(report.delivered.count == 1)
+        #expect(report.orphaned.isEmpty && report.corrupt.isEmpty)
+        #expect(object.reason == .recovery)
+        #expect(object.records == 4)
+        var expected = Array("first\nsecond\n".utf8) + [0, 1, 2, 255, 10, 10]
+        #expect(object.bytes == expected.count)
+        // The key keeps the time of the buffer's first record, not the time of recovery.
+        #expect(object.key.hasPrefix("2026/11/21/13/demo-1-2026-11-21-13-05-09-"))
+        var stored = try crashed.contents(of: object)
+        if compression == "GZIP" {
+            #expect(object.key.hasSuffix(".gz"))
+            stored = try Gzip.decompress(stored, limit: 1 << 20)
+        }
+        #expect(stored == expected)
+        #expect(crashed.stagingIsEmpty)
+        expected = []
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("A torn write after the last commit is dropped; every committed record is kept whole")
+    func tornTailIsDropped() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination(compression: "GZIP"))
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["alpha", "beta"])
+        let base = "\(crashed.stagingDirectory)/\(try #require(crashed.stagedFiles.first).dropLast(".partial".count))"
+        // A request that was being written when the process died: bytes without a journal line, and
+        // a journal line cut short.
+        try append([UInt8](repeating: 0x5A, count: 100), toFileAt: base + ".partial")
+        try append(Array("C 9999 9".utf8), toFileAt: base + ".journal")
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        let object = try #require(report.delivered.first)
+        #expect(object.records == 2)
+        #expect(try Gzip.decompress(crashed.contents(of: object), limit: 1 << 20) == Array("alphabeta".utf8))
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("A commit whose bytes do not match their checksum ends what is recovered")
+    func checksumMismatchStopsRecovery() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination())
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["one"])
+        try await crashed.put(["two"])
+        let base = "\(crashed.stagingDirectory)/\(try #require(crashed.stagedFiles.first).dropLast(".partial".count))"
+        // Corrupt the second commit's byte on disk ("two" → "twX").
+        let handle = try #require(FileHandle(forUpdatingAtPath: base + ".partial"))
+        try handle.seek(toOffset: 5)
+        try handle.write(contentsOf: Data("X".utf8))
+        try handle.close()
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        let object = try #require(report.delivered.first)
+        #expect(object.records == 1)
+        #expect(try crashed.contents(of: object) == Array("one".utf8))
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("Staged records of a stream that is no longer configured stay where they are")
+    func orphanedBuffersAreKept() async throws {
+        let crashed = try SinkHarness()
+        try crashed.sink.createStream(try settings(destination()))
+        try await crashed.put(["kept"])
+        let restarted = try restartedSink(over: crashed.directory, streams: [try settings(stream: "other", destination())])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.delivered.isEmpty)
+        #expect(report.orphaned.count == 1)
+        #expect(crashed.stagedFiles.count == 1)
+        #expect(crashed.files(under: crashed.bucketPath()).isEmpty)
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("Buffers that committed nothing, and journals of buffers already delivered, are cleaned up")
+    func nothingToRecover() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination())
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["x"])
+        let journal = try #require(crashed.files(under: crashed.stagingDirectory).first { $0.hasSuffix(".journal") })
+        let header = try #require(
+            String(decoding: try crashed.contents("\(crashed.stagingDirectory)/\(journal)"), as: UTF8.self)
+                .split(separator: "\n").first)
+        // A buffer whose journal holds only its header (created, nothing committed) …
+        FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/a.partial", contents: Data("junk".utf8))
+        FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/a.journal", contents: Data((header + "\n").utf8))
+        // … one whose data file was already renamed into the bucket …
+        FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/b.journal", contents: Data((header + "\n").utf8))
+        // … and a data file without any journal.
+        FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/c.partial", contents: Data("junk".utf8))
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.delivered.map(\.records) == [1])
+        #expect(report.discarded == 2)
+        #expect(crashed.stagingIsEmpty)
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("Buffers delivered before the crash are not delivered again")
+    func deliveredBuffersAreNotDuplicated() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination(sizeInMBs: 1, intervalInSeconds: 900))
+        try crashed.sink.createStream(stream)
+        let big = [UInt8](repeating: 0x41, count: 1_048_576)
+        let delivered = try await crashed.put([big, Array("tail".utf8)])
+        #expect(delivered.count == 1)
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.delivered.map(\.records) == [1])
+        #expect(try crashed.contents(of: try #require(report.delivered.first)) == Array("tail".utf8))
+        #expect(crashed.files(under: crashed.bucketPath()).count == 2)
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("With durability none, records are still in the staging file when put returns", arguments: ["GZIP", "UNCOMPRESSED"])
+    func durabilityNoneStillStages(compression: String) async throws {
+        let directory = try SinkHarness().directory
+        let first = try FirehoseSink(
+            configuration: .init(dataDirectory: directory, durability: .none), clock: ManualClock(now: fixedNow),
+            logger: Logger(label: "none", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let stream = try settings(destination(compression: compression))
+        try first.createStream(stream)
+        try await first.put(RecordBatch([Array("fast".utf8)]), to: "demo")
+        let report = await try restartedSink(over: directory, streams: [stream]).recoverStagedBuffers()
+        #expect(report.delivered.map(\.records) == [1])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test("Many concurrent fsync-durable puts into one stream all land exactly once")
+    func concurrentDurablePuts() async throws {
+        try await SinkHarness.with { h in
+            try h.sink.createStream(try settings(destination()))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<64 {
+                    group.addTask {
+                        for index in 0..<5 { try await h.put(["<\(task)-\(index)>"]) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let objects = try await h.sink.flush()
+            let text = String(decoding: try h.contents(of: try #require(objects.first)), as: UTF8.self)
+            let records = text.split(separator: ">").map { $0.dropFirst() }
+            #expect(records.count == 320)
+            #expect(Set(records).count == 320)
+        }
+    }
+
+    @Test("A failed delivery is retried on a timer with backoff, without another put or flush")
+    func failedDeliveryIsRetriedWithBackoff() async throws {
+        try await SinkHarness.with { h in
+            try h.sink.createStream(try settings(destination(sizeInMBs: 1, intervalInSeconds: 0)))
+            // A file where the bucket folder belongs makes delivery fail (root ignores permission bits).
+            FileManager.default.createFile(atPath: h.bucketPath(), contents: Data())
+            #expect(try await h.put(["patient"]).isEmpty)
+            try await eventually("the retry timer to be armed") { h.clock.sleeperCount == 1 }
+            h.clock.advance(by: 1)
+            // First retry (after 1 s) fails again; the next waits 2 s.
+            try await eventually("the second retry to be armed") { h.clock.sleeperCount == 1 && h.log.objects.isEmpty }
+            try FileManager.default.removeItem(atPath: h.bucketPath())
+            h.clock.advance(by: 1)
+            #expect(h.log.objects.isEmpty)
+            h.clock.advance(by: 1)
+            let objects = try await h.log.wait(count: 1)
+            #expect(objects.map(\.records) == [1])
+            #expect(try h.contents(of: objects[0]) == Array("patient".utf8))
+        }
+    }
+
+    @Test func retryDelaysDoubleUpToOneMinute() {
+        #expect((1...9).map { DeliveryStream.retryDelay(after: $0) } == [1, 2, 4, 8, 16, 32, 60, 60, 60])
+    }
+
+    @Test func journalParsingIgnoresATornLineAndStopsAtNonsense() throws {
+        let header = StagingJournal.Header(
+            stream: "s", versionID: 1, firstArrivalMilliseconds: 1, compression: .gzip)
+        let good = header.line + "C 10 20 1 5\nC 30 40 2 6\n"
+        #expect(StagingJournal.parse(Array((good + "C 50 6").utf8))?.entries.count == 2)
+        #expect(StagingJournal.parse(Array((good + "C 20 60 3 7\nC 90 90 4 8\n").utf8))?.entries.count == 2)
+        #expect(StagingJournal.parse(Array("FHL1 {\"str".utf8)) == nil)
+        #expect(StagingJournal.parse(Array(good.utf8))?.header == header)
+    }
+}
