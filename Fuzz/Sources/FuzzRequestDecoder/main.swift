@@ -1,0 +1,16 @@
+import FirehoseWire
+
+/// Every byte string must decode or be refused with a FirehoseError — never trap, never hang.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    _ = try? PutRecordsRequest.decodePutRecordBatch(bytes)
+    _ = try? PutRecordsRequest.decodePutRecord(bytes)
+    _ = try? Gzip.decompress(bytes, limit: 1 << 20)
+    _ = try? Gzip.decompressPrefix(bytes, limit: 1 << 20)
+    var output: [UInt8] = []
+    _ = Base64.decode(bytes, appendingTo: &output)
+    _ = FirehoseOperation.isAcceptedContentType(String(decoding: bytes, as: UTF8.self))
+    _ = try? FirehoseOperation(target: String(decoding: bytes, as: UTF8.self))
+    return 0
+}
