@@ -310,3 +310,8 @@ enum HTTPDate {
         return era * 146_097 + doe - 719_468
     }
 }
+
+extension FirehoseClient {
+    /// Parses an HTTP `Date` header (RFC 1123, GMT); nil when it is not one.
+    public static func parseHTTPDate(_ text: String) -> Date? { HTTPDate.parse(text) }
+}

@@ -24,11 +24,15 @@ public struct FirehoseHTTPServer: Sendable {
         /// After SIGTERM/SIGINT: time allowed for in-flight requests and the final delivery of every
         /// buffer before the process gives up waiting (what is still staged is recovered at next start).
         public var shutdownTimeout: Duration
+        /// Request body bytes held in memory at once across all connections (see `RequestMemoryBudget`).
+        public var requestMemoryBudget: Int
 
         public init(
             host: String = "127.0.0.1", port: Int = 4573, maxConnections: Int = 1024, idleTimeout: Duration = .seconds(30),
-            bodyTimeout: Duration = .seconds(30), shutdownTimeout: Duration = .seconds(60)
+            bodyTimeout: Duration = .seconds(30), shutdownTimeout: Duration = .seconds(60),
+            requestMemoryBudget: Int = 256 * 1024 * 1024
         ) {
+            self.requestMemoryBudget = requestMemoryBudget
             self.host = host
             self.port = port
             self.maxConnections = maxConnections
@@ -68,7 +72,9 @@ public struct FirehoseHTTPServer: Sendable {
         let host = configuration.host
         let idle = configuration.idleTimeout.components
         return Application(
-            responder: FirehoseResponder(api: api, bodyTimeout: configuration.bodyTimeout),
+            responder: FirehoseResponder(
+                api: api, bodyTimeout: configuration.bodyTimeout,
+                budget: RequestMemoryBudget(capacity: configuration.requestMemoryBudget)),
             server: .http1(
                 configuration: .init(
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
@@ -106,6 +112,7 @@ struct FirehoseResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let api: FirehoseAPI
     let bodyTimeout: Duration
+    let budget: RequestMemoryBudget
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let limit = api.configuration.maxBodyBytes
@@ -113,6 +120,10 @@ struct FirehoseResponder: HTTPResponder {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
+        // Body, decoded records and response are alive together: reserve about twice the body.
+        let declared = request.headers[.contentLength].flatMap { Int($0) } ?? limit
+        let reserved = await budget.reserve(2 * declared)
+        defer { budget.release(reserved) }
         let body: ByteBuffer
         switch await collectBody(of: request, limit: limit) {
         case .body(let buffer):

@@ -126,7 +126,8 @@ final class StagingBuffer {
         let crc = Gzip.crc32(unwritten[...])
         try POSIX.writeAll(dataFD, unwritten, at: Int64(storedBytes), path: dataPath)
         storedBytes += unwritten.count
-        unwritten.removeAll(keepingCapacity: true)
+        // An uncompressed 4 MiB batch must not pin 4 MiB per stream for the buffer's lifetime.
+        if unwritten.capacity > 1 << 18 { unwritten = [] } else { unwritten.removeAll(keepingCapacity: true) }
         return crc
     }
 

@@ -55,8 +55,9 @@ public final class GzipCompressor {
 
     /// Hands over the compressed bytes produced so far.
     public func takeOutput() -> [UInt8] {
-        defer { output.removeAll(keepingCapacity: true) }
-        return output
+        let taken = output
+        output = []
+        return taken
     }
 
     private func run(_ input: UnsafeRawBufferPointer, flush: Int32) {

@@ -2,6 +2,7 @@ import AWSSigV4
 import FirehoseSink
 import FirehoseWire
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FirehoseServer
@@ -152,5 +153,48 @@ struct HostileInputTests {
         #expect(response.header("x-amzn-ErrorType") == expected)
         let written = FileManager.default.enumerator(atPath: harness.directory)?.allObjects as? [String] ?? []
         #expect(written.allSatisfy { $0.hasPrefix(".firehose-local") })
+    }
+}
+
+@Suite("Request memory budget")
+struct RequestMemoryBudgetTests {
+    @Test func requestsBeyondTheBudgetWaitInArrivalOrder() async throws {
+        let budget = RequestMemoryBudget(capacity: 100)
+        #expect(await budget.reserve(60) == 60)
+        final class Order: Sendable { let names = Mutex<[String]>([]) }
+        let order = Order()
+        let big = Task {
+            _ = await budget.reserve(80)
+            order.names.withLock { $0.append("big") }
+        }
+        try await eventually("the big request to wait") { budget.waiterCount == 1 }
+        let small = Task {
+            _ = await budget.reserve(10)
+            order.names.withLock { $0.append("small") }
+        }
+        try await eventually("the small request to queue behind it") { budget.waiterCount == 2 }
+        // 40 bytes are free, but the small request may not overtake the big one.
+        #expect(order.names.withLock { $0 }.isEmpty)
+        budget.release(60)
+        await big.value
+        await small.value
+        #expect(order.names.withLock { $0 } == ["big", "small"])
+        #expect(budget.availableBytes == 10)
+    }
+
+    @Test func aRequestLargerThanTheBudgetReservesAllOfIt() async {
+        let budget = RequestMemoryBudget(capacity: 100)
+        #expect(await budget.reserve(1_000) == 100)
+        budget.release(100)
+        #expect(budget.availableBytes == 100)
+    }
+}
+
+func eventually(timeout: Duration = .seconds(5), _ what: String, _ condition: () -> Bool) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while !condition() {
+        if clock.now >= deadline { Issue.record("timed out waiting for \(what)"); return }
+        try await Task.sleep(for: .milliseconds(1))
     }
 }

@@ -1,0 +1,140 @@
+import FirehoseClient
+import FirehoseTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("Credentials providers")
+struct CredentialsTests {
+    @Test("Environment variables, with and without a session token")
+    func environment() async throws {
+        let plain = try await EnvironmentCredentialsProvider(
+            environment: ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
+        ).credentials()
+        #expect(plain == AWSCredentials(accessKeyId: "AKID", secretAccessKey: "secret"))
+        let temporary = try await EnvironmentCredentialsProvider(
+            environment: ["AWS_ACCESS_KEY_ID": "ASIA", "AWS_SECRET_ACCESS_KEY": "s", "AWS_SESSION_TOKEN": "tok"]
+        ).credentials()
+        #expect(temporary.sessionToken == "tok")
+        await #expect(throws: CredentialsError.self) {
+            try await EnvironmentCredentialsProvider(environment: ["AWS_ACCESS_KEY_ID": "AKID"]).credentials()
+        }
+    }
+
+    @Test("Shared files: credentials file first, then config; AWS_PROFILE; file locations from the environment")
+    func profiles() async throws {
+        let directory = try TestDirectory("profiles")
+        defer { directory.remove() }
+        let credentials = directory.appending("credentials")
+        let config = directory.appending("config")
+        try """
+        # a comment
+        [default]
+        aws_access_key_id = DEFAULTKEY
+        aws_secret_access_key = default/secret#with-hash ; inline comment
+
+        [dev]
+        aws_access_key_id=DEVKEY
+        aws_secret_access_key=devsecret
+        aws_session_token = devtoken
+        """.write(to: credentials, atomically: true, encoding: .utf8)
+        try """
+        [default]
+        region = eu-west-1
+        [profile staging]
+        region = us-west-2
+        aws_access_key_id = STAGINGKEY
+        aws_secret_access_key = stagingsecret
+        s3 =
+          max_concurrent_requests = 20
+        [profile role]
+        role_arn = arn:aws:iam::123456789012:role/x
+        source_profile = default
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let env = ["AWS_SHARED_CREDENTIALS_FILE": credentials.path, "AWS_CONFIG_FILE": config.path, "HOME": "/nonexistent"]
+
+        let fromDefault = try await ProfileCredentialsProvider(environment: env).credentials()
+        #expect(fromDefault == AWSCredentials(accessKeyId: "DEFAULTKEY", secretAccessKey: "default/secret#with-hash"))
+
+        let dev = try await ProfileCredentialsProvider(environment: env.merging(["AWS_PROFILE": "dev"]) { $1 }).credentials()
+        #expect(dev == AWSCredentials(accessKeyId: "DEVKEY", secretAccessKey: "devsecret", sessionToken: "devtoken"))
+
+        let staging = try await ProfileCredentialsProvider(profile: "staging", environment: env).credentials()
+        #expect(staging.accessKeyId == "STAGINGKEY")
+
+        let role = await #expect(throws: CredentialsError.self) {
+            try await ProfileCredentialsProvider(profile: "role", environment: env).credentials()
+        }
+        #expect(role?.message.contains("TemporaryCredentialsProvider") == true)
+        let missing = await #expect(throws: CredentialsError.self) {
+            try await ProfileCredentialsProvider(profile: "nope", environment: env).credentials()
+        }
+        #expect(missing?.message.contains("nope") == true)
+
+        // ~/.aws from HOME when no file variables are set.
+        let home = try TestDirectory("home")
+        defer { home.remove() }
+        try FileManager.default.createDirectory(at: home.appending(".aws"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: credentials, to: home.appending(".aws/credentials"))
+        let fromHome = try await ProfileCredentialsProvider(environment: ["HOME": home.url.path]).credentials()
+        #expect(fromHome.accessKeyId == "DEFAULTKEY")
+    }
+
+    @Test("A chain returns the first provider that has credentials")
+    func chain() async throws {
+        let chain = CredentialsProviderChain([
+            EnvironmentCredentialsProvider(environment: [:]),
+            StaticCredentialsProvider(accessKeyId: "second", secretAccessKey: "s"),
+        ])
+        #expect(try await chain.credentials().accessKeyId == "second")
+        let empty = await #expect(throws: CredentialsError.self) {
+            try await CredentialsProviderChain([EnvironmentCredentialsProvider(environment: [:])]).credentials()
+        }
+        #expect(empty?.message.contains("AWS_ACCESS_KEY_ID") == true)
+    }
+
+    @Test("Temporary credentials refresh before expiry, once for many concurrent callers")
+    func temporaryRefresh() async throws {
+        let clock = TestClock()
+        let counter = Mutex(0)
+        let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.function) {
+            let n = counter.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            return AWSCredentials(
+                accessKeyId: "ASIA\(n)", secretAccessKey: "s", sessionToken: "t\(n)",
+                expiration: clock.now.addingTimeInterval(3600))
+        }
+        let first = try await withThrowingTaskGroup(of: AWSCredentials.self) { group in
+            for _ in 0..<20 { group.addTask { try await provider.credentials() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1.accessKeyId) }
+        }
+        #expect(first == ["ASIA1"])
+        #expect(await provider.fetchCount == 1)
+
+        clock.advance(by: 3600 - 301)  // still outside the refresh window
+        #expect(try await provider.credentials().accessKeyId == "ASIA1")
+        clock.advance(by: 2)  // inside it: refresh before expiry
+        #expect(try await provider.credentials().accessKeyId == "ASIA2")
+        #expect(await provider.fetchCount == 2)
+    }
+
+    @Test("A failed refresh keeps using credentials that are still valid, and fails once they expire")
+    func temporaryRefreshFailure() async throws {
+        let clock = TestClock()
+        let fail = Mutex(false)
+        let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.function) {
+            if fail.withLock({ $0 }) { throw CredentialsError("STS unreachable") }
+            return AWSCredentials(
+                accessKeyId: "ASIA", secretAccessKey: "s", sessionToken: "t", expiration: clock.now.addingTimeInterval(600))
+        }
+        _ = try await provider.credentials()
+        fail.withLock { $0 = true }
+        clock.advance(by: 400)  // in the refresh window, not expired
+        #expect(try await provider.credentials().accessKeyId == "ASIA")
+        clock.advance(by: 300)  // expired
+        await #expect(throws: CredentialsError.self) { try await provider.credentials() }
+    }
+}
