@@ -136,9 +136,10 @@ public actor FirehoseRecorder {
         var summary = SubmitSummary()
         do {
             try await runSubmit(&summary)
+        } catch let error as RecorderError {
+            summary.status = .storageFailed(error)
         } catch {
-            summary.status = .offline(
-                FirehoseClientError(kind: .network, message: "Record store failed: \(error)", underlying: error))
+            summary.status = .storageFailed(RecorderError(kind: .storage, message: "Record store failed: \(error)"))
         }
         summary.remainingRecords = (try? store.totals().records) ?? summary.remainingRecords
         if let totals = try? store.totals() { updateThreshold(bytes: totals.bytes) }

@@ -134,6 +134,8 @@ public struct SubmitSummary: Sendable {
         case offline(FirehoseClientError)
         /// The calling task was cancelled; what was not yet sent is kept.
         case cancelled
+        /// The record store failed (disk full, I/O error); what was not yet sent is kept if it can be.
+        case storageFailed(RecorderError)
     }
 
     public var status: Status = .completed

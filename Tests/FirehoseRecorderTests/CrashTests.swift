@@ -81,7 +81,7 @@ struct CrashTests {
         for run in 0..<runs {
             // A file of lines as stdin: the child reads as fast as it saves, until killed.
             let input = work.appending("input-\(run).txt")
-            let text = (0..<20_000).map { "run\(run)-\($0)" }.joined(separator: "\n") + "\n"
+            let text = (0..<100_000).map { "run\(run)-\($0)" }.joined(separator: "\n") + "\n"
             try text.write(to: input, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = binary

@@ -111,6 +111,7 @@ extension SubmitSummary.Status {
         case .streamsStopped: return "streamsStopped"
         case .offline: return "offline"
         case .cancelled: return "cancelled"
+        case .storageFailed: return "storageFailed"
         }
     }
 }
