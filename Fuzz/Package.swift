@@ -1,20 +1,18 @@
 // swift-tools-version:6.1
-// libFuzzer harnesses for the code that reads untrusted bytes. A package of its own so the main
-// build never needs the fuzzer runtime. See docs/durability.md ("Hostile input") for the commands.
+// libFuzzer harnesses for the code that reads untrusted bytes. A package of its own (the library
+// sources are symlinked in) so the main build never needs the fuzzer runtime. Commands in
+// docs/durability.md ("Hostile input").
 import PackageDescription
 
 let package = Package(
     name: "firehose-local-fuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "..")],
+    dependencies: [.package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3")],
     targets: [
-        .executableTarget(
-            name: "FuzzRequestDecoder",
-            dependencies: [.product(name: "FirehoseWire", package: "firehose-local")]
-        ),
-        .executableTarget(
-            name: "FuzzSigV4",
-            dependencies: [.product(name: "AWSSigV4", package: "firehose-local")]
-        ),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "FirehoseWire", dependencies: ["CZlib"]),
+        .target(name: "AWSSigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .executableTarget(name: "FuzzRequestDecoder", dependencies: ["FirehoseWire"]),
+        .executableTarget(name: "FuzzSigV4", dependencies: ["AWSSigV4"]),
     ]
 )

@@ -25,3 +25,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = try? verifier.verify(request, now: now)
     return 0
 }
+
+// SwiftPM links an executable's entry point as `FuzzSigV4_main`; hand control to libFuzzer's driver.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32
+) -> Int32
+
+@_cdecl("FuzzSigV4_main")
+func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzz)
+}
