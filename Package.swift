@@ -17,6 +17,10 @@ let package = Package(
         .library(name: "AWSSigV4", targets: ["AWSSigV4"]),
         .library(name: "FirehoseSink", targets: ["FirehoseSink"]),
         .library(name: "FirehoseServer", targets: ["FirehoseServer"]),
+        .library(name: "FirehoseClient", targets: ["FirehoseClient"]),
+        .library(name: "FirehoseRecorder", targets: ["FirehoseRecorder"]),
+        .library(name: "FirehoseTestSupport", targets: ["FirehoseTestSupport"]),
+        .executable(name: "firehose-record", targets: ["firehose-record"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -27,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // zlib from the system (Debian: zlib1g-dev); used directly so the sink controls flushing,
@@ -92,6 +97,41 @@ let package = Package(
         .executableTarget(
             name: "firehose-local",
             dependencies: ["FirehoseLocalCLI"],
+            swiftSettings: swiftSettings
+        ),
+        // Firehose data-plane client: SigV4, credentials providers, pluggable transport. No NIO/Hummingbird,
+        // so an iOS app can link it.
+        .target(name: "FirehoseClient", dependencies: ["FirehoseWire", "AWSSigV4"], swiftSettings: swiftSettings),
+        // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.
+        .target(
+            name: "FirehoseRecorder",
+            dependencies: ["FirehoseClient", "FirehoseWire", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        // Scriptable fake endpoint, test clocks and sleepers, a real firehose-local process helper.
+        .target(
+            name: "FirehoseTestSupport",
+            dependencies: ["FirehoseClient", "FirehoseWire", "AWSSigV4"],
+            swiftSettings: swiftSettings
+        ),
+        // Example: records lines from stdin and submits them.
+        .executableTarget(
+            name: "firehose-record",
+            dependencies: ["FirehoseRecorder", "FirehoseClient"],
+            path: "Examples/firehose-record",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirehoseClientTests",
+            dependencies: ["FirehoseClient", "FirehoseTestSupport", "FirehoseWire", "AWSSigV4"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirehoseRecorderTests",
+            dependencies: [
+                "FirehoseRecorder", "FirehoseClient", "FirehoseTestSupport", "FirehoseWire", "firehose-record",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
