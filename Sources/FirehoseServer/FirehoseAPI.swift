@@ -43,6 +43,7 @@ public final class FirehoseAPI: Sendable {
 
     public let configuration: Configuration
     public let sink: FirehoseSink
+    public let metrics: FirehoseMetrics
     private let verifier: SigV4Verifier?
     private let clock: any SinkClock
     private let logger: Logger
@@ -53,6 +54,11 @@ public final class FirehoseAPI: Sendable {
         self.sink = sink
         self.clock = clock
         self.logger = logger
+        let metrics = FirehoseMetrics()
+        self.metrics = metrics
+        sink.addDeliveryObserver { object, time in
+            metrics.objectDelivered(object, latencySeconds: time.timeIntervalSince(object.firstArrival))
+        }
         switch configuration.authentication {
         case .off:
             verifier = nil
@@ -67,9 +73,16 @@ public final class FirehoseAPI: Sendable {
         if request.path.hasPrefix("/_local/") || request.path == "/_local" {
             return await LocalEndpoints(api: self).handle(request, requestID: requestID)
         }
+        let started = ContinuousClock.now
+        let operation = (try? FirehoseOperation(target: request.header("x-amz-target")))?.rawValue ?? "unknown"
         do {
-            return try await handleFirehose(request, requestID: requestID)
+            let response = try await handleFirehose(request, requestID: requestID)
+            metrics.requestFinished(
+                operation: operation, errorCode: nil, durationSeconds: Self.seconds(since: started))
+            return response
         } catch {
+            metrics.requestFinished(
+                operation: operation, errorCode: error.code, durationSeconds: Self.seconds(since: started))
             logger.debug(
                 "Request failed",
                 metadata: [
@@ -121,6 +134,11 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
     private func put(_ input: PutRecordsRequest) async throws(FirehoseError) {
         guard sink.settings(of: input.deliveryStreamName) != nil else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
@@ -130,6 +148,8 @@ public final class FirehoseAPI: Sendable {
         }
         do {
             try await sink.put(input.records, to: input.deliveryStreamName)
+            metrics.recordsReceived(
+                stream: input.deliveryStreamName, records: input.records.count, bytes: input.records.totalBytes)
         } catch {
             if let storage = error.storageError {
                 logger.error(

@@ -38,6 +38,8 @@ public struct DeliveredObject: Sendable, Equatable {
     /// Bytes of the object file.
     public var storedBytes: Int
     public var reason: Reason
+    /// Arrival of the object's first record (the time in its key).
+    public var firstArrival: Date
 }
 
 /// How much `put` waits for before acknowledging.
@@ -133,8 +135,11 @@ actor DeliveryStream {
         buffer = nil
     }
 
-    var bufferedBytes: Int { buffer?.uncompressedBytes ?? 0 }
-    var bufferedRecords: Int { buffer?.recordCount ?? 0 }
+    /// Records and bytes (before compression) waiting in the open and retired buffers.
+    var bufferFill: (records: Int, bytes: Int) {
+        let all = retired.map(\.buffer) + (buffer.map { [$0] } ?? [])
+        return (all.reduce(0) { $0 + $1.recordCount }, all.reduce(0) { $0 + $1.uncompressedBytes })
+    }
 
     private func commit(_ buffer: StagingBuffer) throws(FileSystemError) {
         try buffer.commit()
@@ -310,7 +315,8 @@ actor DeliveryStream {
             consecutiveFailures = 0
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
-                bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason)
+                bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason,
+                firstArrival: buffer.firstArrival)
             announce(object)
             delivered.append(object)
         }
@@ -351,7 +357,7 @@ actor DeliveryStream {
         for file in stagingFiles { POSIX.unlink(file) }
         let object = DeliveredObject(
             stream: settings.name, bucket: settings.bucket, key: key, path: path, records: records, bytes: raw.count,
-            storedBytes: encoded.count, reason: .recovery)
+            storedBytes: encoded.count, reason: .recovery, firstArrival: firstArrival)
         announce(object)
         return object
     }

@@ -75,6 +75,8 @@ public final class FirehoseSink: Sendable {
     let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
     let streams = Mutex<[String: DeliveryStream]>([:])
+    let tracker = DeliveryTracker()
+    private let observers = DeliveryObservers()
 
     /// Creates the data and staging directories.
     public init(
@@ -84,12 +86,24 @@ public final class FirehoseSink: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        self.onDelivery = onDelivery
+        let tracker = tracker
+        let observers = observers
+        self.onDelivery = { [clock] object in
+            let now = clock.now()
+            tracker.delivered(object, at: now)
+            for observer in observers.list.withLock({ $0 }) { observer(object, now) }
+            onDelivery(object)
+        }
         do {
             try POSIX.makeDirectories(configuration.stagingDirectory)
         } catch {
             throw .storage(error)
         }
+    }
+
+    /// Calls `observer` with every delivered object and the time it was delivered.
+    public func addDeliveryObserver(_ observer: @escaping @Sendable (DeliveredObject, Date) -> Void) {
+        observers.list.withLock { $0.append(observer) }
     }
 
     public func createStream(_ settings: DeliveryStreamSettings) throws(SinkError) {
@@ -123,11 +137,14 @@ public final class FirehoseSink: Sendable {
     @discardableResult
     public func put(_ records: RecordBatch, to stream: String) async throws(SinkError) -> [DeliveredObject] {
         guard let target = streams.withLock({ $0[stream] }) else { throw .unknownStream(stream) }
+        let delivered: [DeliveredObject]
         do {
-            return try await target.append(records, arrival: clock.now())
+            delivered = try await target.append(records, arrival: clock.now())
         } catch {
             throw .storage(error)
         }
+        tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
+        return delivered
     }
 
     /// Delivers every non-empty buffer (or only `stream`'s) and returns when the objects are on disk.
@@ -165,4 +182,42 @@ public final class FirehoseSink: Sendable {
                 metadata: ["error": .string(error.description)])
         }
     }
+
+    /// A snapshot of one stream for `/_local/streams` and metrics.
+    public struct StreamStatus: Sendable {
+        public var settings: DeliveryStreamSettings
+        public var bufferedRecords: Int
+        public var bufferedBytes: Int
+        public var counters: StreamCounters
+    }
+
+    public func status(of name: String) async -> StreamStatus? {
+        guard let stream = streams.withLock({ $0[name] }) else { return nil }
+        let (records, bytes) = await stream.bufferFill
+        return StreamStatus(
+            settings: stream.settings, bufferedRecords: records, bufferedBytes: bytes, counters: tracker.counters(name))
+    }
+
+    public func statuses() async -> [StreamStatus] {
+        var result: [StreamStatus] = []
+        for name in streamNames {
+            if let status = await status(of: name) { result.append(status) }
+        }
+        return result
+    }
+
+    /// Waits until `stream` (all streams when nil) has written `objects` objects since start.
+    /// Returns false on timeout.
+    public func waitForObjects(_ objects: Int, stream: String? = nil, timeout: Duration) async throws(SinkError)
+        -> Bool
+    {
+        if let stream, streams.withLock({ $0[stream] }) == nil { throw .unknownStream(stream) }
+        return await tracker.waitForObjects(objects, stream: stream, timeout: timeout)
+    }
+
+    public func objectsWritten(stream: String? = nil) -> Int { tracker.objectsWritten(stream) }
+}
+
+final class DeliveryObservers: Sendable {
+    let list = Mutex<[@Sendable (DeliveredObject, Date) -> Void]>([])
 }

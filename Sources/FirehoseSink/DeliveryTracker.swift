@@ -1,0 +1,117 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// What a stream has received and delivered since the process started.
+public struct StreamCounters: Sendable, Equatable {
+    public var recordsReceived = 0
+    public var bytesReceived = 0
+    public var objectsWritten = 0
+    public var recordsDelivered = 0
+    public var bytesDelivered = 0
+    public var lastDelivery: DeliveredObject?
+    public var lastDeliveryTime: Date?
+
+    public init() {}
+}
+
+/// Counts what every stream received and delivered, and lets callers wait for deliveries without
+/// polling: the basis of `/_local/streams`, `/_local/wait` and the metrics.
+final class DeliveryTracker: Sendable {
+    private struct Waiter {
+        var stream: String?
+        var objects: Int
+        var continuation: CheckedContinuation<Bool, Never>
+        var id: UInt64
+    }
+
+    private struct State {
+        var counters: [String: StreamCounters] = [:]
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    func received(records: Int, bytes: Int, stream: String) {
+        state.withLock {
+            $0.counters[stream, default: StreamCounters()].recordsReceived += records
+            $0.counters[stream, default: StreamCounters()].bytesReceived += bytes
+        }
+    }
+
+    func delivered(_ object: DeliveredObject, at time: Date) {
+        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            var counters = state.counters[object.stream, default: StreamCounters()]
+            counters.objectsWritten += 1
+            counters.recordsDelivered += object.records
+            counters.bytesDelivered += object.bytes
+            counters.lastDelivery = object
+            counters.lastDeliveryTime = time
+            state.counters[object.stream] = counters
+            return Self.takeSatisfied(&state)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    func removeStream(_ stream: String) {
+        state.withLock { _ = $0.counters.removeValue(forKey: stream) }
+    }
+
+    func counters(_ stream: String) -> StreamCounters {
+        state.withLock { $0.counters[stream] ?? StreamCounters() }
+    }
+
+    /// Objects written by `stream` (or all streams) since start.
+    func objectsWritten(_ stream: String?) -> Int {
+        state.withLock { Self.objects(in: $0, stream: stream) }
+    }
+
+    /// Waits until `stream` (or all streams together) has written at least `objects` objects since
+    /// start; false when `timeout` passes first.
+    func waitForObjects(_ objects: Int, stream: String?, timeout: Duration) async -> Bool {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            expired?.resume(returning: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if Self.objects(in: state, stream: stream) >= objects { return true }
+                state.waiters.append(Waiter(stream: stream, objects: objects, continuation: continuation, id: id))
+                return false
+            }
+            if done { continuation.resume(returning: true) }
+        }
+    }
+
+    private static func objects(in state: State, stream: String?) -> Int {
+        if let stream { return state.counters[stream]?.objectsWritten ?? 0 }
+        return state.counters.values.reduce(0) { $0 + $1.objectsWritten }
+    }
+
+    private static func takeSatisfied(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        var waiting: [Waiter] = []
+        for waiter in state.waiters {
+            if objects(in: state, stream: waiter.stream) >= waiter.objects {
+                ready.append(waiter.continuation)
+            } else {
+                waiting.append(waiter)
+            }
+        }
+        state.waiters = waiting
+        return ready
+    }
+}
