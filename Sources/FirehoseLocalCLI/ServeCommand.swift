@@ -86,6 +86,14 @@ public struct ServeCommand: AsyncParsableCommand {
     var shutdownTimeout: Int?
 
     @Option(
+        name: .customLong("activation-delay"),
+        help: """
+            Seconds a stream made with CreateDeliveryStream stays CREATING before it is ACTIVE. \
+            [FIREHOSE_LOCAL_ACTIVATION_DELAY] (default: 0 — SDK waiters poll every 20 s)
+            """)
+    var activationDelay: Double?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -160,6 +168,31 @@ public struct ServeCommand: AsyncParsableCommand {
             throw StartupError(description: "data directory \(settings.dataDirectory): \(error)")
         }
         for stream in streams { try sink.createStream(stream) }
+        // Streams created through the API in earlier runs; the config file wins on a name clash.
+        let persisted: [StreamRecord]
+        do {
+            persisted = try sink.loadPersistedStreams()
+        } catch {
+            throw StartupError(description: "cannot read the saved delivery streams: \(error)")
+        }
+        for record in persisted {
+            let name = record.definition.deliveryStreamName ?? ""
+            if streams.contains(where: { $0.name == name }) {
+                logger.notice(
+                    "A stream saved from the API has the name of a configuration-file stream; the configuration file wins",
+                    metadata: ["stream": .string(name)])
+                continue
+            }
+            do {
+                let settings = try DeliveryStreamSettings(
+                    validating: record.definition, gzipLevel: gzipLevel, versionID: record.versionID)
+                try sink.createStream(settings, record: record)
+            } catch {
+                logger.error(
+                    "A saved delivery stream is no longer valid and was not created",
+                    metadata: ["stream": .string(name), "error": "\(error)"])
+            }
+        }
         // Before accepting anything: deliver what a crashed run acknowledged but never delivered.
         _ = await sink.recoverStagedBuffers()
         if streams.isEmpty {
@@ -179,7 +212,9 @@ public struct ServeCommand: AsyncParsableCommand {
             )
         }
         let api = FirehoseAPI(
-            configuration: .init(region: settings.region, accountID: settings.accountID, authentication: authentication),
+            configuration: .init(
+                region: settings.region, accountID: settings.accountID, authentication: authentication,
+                streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel),
             sink: sink, logger: logger)
         let server = FirehoseHTTPServer(
             api: api,
@@ -236,6 +271,7 @@ struct ResolvedSettings {
     var idleTimeout = 30
     var bodyTimeout = 30
     var shutdownTimeout = 60
+    var activationDelay: Double = 0
 
     init(command: ServeCommand, environment: [String: String]) throws(StartupError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -283,6 +319,12 @@ struct ResolvedSettings {
         idleTimeout = try positive(command.idleTimeout, "FIREHOSE_LOCAL_IDLE_TIMEOUT", "idle timeout") ?? 30
         bodyTimeout = try positive(command.bodyTimeout, "FIREHOSE_LOCAL_BODY_TIMEOUT", "body timeout") ?? 30
         shutdownTimeout = try positive(command.shutdownTimeout, "FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT", "shutdown timeout") ?? 60
+        if let text = value(command.activationDelay.map { String($0) }, "FIREHOSE_LOCAL_ACTIVATION_DELAY") {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+                throw StartupError(description: "activation delay must be 0 to 3600 seconds, not '\(text)'.")
+            }
+            activationDelay = seconds
+        }
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
             guard let mode = Durability(rawValue: text.lowercased()) else {
                 throw StartupError(description: "durability must be 'fsync' or 'none', not '\(text)'.")

@@ -26,14 +26,21 @@ public final class FirehoseAPI: Sendable {
         /// Largest request body accepted, before and after `Content-Encoding: gzip` decoding. A full
         /// PutRecordBatch is about 5.6 MB of JSON; the margin leaves room for verbose encoders.
         public var maxBodyBytes: Int
+        /// How long a stream made with CreateDeliveryStream stays CREATING. Zero by default: SDK
+        /// waiters poll every 20 s, so any delay would cost a test run that much.
+        public var streamActivationDelay: TimeInterval
+        /// zlib level of GZIP streams created through the API.
+        public var gzipLevel: Int32
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
         public init(
             region: String = "us-east-1", accountID: String = "000000000000",
             authentication: Authentication = .verify([AWSCredentials(accessKeyId: "test", secretAccessKey: "test")]),
-            maxBodyBytes: Int = defaultMaxBodyBytes
+            maxBodyBytes: Int = defaultMaxBodyBytes, streamActivationDelay: TimeInterval = 0, gzipLevel: Int32 = 6
         ) {
+            self.streamActivationDelay = streamActivationDelay
+            self.gzipLevel = gzipLevel
             self.region = region
             self.accountID = accountID
             self.authentication = authentication
@@ -128,9 +135,8 @@ public final class FirehoseAPI: Sendable {
             let ids = (0..<input.records.count).map { _ in recordIDs.next() }
             return Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID)
         default:
-            throw .unknownOperation(
-                "Operation \(operation.rawValue) is not implemented by firehose-local yet; define delivery streams in the config file."
-            )
+            let body = try await ControlPlane(api: self).handle(operation, body: body, now: clock.now())
+            return Self.success(body, requestID: requestID)
         }
     }
 
@@ -139,9 +145,20 @@ public final class FirehoseAPI: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    func log(_ message: Logger.Message, _ metadata: Logger.Metadata) {
+        logger.info(message, metadata: metadata)
+    }
+
     private func put(_ input: PutRecordsRequest) async throws(FirehoseError) {
-        guard sink.settings(of: input.deliveryStreamName) != nil else {
+        guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
+        }
+        guard record.isActive(at: clock.now()) else {
+            throw FirehoseError(
+                code: "ResourceNotFoundException",
+                message:
+                    "Firehose \(input.deliveryStreamName) under account \(configuration.accountID) is not ACTIVE yet (status CREATING); wait until DescribeDeliveryStream reports ACTIVE."
+            )
         }
         if input.records.totalBytes > ServiceLimits.maxBatchBytes {
             throw .invalidArgument("Records size exceeds 4 MB limit")

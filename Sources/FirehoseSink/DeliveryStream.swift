@@ -55,7 +55,7 @@ public enum Durability: String, Sendable, CaseIterable {
 /// interval hint is reached. An actor, so records of one stream keep their order and one buffer
 /// never sees two writers; fsyncs run off the actor so concurrent requests share them.
 actor DeliveryStream {
-    let settings: DeliveryStreamSettings
+    private(set) var settings: DeliveryStreamSettings
     private let stagingDirectory: String
     private let dataDirectory: String
     private let durability: Durability
@@ -66,8 +66,9 @@ actor DeliveryStream {
     private var intervalTimer: Task<Void, Never>?
     private var random = SystemRandomNumberGenerator()
 
-    /// Buffers closed to new records, oldest first, not yet in the bucket.
-    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason)] = []
+    /// Buffers closed to new records, oldest first, not yet in the bucket, each with the settings it
+    /// was written under (an UpdateDestination does not move buffered data to the new layout).
+    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason, settings: DeliveryStreamSettings)] = []
     private var retryTask: Task<Void, Never>?
     private var consecutiveFailures = 0
 
@@ -137,7 +138,7 @@ actor DeliveryStream {
 
     /// Records and bytes (before compression) waiting in the open and retired buffers.
     var bufferFill: (records: Int, bytes: Int) {
-        let all = retired.map(\.buffer) + (buffer.map { [$0] } ?? [])
+        let all = retired.map { $0.buffer } + (buffer.map { [$0] } ?? [])
         return (all.reduce(0) { $0 + $1.recordCount }, all.reduce(0) { $0 + $1.uncompressedBytes })
     }
 
@@ -196,7 +197,24 @@ actor DeliveryStream {
         intervalTimer?.cancel()
         intervalTimer = nil
         self.buffer = nil
-        retired.append((buffer, reason))
+        retired.append((buffer, reason, settings))
+    }
+
+    /// Delivers what is buffered under the current settings, then switches to `newSettings`
+    /// (UpdateDestination). Returns the objects delivered on the way.
+    func update(to newSettings: DeliveryStreamSettings) throws(FileSystemError) -> [DeliveredObject] {
+        let delivered = try flush(reason: .flush)
+        settings = newSettings
+        return delivered
+    }
+
+    /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
+    func discardAll() {
+        discard()
+        for (buffer, _, _) in retired { buffer.discard() }
+        retired.removeAll()
+        retryTask?.cancel()
+        retryTask = nil
     }
 
     // MARK: Durability
@@ -300,11 +318,11 @@ actor DeliveryStream {
     /// Seals each retired buffer and renames it to its key, in order. A failure leaves that buffer
     /// (and those after it) queued, so nothing acknowledged is dropped.
     private func publishRetired(into delivered: inout [DeliveredObject]) throws(FileSystemError) {
-        while let (buffer, reason) = retired.first {
+        while let (buffer, reason, settings) = retired.first {
             let key = settings.keyLayout.objectKey(
                 versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
                 randomSource: &random)
-            let path = try objectPath(for: key)
+            let path = try objectPath(for: key, bucket: settings.bucket)
             let parent = String(path[..<path.lastIndex(of: "/")!])
             try buffer.seal()
             try POSIX.makeDirectories(parent)
@@ -329,7 +347,7 @@ actor DeliveryStream {
     ) throws(FileSystemError) -> DeliveredObject {
         let key = settings.keyLayout.objectKey(
             versionId: versionID, firstArrival: firstArrival, objectID: UUID(), randomSource: &random)
-        let path = try objectPath(for: key)
+        let path = try objectPath(for: key, bucket: settings.bucket)
         let parent = String(path[..<path.lastIndex(of: "/")!])
         var encoded = raw
         if settings.compression == .gzip {
@@ -362,11 +380,11 @@ actor DeliveryStream {
         return object
     }
 
-    func objectPath(for key: String) throws(FileSystemError) -> String {
+    func objectPath(for key: String, bucket: String) throws(FileSystemError) -> String {
         guard ObjectKeyLayout.isSafeRelativePath(key) else {
             throw FileSystemError(operation: "deliver", path: key, errno: EINVAL)
         }
-        return "\(dataDirectory)/\(settings.bucket)/\(key)"
+        return "\(dataDirectory)/\(bucket)/\(key)"
     }
 
     func announce(_ object: DeliveredObject) {

@@ -52,9 +52,11 @@ public struct DeliveryStreamSettings: Sendable {
         "AppendDelimiterToRecord",
     ]
 
-    public init(validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1)
-        throws(StreamConfigurationError)
-    {
+    /// - Parameter requireRoleARN: the API model requires `RoleARN`; a config file may leave it out.
+    public init(
+        validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1,
+        requireRoleARN: Bool = false
+    ) throws(StreamConfigurationError) {
         func fail(_ field: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: field, error: error)
         }
@@ -123,6 +125,9 @@ public struct DeliveryStreamSettings: Sendable {
         }
         if let problem = Self.localBucketNameProblem(bucket) {
             throw fail("\(field).BucketARN", .invalidArgument("Bucket name '\(bucket)' \(problem)"))
+        }
+        if requireRoleARN, destination.roleARN == nil {
+            throw fail("\(field).RoleARN", .validation([.missing("\(path).roleARN")]))
         }
         if let role = destination.roleARN, !Self.isValidRoleARN(role) {
             throw fail(

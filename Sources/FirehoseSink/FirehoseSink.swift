@@ -74,7 +74,7 @@ public final class FirehoseSink: Sendable {
     private let clock: any SinkClock
     let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
-    let streams = Mutex<[String: DeliveryStream]>([:])
+    let streams = Mutex<[String: StreamEntry]>([:])
     let tracker = DeliveryTracker()
     private let observers = DeliveryObservers()
 
@@ -106,14 +106,20 @@ public final class FirehoseSink: Sendable {
         observers.list.withLock { $0.append(observer) }
     }
 
-    public func createStream(_ settings: DeliveryStreamSettings) throws(SinkError) {
+    /// Registers a stream. `record` defaults to one for a configuration-file stream, ACTIVE at once.
+    public func createStream(_ settings: DeliveryStreamSettings, record: StreamRecord? = nil) throws(SinkError) {
+        let record =
+            record
+            ?? StreamRecord(
+                definition: settings.definition, versionID: settings.versionID, createTime: clock.now(),
+                origin: .configurationFile, activeAt: clock.now())
         let stream = DeliveryStream(
             settings: settings, dataDirectory: configuration.dataDirectory,
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability, clock: clock,
             logger: logger, onDelivery: onDelivery)
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
-            streams[settings.name] = stream
+            streams[settings.name] = StreamEntry(actor: stream, settings: settings, record: record)
             return true
         }
         guard inserted else { throw .streamExists(settings.name) }
@@ -124,6 +130,7 @@ public final class FirehoseSink: Sendable {
                 "compression": .string(settings.compression.rawValue),
                 "buffer_bytes": .stringConvertible(settings.bufferSizeBytes),
                 "buffer_seconds": .stringConvertible(settings.bufferIntervalSeconds),
+                "origin": .string(record.origin.rawValue),
             ])
     }
 
@@ -133,10 +140,71 @@ public final class FirehoseSink: Sendable {
         streams.withLock { $0[name]?.settings }
     }
 
+    public func record(of name: String) -> StreamRecord? {
+        streams.withLock { $0[name]?.record }
+    }
+
+    /// Changes a stream's record (tags, status) under the registry lock; false for an unknown stream.
+    @discardableResult
+    public func modifyRecord(of name: String, _ change: (inout StreamRecord) -> Void) -> Bool {
+        streams.withLock { streams in
+            guard streams[name] != nil else { return false }
+            change(&streams[name]!.record)
+            return true
+        }
+    }
+
+    /// Delivers what the stream has buffered under its old settings, then switches to `settings`.
+    public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
+        guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
+        do {
+            _ = try await entry.actor.update(to: settings)
+        } catch {
+            throw .storage(error)
+        }
+        streams.withLock {
+            $0[settings.name]?.settings = settings
+            $0[settings.name]?.record = record
+        }
+    }
+
+    /// Removes the stream and discards whatever it had buffered (as AWS does).
+    public func deleteStream(_ name: String) async throws(SinkError) {
+        guard let entry = streams.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStream(name) }
+        await entry.actor.discardAll()
+        tracker.removeStream(name)
+        logger.info("Delivery stream deleted; its buffer was discarded", metadata: ["stream": .string(name)])
+    }
+
+    private var catalogFile: StreamCatalogFile {
+        StreamCatalogFile(path: "\(configuration.dataDirectory)/.firehose-local/streams.json")
+    }
+
+    /// Streams saved by an earlier run (created or changed through the API).
+    public func loadPersistedStreams() throws(SinkError) -> [StreamRecord] {
+        do {
+            return try catalogFile.load()
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Saves every stream whose record came from the API.
+    public func persistStreams() throws(SinkError) {
+        let records = streams.withLock { streams in
+            streams.keys.sorted().compactMap { streams[$0]!.record.origin == .api ? streams[$0]!.record : nil }
+        }
+        do {
+            try catalogFile.save(records)
+        } catch {
+            throw .storage(error)
+        }
+    }
+
     /// Buffers `records` in `stream`, stamped with the current time as their arrival.
     @discardableResult
     public func put(_ records: RecordBatch, to stream: String) async throws(SinkError) -> [DeliveredObject] {
-        guard let target = streams.withLock({ $0[stream] }) else { throw .unknownStream(stream) }
+        guard let target = streams.withLock({ $0[stream]?.actor }) else { throw .unknownStream(stream) }
         let delivered: [DeliveredObject]
         do {
             delivered = try await target.append(records, arrival: clock.now())
@@ -153,10 +221,10 @@ public final class FirehoseSink: Sendable {
     {
         let targets: [DeliveryStream]
         if let name {
-            guard let stream = streams.withLock({ $0[name] }) else { throw .unknownStream(name) }
+            guard let stream = streams.withLock({ $0[name]?.actor }) else { throw .unknownStream(name) }
             targets = [stream]
         } else {
-            targets = streams.withLock { streams in streams.keys.sorted().map { streams[$0]! } }
+            targets = streams.withLock { streams in streams.keys.sorted().map { streams[$0]!.actor } }
         }
         var delivered: [DeliveredObject] = []
         var firstFailure: FileSystemError?
@@ -186,16 +254,18 @@ public final class FirehoseSink: Sendable {
     /// A snapshot of one stream for `/_local/streams` and metrics.
     public struct StreamStatus: Sendable {
         public var settings: DeliveryStreamSettings
+        public var record: StreamRecord
         public var bufferedRecords: Int
         public var bufferedBytes: Int
         public var counters: StreamCounters
     }
 
     public func status(of name: String) async -> StreamStatus? {
-        guard let stream = streams.withLock({ $0[name] }) else { return nil }
-        let (records, bytes) = await stream.bufferFill
+        guard let entry = streams.withLock({ $0[name] }) else { return nil }
+        let (records, bytes) = await entry.actor.bufferFill
         return StreamStatus(
-            settings: stream.settings, bufferedRecords: records, bufferedBytes: bytes, counters: tracker.counters(name))
+            settings: entry.settings, record: entry.record, bufferedRecords: records, bufferedBytes: bytes,
+            counters: tracker.counters(name))
     }
 
     public func statuses() async -> [StreamStatus] {

@@ -77,7 +77,7 @@ extension FirehoseSink {
             report.discarded += 1
             return
         }
-        guard let stream = streams.withLock({ $0[journal.header.stream] }) else {
+        guard let stream = streams.withLock({ $0[journal.header.stream]?.actor }) else {
             logger.warning(
                 "Staged records belong to a stream that is not configured; left in place",
                 metadata: [

@@ -140,7 +140,7 @@ public struct PutRecordsRequest: Sendable, Equatable {
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    public static func describe(_ error: DecodingError) -> String {
         func location(_ path: [any CodingKey]) -> String {
             let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.isEmpty ? "the request body" : String(text.drop(while: { $0 == "." }))

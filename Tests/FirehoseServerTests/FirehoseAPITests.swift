@@ -15,10 +15,13 @@ final class APIHarness {
     let api: FirehoseAPI
     let credentials = AWSCredentials(accessKeyId: "AKIDLOCAL", secretAccessKey: "local-secret")
 
-    init(authentication: FirehoseAPI.Authentication? = nil, maxBodyBytes: Int = FirehoseAPI.Configuration.defaultMaxBodyBytes)
-        throws
-    {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
+    init(
+        authentication: FirehoseAPI.Authentication? = nil,
+        maxBodyBytes: Int = FirehoseAPI.Configuration.defaultMaxBodyBytes, activationDelay: TimeInterval = 0,
+        directory existing: String? = nil
+    ) throws {
+        directory =
+            existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
         let logger = Logger(label: "test")
         sink = try FirehoseSink(configuration: .init(dataDirectory: directory), clock: clock, logger: logger)
         try sink.createStream(
@@ -30,11 +33,15 @@ final class APIHarness {
         api = FirehoseAPI(
             configuration: .init(
                 region: "us-east-1", accountID: "123456789012",
-                authentication: authentication ?? .verify([credentials]), maxBodyBytes: maxBodyBytes),
+                authentication: authentication ?? .verify([credentials]), maxBodyBytes: maxBodyBytes,
+                streamActivationDelay: activationDelay),
             sink: sink, clock: clock, logger: logger)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    /// Keep the directory when a test restarts over it.
+    var keepDirectory = false
+
+    deinit { if !keepDirectory { try? FileManager.default.removeItem(atPath: directory) } }
 
     func request(
         operation: String?, body: [UInt8], contentType: String? = "application/x-amz-json-1.1",
@@ -313,14 +320,6 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
             harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [3])))
         #expect(response.status == 200)
         #expect(try await harness.sink.flush().map(\.records) == [1])
-    }
-
-    @Test func controlPlaneOperationsAreNotImplementedYet() async throws {
-        let harness = try APIHarness()
-        let response = await harness.api.handle(
-            harness.request(operation: "ListDeliveryStreams", body: Array("{}".utf8)))
-        let message = try expectError(response, status: 404, code: "UnknownOperationException")
-        #expect(message.contains("ListDeliveryStreams"))
     }
 
     @Test func recordIdsAreUnique() {

@@ -1,0 +1,392 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirehoseSink
+import FirehoseWire
+import Logging
+
+/// CreateDeliveryStream, DescribeDeliveryStream, ListDeliveryStreams, DeleteDeliveryStream,
+/// UpdateDestination and the tag operations, over the sink's stream registry.
+struct ControlPlane {
+    let api: FirehoseAPI
+
+    static let destinationID = "destinationId-000000000001"
+    static let maxStreams = 5_000
+    static let maxTagsPerStream = 50
+
+    var configuration: FirehoseAPI.Configuration { api.configuration }
+    var sink: FirehoseSink { api.sink }
+
+    func handle(_ operation: FirehoseOperation, body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
+        switch operation {
+        case .createDeliveryStream: return try await create(body, now: now)
+        case .describeDeliveryStream: return try describe(body, now: now)
+        case .listDeliveryStreams: return try list(body)
+        case .deleteDeliveryStream: return try await delete(body)
+        case .updateDestination: return try await update(body, now: now)
+        case .tagDeliveryStream: return try tag(body)
+        case .untagDeliveryStream: return try untag(body)
+        case .listTagsForDeliveryStream: return try listTags(body)
+        case .startDeliveryStreamEncryption, .stopDeliveryStreamEncryption:
+            throw .invalidArgument(
+                "\(operation.rawValue) is not supported yet by firehose-local: objects are written unencrypted.")
+        case .putRecord, .putRecordBatch:
+            preconditionFailure("data-plane operation routed to the control plane")
+        }
+    }
+
+    // MARK: Operations
+
+    private func create(_ body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
+        let input = try decode(CreateDeliveryStreamInput.self, body)
+        var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        if let tags = input.tags {
+            if tags.isEmpty || tags.count > Self.maxTagsPerStream {
+                violations.append(
+                    ValidationViolation(
+                        value: "[\(tags.count) tags]", path: "tags",
+                        constraint: tags.isEmpty
+                            ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to 50"))
+            }
+            for (index, tag) in tags.enumerated() { violations += tag.violations(path: "tags.\(index + 1).member") }
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        let name = input.deliveryStreamName!
+        if sink.settings(of: name) != nil {
+            throw FirehoseError(
+                code: "ResourceInUseException",
+                message: "Firehose \(name) under accountId \(configuration.accountID) already exists")
+        }
+        if sink.streamNames.count >= Self.maxStreams {
+            throw FirehoseError(
+                code: "LimitExceededException",
+                message: "You have already consumed your firehose quota of \(Self.maxStreams) hoses. Firehose names: \(name)")
+        }
+        let settings = try validatedSettings(input, versionID: 1)
+        let record = StreamRecord(
+            definition: input, versionID: 1, createTime: now, tags: input.tags ?? [], origin: .api,
+            activeAt: now.addingTimeInterval(configuration.streamActivationDelay))
+        do {
+            try sink.createStream(settings, record: record)
+            try sink.persistStreams()
+        } catch {
+            throw error.firehoseError(accountID: configuration.accountID)
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("DeliveryStreamARN")
+        writer.string(arn(name))
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func describe(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
+        let input = try decode(DescribeDeliveryStreamInput.self, body)
+        var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        violations += Self.rangeViolations(input.limit, path: "limit", range: 1...10_000)
+        if let start = input.exclusiveStartDestinationId { violations += Self.destinationIDViolations(start, path: "exclusiveStartDestinationId") }
+        if !violations.isEmpty { throw .validation(violations) }
+        let (settings, record) = try existing(input.deliveryStreamName!)
+        let destinations = input.exclusiveStartDestinationId.map { $0 >= Self.destinationID } == true ? [] : [
+            StreamDescription.destination(settings: settings, record: record, accountID: configuration.accountID)
+        ]
+        let description = StreamDescription.describe(
+            settings: settings, record: record, arn: arn(settings.name), status: record.isActive(at: now) ? "ACTIVE" : "CREATING",
+            destinations: destinations)
+        return StreamDescription.encode(.object(["DeliveryStreamDescription": description]))
+    }
+
+    private func list(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+        let input = try decode(ListDeliveryStreamsInput.self, body)
+        var violations = Self.rangeViolations(input.limit, path: "limit", range: 1...10_000)
+        if let type = input.deliveryStreamType, !Self.streamTypes.contains(type) {
+            violations.append(
+                ValidationViolation(
+                    value: type, path: "deliveryStreamType",
+                    constraint: "Member must satisfy enum value set: [\(Self.streamTypes.joined(separator: ", "))]"))
+        }
+        if let start = input.exclusiveStartDeliveryStreamName {
+            violations += ServiceLimits.streamNameViolations(start, path: "exclusiveStartDeliveryStreamName")
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        // Every local stream is DirectPut.
+        var names = input.deliveryStreamType.map { $0 == "DirectPut" } ?? true ? sink.streamNames : []
+        if let start = input.exclusiveStartDeliveryStreamName { names = names.filter { $0 > start } }
+        let limit = input.limit ?? 10
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("DeliveryStreamNames")
+        writer.beginArray()
+        for name in names.prefix(limit) { writer.string(name) }
+        writer.endArray()
+        writer.key("HasMoreDeliveryStreams")
+        writer.bool(names.count > limit)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func delete(_ body: [UInt8]) async throws(FirehoseError) -> [UInt8] {
+        let input = try decode(DeleteDeliveryStreamInput.self, body)
+        let violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        if !violations.isEmpty { throw .validation(violations) }
+        let name = input.deliveryStreamName!
+        _ = try existing(name)
+        do {
+            try await sink.deleteStream(name)
+            try sink.persistStreams()
+        } catch {
+            throw error.firehoseError(accountID: configuration.accountID)
+        }
+        return Array("{}".utf8)
+    }
+
+    private func update(_ body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
+        let input = try decode(UpdateDestinationInput.self, body)
+        var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        if let version = input.currentDeliveryStreamVersionId {
+            if version.isEmpty || version.count > 50 || !version.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                violations.append(
+                    ValidationViolation(
+                        value: version, path: "currentDeliveryStreamVersionId",
+                        constraint: "Member must satisfy regular expression pattern: [0-9]+"))
+            }
+        } else {
+            violations.append(.missing("currentDeliveryStreamVersionId"))
+        }
+        if let destination = input.destinationId {
+            violations += Self.destinationIDViolations(destination, path: "destinationId")
+        } else {
+            violations.append(.missing("destinationId"))
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        let name = input.deliveryStreamName!
+        let (_, record) = try existing(name)
+        guard record.isActive(at: now) else {
+            throw FirehoseError(
+                code: "ResourceInUseException",
+                message: "Firehose \(name) under account \(configuration.accountID) is not ACTIVE (status CREATING).")
+        }
+        guard input.currentDeliveryStreamVersionId == String(record.versionID) else {
+            throw FirehoseError(
+                code: "ConcurrentModificationException",
+                message:
+                    "Cannot update firehose: \(name) since the current version id: \(record.versionID) and specified version id: \(input.currentDeliveryStreamVersionId!) do not match"
+            )
+        }
+        guard input.destinationId == Self.destinationID else {
+            throw .invalidArgument(
+                "Destination Id \(input.destinationId!) not found for firehose \(name); its destination is \(Self.destinationID).")
+        }
+        if let other = input.otherUpdates.first {
+            throw .invalidArgument("\(other) is not supported yet by firehose-local; update the S3 destination.")
+        }
+        guard input.extendedS3DestinationUpdate != nil || input.s3DestinationUpdate != nil else {
+            throw .invalidArgument("A destination update is required: give ExtendedS3DestinationUpdate or S3DestinationUpdate.")
+        }
+        var definition = record.definition
+        let current =
+            definition.extendedS3DestinationConfiguration ?? definition.s3DestinationConfiguration?.configuration
+            ?? ExtendedS3DestinationConfiguration(bucketARN: nil)
+        if let extended = input.extendedS3DestinationUpdate {
+            definition.extendedS3DestinationConfiguration = current.merging(extended)
+            definition.s3DestinationConfiguration = nil
+        } else if let plain = input.s3DestinationUpdate {
+            let merged = current.merging(plain.configuration)
+            if definition.extendedS3DestinationConfiguration != nil {
+                definition.extendedS3DestinationConfiguration = merged
+            } else {
+                definition.s3DestinationConfiguration = S3DestinationConfiguration(merged)
+            }
+        }
+        let settings = try validatedSettings(definition, versionID: record.versionID + 1)
+        var updated = record
+        updated.definition = definition
+        updated.versionID += 1
+        updated.lastUpdateTime = now
+        updated.origin = .api
+        do {
+            try await sink.updateStream(settings, record: updated)
+            try sink.persistStreams()
+        } catch {
+            throw error.firehoseError(accountID: configuration.accountID)
+        }
+        api.log("Destination updated", ["stream": .string(name), "version": .stringConvertible(updated.versionID)])
+        return Array("{}".utf8)
+    }
+
+    private func tag(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+        let input = try decode(TagDeliveryStreamInput.self, body)
+        var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        if let tags = input.tags {
+            if tags.isEmpty || tags.count > Self.maxTagsPerStream {
+                violations.append(
+                    ValidationViolation(
+                        value: "[\(tags.count) tags]", path: "tags",
+                        constraint: tags.isEmpty
+                            ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to 50"))
+            }
+            for (index, tag) in tags.enumerated() { violations += tag.violations(path: "tags.\(index + 1).member") }
+        } else {
+            violations.append(.missing("tags"))
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        let name = input.deliveryStreamName!
+        var merged = try existing(name).record.tags
+        for tag in input.tags! {
+            if let index = merged.firstIndex(where: { $0.key == tag.key }) { merged[index] = tag } else { merged.append(tag) }
+        }
+        guard merged.count <= Self.maxTagsPerStream else {
+            throw FirehoseError(
+                code: "LimitExceededException",
+                message: "A delivery stream can have at most \(Self.maxTagsPerStream) tags; this request would give \(name) \(merged.count).")
+        }
+        try modify(name) { record in
+            record.tags = merged
+            record.origin = .api
+        }
+        return Array("{}".utf8)
+    }
+
+    private func untag(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+        let input = try decode(UntagDeliveryStreamInput.self, body)
+        var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        if let keys = input.tagKeys {
+            if keys.isEmpty || keys.count > 50 {
+                violations.append(
+                    ValidationViolation(
+                        value: "[\(keys.count) keys]", path: "tagKeys",
+                        constraint: keys.isEmpty
+                            ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to 50"))
+            }
+            for (index, key) in keys.enumerated() {
+                violations += Tag(key: key, value: nil).violations(path: "tagKeys.\(index + 1).member")
+                    .map { violation in
+                        var violation = violation
+                        violation.path = "tagKeys.\(index + 1).member"
+                        return violation
+                    }
+            }
+        } else {
+            violations.append(.missing("tagKeys"))
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        let name = input.deliveryStreamName!
+        _ = try existing(name)
+        let keys = Set(input.tagKeys!)
+        try modify(name) { record in
+            record.tags.removeAll { $0.key.map(keys.contains) ?? false }
+            record.origin = .api
+        }
+        return Array("{}".utf8)
+    }
+
+    private func listTags(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+        let input = try decode(ListTagsForDeliveryStreamInput.self, body)
+        var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+        violations += Self.rangeViolations(input.limit, path: "limit", range: 1...50)
+        if let start = input.exclusiveStartTagKey {
+            violations += Tag(key: start, value: nil).violations(path: "exclusiveStartTagKey").map { violation in
+                var violation = violation
+                violation.path = "exclusiveStartTagKey"
+                return violation
+            }
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        var tags = try existing(input.deliveryStreamName!).record.tags
+        if let start = input.exclusiveStartTagKey {
+            if let index = tags.firstIndex(where: { $0.key == start }) { tags = Array(tags[(index + 1)...]) }
+        }
+        let limit = input.limit ?? 50
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("Tags")
+        writer.beginArray()
+        for tag in tags.prefix(limit) {
+            writer.beginObject()
+            writer.key("Key")
+            writer.string(tag.key ?? "")
+            if let value = tag.value {
+                writer.key("Value")
+                writer.string(value)
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("HasMoreTags")
+        writer.bool(tags.count > limit)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    // MARK: Helpers
+
+    static let streamTypes = ["DirectPut", "KinesisStreamAsSource", "MSKAsSource", "DatabaseAsSource"]
+
+    func arn(_ name: String) -> String {
+        "arn:aws:firehose:\(configuration.region):\(configuration.accountID):deliverystream/\(name)"
+    }
+
+    private func existing(_ name: String) throws(FirehoseError) -> (settings: DeliveryStreamSettings, record: StreamRecord) {
+        guard let settings = sink.settings(of: name), let record = sink.record(of: name) else {
+            throw .resourceNotFound(stream: name, accountID: configuration.accountID)
+        }
+        return (settings, record)
+    }
+
+    private func modify(_ name: String, _ change: (inout StreamRecord) -> Void) throws(FirehoseError) {
+        guard sink.modifyRecord(of: name, change) else {
+            throw .resourceNotFound(stream: name, accountID: configuration.accountID)
+        }
+        do {
+            try sink.persistStreams()
+        } catch {
+            throw error.firehoseError(accountID: configuration.accountID)
+        }
+    }
+
+    private func validatedSettings(_ definition: CreateDeliveryStreamInput, versionID: Int) throws(FirehoseError)
+        -> DeliveryStreamSettings
+    {
+        do {
+            return try DeliveryStreamSettings(
+                validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true)
+        } catch {
+            throw error.error
+        }
+    }
+
+    private func decode<Shape: Decodable>(_ type: Shape.Type, _ body: [UInt8]) throws(FirehoseError) -> Shape {
+        let text = body.isEmpty ? Array("{}".utf8) : body
+        do {
+            return try JSONDecoder().decode(Shape.self, from: Data(text))
+        } catch let error as DecodingError {
+            throw .serialization(PutRecordsRequest.describe(error))
+        } catch {
+            throw .serialization("Request body is not valid JSON.")
+        }
+    }
+
+    static func rangeViolations(_ value: Int?, path: String, range: ClosedRange<Int>) -> [ValidationViolation] {
+        guard let value, !range.contains(value) else { return [] }
+        return [
+            ValidationViolation(
+                value: String(value), path: path,
+                constraint: value < range.lowerBound
+                    ? "Member must have value greater than or equal to \(range.lowerBound)"
+                    : "Member must have value less than or equal to \(range.upperBound)")
+        ]
+    }
+
+    static func destinationIDViolations(_ value: String, path: String) -> [ValidationViolation] {
+        let valid =
+            (1...100).contains(value.count)
+            && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+        return valid
+            ? [] : [ValidationViolation(value: value, path: path, constraint: "Member must satisfy regular expression pattern: [a-zA-Z0-9-]+")]
+    }
+}

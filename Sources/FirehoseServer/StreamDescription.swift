@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirehoseSink
+import FirehoseWire
+
+/// DescribeDeliveryStream's output, with every default filled in as AWS does (REFERENCE.md §5).
+enum StreamDescription {
+    static func describe(
+        settings: DeliveryStreamSettings, record: StreamRecord, arn: String, status: String, destinations: [JSONValue]
+    ) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "DeliveryStreamName": .string(settings.name),
+            "DeliveryStreamARN": .string(arn),
+            "DeliveryStreamStatus": .string(status),
+            "DeliveryStreamType": .string("DirectPut"),
+            "DeliveryStreamEncryptionConfiguration": .object(["Status": .string("DISABLED")]),
+            "VersionId": .string(String(record.versionID)),
+            "CreateTimestamp": .number(record.createTime.timeIntervalSince1970),
+            "Destinations": .array(destinations),
+            "HasMoreDestinations": .bool(false),
+        ]
+        if let updated = record.lastUpdateTime { members["LastUpdateTimestamp"] = .number(updated.timeIntervalSince1970) }
+        return .object(members)
+    }
+
+    /// The one destination, described both as ExtendedS3 and as S3 (AWS describes an S3 destination
+    /// both ways whichever shape created it).
+    static func destination(settings: DeliveryStreamSettings, record: StreamRecord, accountID: String) -> JSONValue {
+        let definition = record.definition
+        let given =
+            definition.extendedS3DestinationConfiguration ?? definition.s3DestinationConfiguration?.configuration
+            ?? ExtendedS3DestinationConfiguration(bucketARN: nil)
+        var extended: [String: JSONValue] = [:]
+        if case .object(let members)? = jsonValue(of: given) { extended = members }
+        // Defaults AWS fills in.
+        extended["RoleARN"] = extended["RoleARN"] ?? .string("arn:aws:iam::\(accountID):role/firehose-local")
+        extended["BufferingHints"] = .object([
+            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
+            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
+        ])
+        extended["CompressionFormat"] = .string(settings.compression.rawValue)
+        extended["EncryptionConfiguration"] =
+            extended["EncryptionConfiguration"] ?? .object(["NoEncryptionConfig": .string("NoEncryption")])
+        extended["Prefix"] = extended["Prefix"] ?? .string("")
+        extended["CloudWatchLoggingOptions"] = extended["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
+        extended["S3BackupMode"] = extended["S3BackupMode"] ?? .string("Disabled")
+        extended["ProcessingConfiguration"] =
+            extended["ProcessingConfiguration"] ?? .object(["Enabled": .bool(false), "Processors": .array([])])
+        extended.removeValue(forKey: "S3BackupConfiguration")
+
+        let plainKeys: Set<String> = [
+            "RoleARN", "BucketARN", "Prefix", "ErrorOutputPrefix", "BufferingHints", "CompressionFormat",
+            "EncryptionConfiguration", "CloudWatchLoggingOptions",
+        ]
+        let plain = extended.filter { plainKeys.contains($0.key) }
+        return .object([
+            "DestinationId": .string(ControlPlane.destinationID),
+            "ExtendedS3DestinationDescription": .object(extended),
+            "S3DestinationDescription": .object(plain),
+        ])
+    }
+
+    static func jsonValue(of value: some Encodable) -> JSONValue? {
+        guard let data = try? JSONEncoder().encode(value) else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    static func encode(_ value: JSONValue) -> [UInt8] {
+        Array((try? JSONEncoder().encode(value)) ?? Data("{}".utf8))
+    }
+}

@@ -1,0 +1,181 @@
+// Request shapes of the control-plane operations, member names as in the API model. Decoding is
+// lenient about unknown members (as AWS's JSON protocol is); required members are checked by the
+// operations themselves so the error is AWS's ValidationException, not a decoding failure.
+
+public struct DescribeDeliveryStreamInput: Decodable, Sendable {
+    public var deliveryStreamName: String?
+    public var limit: Int?
+    public var exclusiveStartDestinationId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case limit = "Limit"
+        case exclusiveStartDestinationId = "ExclusiveStartDestinationId"
+    }
+}
+
+public struct ListDeliveryStreamsInput: Decodable, Sendable {
+    public var limit: Int?
+    public var deliveryStreamType: String?
+    public var exclusiveStartDeliveryStreamName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case limit = "Limit"
+        case deliveryStreamType = "DeliveryStreamType"
+        case exclusiveStartDeliveryStreamName = "ExclusiveStartDeliveryStreamName"
+    }
+}
+
+public struct DeleteDeliveryStreamInput: Decodable, Sendable {
+    public var deliveryStreamName: String?
+    public var allowForceDelete: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case allowForceDelete = "AllowForceDelete"
+    }
+}
+
+public struct UpdateDestinationInput: Decodable, Sendable {
+    public var deliveryStreamName: String?
+    public var currentDeliveryStreamVersionId: String?
+    public var destinationId: String?
+    public var s3DestinationUpdate: S3DestinationConfiguration?
+    public var extendedS3DestinationUpdate: ExtendedS3DestinationConfiguration?
+    /// Updates for destinations other than S3, present only to be refused clearly.
+    public var otherUpdates: [String] = []
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case currentDeliveryStreamVersionId = "CurrentDeliveryStreamVersionId"
+        case destinationId = "DestinationId"
+        case s3DestinationUpdate = "S3DestinationUpdate"
+        case extendedS3DestinationUpdate = "ExtendedS3DestinationUpdate"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deliveryStreamName = try container.decodeIfPresent(String.self, forKey: .deliveryStreamName)
+        currentDeliveryStreamVersionId = try container.decodeIfPresent(
+            String.self, forKey: .currentDeliveryStreamVersionId)
+        destinationId = try container.decodeIfPresent(String.self, forKey: .destinationId)
+        s3DestinationUpdate = try container.decodeIfPresent(S3DestinationConfiguration.self, forKey: .s3DestinationUpdate)
+        extendedS3DestinationUpdate = try container.decodeIfPresent(
+            ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationUpdate)
+        let all = try decoder.container(keyedBy: AnyCodingKey.self)
+        otherUpdates = all.allKeys.map(\.stringValue).filter { $0.hasSuffix("DestinationUpdate") }
+            .filter { $0 != "S3DestinationUpdate" && $0 != "ExtendedS3DestinationUpdate" }.sorted()
+    }
+}
+
+public struct TagDeliveryStreamInput: Decodable, Sendable {
+    public var deliveryStreamName: String?
+    public var tags: [Tag]?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case tags = "Tags"
+    }
+}
+
+public struct UntagDeliveryStreamInput: Decodable, Sendable {
+    public var deliveryStreamName: String?
+    public var tagKeys: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case tagKeys = "TagKeys"
+    }
+}
+
+public struct ListTagsForDeliveryStreamInput: Decodable, Sendable {
+    public var deliveryStreamName: String?
+    public var exclusiveStartTagKey: String?
+    public var limit: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case exclusiveStartTagKey = "ExclusiveStartTagKey"
+        case limit = "Limit"
+    }
+}
+
+extension Tag {
+    public init(key: String?, value: String?) {
+        self.key = key
+        self.value = value
+    }
+
+    /// `^(?!aws:)[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$` for keys, the same set without the prefix rule for values.
+    public static func isAllowedCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .spaceSeparator, .lineSeparator, .paragraphSeparator, .decimalNumber, .letterNumber, .otherNumber:
+            return true
+        default:
+            return "_.:/=+-@%".unicodeScalars.contains(scalar)
+        }
+    }
+
+    /// Model constraint violations of a tag, with member paths under `path` (e.g. `tags.1.member`).
+    public func violations(path: String) -> [ValidationViolation] {
+        var violations: [ValidationViolation] = []
+        if let key {
+            if key.count < 1 || key.count > 128 {
+                violations.append(
+                    ValidationViolation(
+                        value: key, path: "\(path).key",
+                        constraint: key.isEmpty
+                            ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to 128"))
+            }
+            if key.hasPrefix("aws:") || !key.unicodeScalars.allSatisfy(Self.isAllowedCharacter) {
+                violations.append(
+                    ValidationViolation(
+                        value: key, path: "\(path).key",
+                        constraint: #"Member must satisfy regular expression pattern: ^(?!aws:)[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$"#))
+            }
+        } else {
+            violations.append(.missing("\(path).key"))
+        }
+        if let value {
+            if value.count > 256 {
+                violations.append(
+                    ValidationViolation(
+                        value: value, path: "\(path).value", constraint: "Member must have length less than or equal to 256"))
+            }
+            if !value.unicodeScalars.allSatisfy(Self.isAllowedCharacter) {
+                violations.append(
+                    ValidationViolation(
+                        value: value, path: "\(path).value",
+                        constraint: #"Member must satisfy regular expression pattern: ^[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$"#))
+            }
+        }
+        return violations
+    }
+}
+
+extension ExtendedS3DestinationConfiguration {
+    /// UpdateDestination's merge: every member the update gives replaces the current one; the others
+    /// stay as they are.
+    public func merging(_ update: ExtendedS3DestinationConfiguration) -> ExtendedS3DestinationConfiguration {
+        var merged = self
+        if let value = update.roleARN { merged.roleARN = value }
+        if let value = update.bucketARN { merged.bucketARN = value }
+        if let value = update.prefix { merged.prefix = value }
+        if let value = update.errorOutputPrefix { merged.errorOutputPrefix = value }
+        if let value = update.bufferingHints { merged.bufferingHints = value }
+        if let value = update.compressionFormat { merged.compressionFormat = value }
+        if let value = update.encryptionConfiguration { merged.encryptionConfiguration = value }
+        if let value = update.cloudWatchLoggingOptions { merged.cloudWatchLoggingOptions = value }
+        if let value = update.processingConfiguration { merged.processingConfiguration = value }
+        if let value = update.s3BackupMode { merged.s3BackupMode = value }
+        if let value = update.s3BackupConfiguration { merged.s3BackupConfiguration = value }
+        if let value = update.dataFormatConversionConfiguration { merged.dataFormatConversionConfiguration = value }
+        if let value = update.dynamicPartitioningConfiguration { merged.dynamicPartitioningConfiguration = value }
+        if let value = update.fileExtension { merged.fileExtension = value }
+        if let value = update.customTimeZone { merged.customTimeZone = value }
+        return merged
+    }
+}

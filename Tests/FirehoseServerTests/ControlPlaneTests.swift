@@ -1,0 +1,218 @@
+import AWSSigV4
+import FirehoseSink
+import FirehoseWire
+import Foundation
+import Testing
+
+@testable import FirehoseServer
+
+extension APIHarness {
+    func call(_ operation: String, _ json: String) async -> APIResponse {
+        await api.handle(request(operation: operation, body: Array(json.utf8)))
+    }
+
+    static let role = "arn:aws:iam::123456789012:role/firehose"
+
+    func create(_ name: String, bucket: String = "created", extra: String = "", tags: String? = nil) async -> APIResponse {
+        let tagMember = tags.map { #", "Tags": \#($0)"# } ?? ""
+        return await call(
+            "CreateDeliveryStream",
+            #"{"DeliveryStreamName": "\#(name)", "ExtendedS3DestinationConfiguration": {"RoleARN": "\#(Self.role)", "BucketARN": "arn:aws:s3:::\#(bucket)"\#(extra)}\#(tagMember)}"#
+        )
+    }
+}
+
+@Suite("Control plane")
+struct ControlPlaneTests {
+    @Test func createDescribePutAndDelete() async throws {
+        let harness = try APIHarness()
+        let created = await harness.create("made", extra: #", "CompressionFormat": "GZIP""#)
+        #expect(created.status == 200)
+        #expect(try json(created)["DeliveryStreamARN"] as? String == "arn:aws:firehose:us-east-1:123456789012:deliverystream/made")
+
+        let described = try json(await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "made"}"#))
+        let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
+        #expect(description["DeliveryStreamStatus"] as? String == "ACTIVE")
+        #expect(description["VersionId"] as? String == "1")
+        #expect(description["DeliveryStreamType"] as? String == "DirectPut")
+        #expect(description["HasMoreDestinations"] as? Bool == false)
+        let destination = try #require((description["Destinations"] as? [[String: Any]])?.first)
+        #expect(destination["DestinationId"] as? String == "destinationId-000000000001")
+        let extended = try #require(destination["ExtendedS3DestinationDescription"] as? [String: Any])
+        #expect((extended["BufferingHints"] as? [String: Any])?["SizeInMBs"] as? Int == 5)
+        #expect((extended["BufferingHints"] as? [String: Any])?["IntervalInSeconds"] as? Int == 300)
+        #expect(extended["CompressionFormat"] as? String == "GZIP")
+        #expect(extended["Prefix"] as? String == "")
+        #expect(extended["S3BackupMode"] as? String == "Disabled")
+        #expect((extended["EncryptionConfiguration"] as? [String: Any])?["NoEncryptionConfig"] as? String == "NoEncryption")
+        #expect((extended["CloudWatchLoggingOptions"] as? [String: Any])?["Enabled"] as? Bool == false)
+        #expect(destination["S3DestinationDescription"] is [String: Any])
+
+        let put = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "made", data: Array("x".utf8))))
+        #expect(put.status == 200)
+
+        #expect(await harness.call("DeleteDeliveryStream", #"{"DeliveryStreamName": "made"}"#).status == 200)
+        // The buffer was discarded, as AWS does: nothing is delivered, and the stream is gone.
+        #expect(try await harness.sink.flush().isEmpty)
+        let gone = await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "made"}"#)
+        #expect(try expectError(gone, status: 400, code: "ResourceNotFoundException") == "Firehose made under account 123456789012 not found.")
+        #expect(harness.files(in: "created").isEmpty)
+    }
+
+    @Test func duplicateAndInvalidCreates() async throws {
+        let harness = try APIHarness()
+        let duplicate = await harness.create("events")
+        #expect(try expectError(duplicate, status: 400, code: "ResourceInUseException").contains("already exists"))
+        let badName = await harness.create("bad/name")
+        #expect(try expectError(badName, status: 400, code: "ValidationException").contains("deliveryStreamName"))
+        let noRole = await harness.call(
+            "CreateDeliveryStream",
+            #"{"DeliveryStreamName": "r", "ExtendedS3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}}"#)
+        #expect(
+            try expectError(noRole, status: 400, code: "ValidationException").contains(
+                "Value null at 'extendedS3DestinationConfiguration.roleARN'"))
+        let hints = await harness.create("h", extra: #", "BufferingHints": {"SizeInMBs": 1}"#)
+        _ = try expectError(hints, status: 400, code: "InvalidArgumentException")
+        let zip = await harness.create("z", extra: #", "CompressionFormat": "ZIP""#)
+        #expect(try expectError(zip, status: 400, code: "InvalidArgumentException").contains("not supported yet"))
+        let prefix = await harness.create("p", extra: #", "Prefix": "y=!{timestamp:yyyy}/""#)
+        #expect(try expectError(prefix, status: 400, code: "InvalidArgumentException").contains("ErrorOutputPrefix"))
+        let redshift = await harness.call(
+            "CreateDeliveryStream", #"{"DeliveryStreamName": "rs", "RedshiftDestinationConfiguration": {}}"#)
+        #expect(try expectError(redshift, status: 400, code: "InvalidArgumentException").contains("not supported yet"))
+        let kinesis = await harness.call(
+            "CreateDeliveryStream",
+            #"{"DeliveryStreamName": "k", "DeliveryStreamType": "KinesisStreamAsSource", "ExtendedS3DestinationConfiguration": {"RoleARN": "\#(APIHarness.role)", "BucketARN": "arn:aws:s3:::b"}}"#)
+        _ = try expectError(kinesis, status: 400, code: "InvalidArgumentException")
+        let badTag = await harness.create("t", tags: #"[{"Key": "aws:reserved", "Value": "x"}]"#)
+        #expect(try expectError(badTag, status: 400, code: "ValidationException").contains("tags.1.member.key"))
+        #expect(harness.sink.streamNames == ["events"])
+    }
+
+    @Test func listIsAlphabeticalAndPaged() async throws {
+        let harness = try APIHarness()
+        for name in ["charlie", "alpha", "bravo", "delta"] { #expect(await harness.create(name).status == 200) }
+        let first = try json(await harness.call("ListDeliveryStreams", #"{"Limit": 2}"#))
+        #expect(first["DeliveryStreamNames"] as? [String] == ["alpha", "bravo"])
+        #expect(first["HasMoreDeliveryStreams"] as? Bool == true)
+        let rest = try json(
+            await harness.call("ListDeliveryStreams", #"{"Limit": 10, "ExclusiveStartDeliveryStreamName": "bravo"}"#))
+        #expect(rest["DeliveryStreamNames"] as? [String] == ["charlie", "delta", "events"])
+        #expect(rest["HasMoreDeliveryStreams"] as? Bool == false)
+        let defaults = try json(await harness.call("ListDeliveryStreams", "{}"))
+        #expect((defaults["DeliveryStreamNames"] as? [String])?.count == 5)
+        let other = try json(await harness.call("ListDeliveryStreams", #"{"DeliveryStreamType": "KinesisStreamAsSource"}"#))
+        #expect((other["DeliveryStreamNames"] as? [String]) == [])
+        _ = try expectError(await harness.call("ListDeliveryStreams", #"{"Limit": 0}"#), status: 400, code: "ValidationException")
+    }
+
+    @Test func updateDestinationMergesChecksTheVersionAndNewObjectsCarryIt() async throws {
+        let harness = try APIHarness()
+        #expect(await harness.create("u", extra: #", "Prefix": "v1/""#).status == 200)
+        _ = await harness.api.handle(harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("old".utf8))))
+        let update = #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "1", "DestinationId": "destinationId-000000000001", "ExtendedS3DestinationUpdate": {"Prefix": "v2/", "CompressionFormat": "GZIP"}}"#
+        #expect(await harness.call("UpdateDestination", update).status == 200)
+        let stale = await harness.call("UpdateDestination", update)
+        #expect(try expectError(stale, status: 400, code: "ConcurrentModificationException").contains("current version id: 2"))
+        let wrongDestination = await harness.call(
+            "UpdateDestination",
+            #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "2", "DestinationId": "destinationId-000000000009", "S3DestinationUpdate": {}}"#)
+        _ = try expectError(wrongDestination, status: 400, code: "InvalidArgumentException")
+
+        _ = await harness.api.handle(harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("new".utf8))))
+        let delivered = try await harness.sink.flush(stream: "u")
+        // What was buffered before the update was delivered with the old settings at update time.
+        let keys = harness.files(in: "created")
+        #expect(keys.count == 2)
+        #expect(keys.contains { $0.hasPrefix("v1/2026/11/21/13/u-1-") && !$0.hasSuffix(".gz") })
+        #expect(delivered.map(\.key).allSatisfy { $0.hasPrefix("v2/2026/11/21/13/u-2-") && $0.hasSuffix(".gz") })
+        let described = try json(await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "u"}"#))
+        let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
+        #expect(description["VersionId"] as? String == "2")
+        #expect(description["LastUpdateTimestamp"] != nil)
+        let destination = try #require((description["Destinations"] as? [[String: Any]])?.first)
+        let extended = try #require(destination["ExtendedS3DestinationDescription"] as? [String: Any])
+        #expect(extended["Prefix"] as? String == "v2/")
+        #expect(extended["BucketARN"] as? String == "arn:aws:s3:::created")
+    }
+
+    @Test func tagsAddReplaceRemoveAndPage() async throws {
+        let harness = try APIHarness()
+        #expect(await harness.create("t", tags: #"[{"Key": "team", "Value": "a"}]"#).status == 200)
+        #expect(await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "t", "Tags": [{"Key": "team", "Value": "b"}, {"Key": "env", "Value": "ci"}, {"Key": "x"}]}"#).status == 200)
+        let listed = try json(await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t", "Limit": 2}"#))
+        let tags = try #require(listed["Tags"] as? [[String: String]])
+        #expect(tags == [["Key": "team", "Value": "b"], ["Key": "env", "Value": "ci"]])
+        #expect(listed["HasMoreTags"] as? Bool == true)
+        let next = try json(await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t", "ExclusiveStartTagKey": "env"}"#))
+        #expect(next["Tags"] as? [[String: String]] == [["Key": "x"]])
+        #expect(await harness.call("UntagDeliveryStream", #"{"DeliveryStreamName": "t", "TagKeys": ["team", "x"]}"#).status == 200)
+        let left = try json(await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t"}"#))
+        #expect(left["Tags"] as? [[String: String]] == [["Key": "env", "Value": "ci"]])
+
+        let fifty = (0..<50).map { #"{"Key": "k\#($0)", "Value": "v"}"# }.joined(separator: ", ")
+        let tooMany = await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "t", "Tags": [\#(fifty)]}"#)
+        _ = try expectError(tooMany, status: 400, code: "LimitExceededException")
+        let empty = await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "t", "Tags": []}"#)
+        _ = try expectError(empty, status: 400, code: "ValidationException")
+        let missing = await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "nope", "Tags": [{"Key": "a"}]}"#)
+        _ = try expectError(missing, status: 400, code: "ResourceNotFoundException")
+    }
+
+    @Test func streamIsCreatingUntilTheActivationDelayPasses() async throws {
+        let harness = try APIHarness(activationDelay: 5)
+        #expect(await harness.create("slow").status == 200)
+        let status = { () async throws -> String? in
+            let described = try json(await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "slow"}"#))
+            return (described["DeliveryStreamDescription"] as? [String: Any])?["DeliveryStreamStatus"] as? String
+        }
+        #expect(try await status() == "CREATING")
+        let early = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "slow", data: [1])))
+        #expect(try expectError(early, status: 400, code: "ResourceNotFoundException").contains("not ACTIVE"))
+        harness.clock.advance(by: 5)
+        #expect(try await status() == "ACTIVE")
+        let put = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "slow", data: [1])))
+        #expect(put.status == 200)
+    }
+
+    @Test func createdStreamsArePersistedForTheNextStart() async throws {
+        var harness: APIHarness? = try APIHarness()
+        let directory = harness!.directory
+        harness!.keepDirectory = true
+        #expect(await harness!.create("kept", tags: #"[{"Key": "a", "Value": "b"}]"#).status == 200)
+        #expect(await harness!.create("dropped").status == 200)
+        #expect(await harness!.call("DeleteDeliveryStream", #"{"DeliveryStreamName": "dropped"}"#).status == 200)
+        harness = nil
+
+        let restarted = try APIHarness(directory: directory)
+        let records = try restarted.sink.loadPersistedStreams()
+        #expect(records.map { $0.definition.deliveryStreamName } == ["kept"])
+        #expect(records.first?.tags.map(\.key) == ["a"])
+        #expect(records.first?.origin == .api)
+    }
+
+    @Test func encryptionOperationsAreRefusedClearly() async throws {
+        let harness = try APIHarness()
+        let response = await harness.call("StartDeliveryStreamEncryption", #"{"DeliveryStreamName": "events"}"#)
+        #expect(try expectError(response, status: 400, code: "InvalidArgumentException").contains("not supported yet"))
+    }
+}
+
+extension APIHarness {
+    /// Object keys under a bucket folder, sorted.
+    func files(in bucket: String) -> [String] {
+        let root = "\(directory)/\(bucket)"
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [] }
+        var keys: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(root)/\(name)", isDirectory: &isDirectory), !isDirectory.boolValue {
+                keys.append(name)
+            }
+        }
+        return keys.sorted()
+    }
+}
