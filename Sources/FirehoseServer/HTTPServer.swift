@@ -120,16 +120,23 @@ struct FirehoseResponder: HTTPResponder {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
-        // Body, decoded records and response are alive together: reserve about twice the body.
-        let declared = request.headers[.contentLength].flatMap { Int($0) } ?? limit
-        let reserved = await budget.reserve(2 * declared)
-        defer { budget.release(reserved) }
         let body: ByteBuffer
+        let reserved: Int
         switch await collectBody(of: request, limit: limit) {
-        case .body(let buffer):
+        case .body(let buffer, let bytes):
             body = buffer
+            reserved = bytes
         case .tooLarge:
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+        case .busy:
+            var response = Self.convert(
+                FirehoseAPI.errorResponse(
+                    .serviceUnavailable(
+                        "firehose-local is holding its maximum of \(budget.capacity / (1024 * 1024)) MiB of request data; retry shortly."
+                    ),
+                    requestID: context.id))
+            response.headers[.connection] = "close"
+            return response
         case .timedOut:
             var response = Self.convert(
                 FirehoseAPI.errorResponse(
@@ -140,6 +147,7 @@ struct FirehoseResponder: HTTPResponder {
             response.headers[.connection] = "close"
             return response
         }
+        defer { budget.release(reserved) }
         // HTTP/1.1 `Host` arrives as the `:authority` pseudo-header; SigV4 signs it as `host`.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(request.headers.count + 1)
@@ -152,21 +160,42 @@ struct FirehoseResponder: HTTPResponder {
     }
 
     enum BodyOutcome: Sendable {
-        case body(ByteBuffer)
+        /// The body, and the bytes reserved for it in the memory budget (the caller releases them).
+        case body(ByteBuffer, reserved: Int)
         case tooLarge
+        /// The memory budget is spent: shed load (503) rather than queue behind slow uploads.
+        case busy
         case timedOut
     }
 
-    /// Reads the whole body, bounded in size and in time (a slow client cannot hold a request open).
+    /// Reads the whole body, bounded in size, in time (a slow client cannot hold a request open) and
+    /// by the shared memory budget, charged as bytes actually arrive — a stalled upload holds only what
+    /// it sent. Every byte is charged twice: the body and its decoded records live together.
     func collectBody(of request: Request, limit: Int) async -> BodyOutcome {
         await withTaskGroup(of: BodyOutcome?.self) { group in
-            group.addTask {
-                var request = request
+            group.addTask { [budget] in
+                var buffer = ByteBuffer()
+                var reserved = 0
+                var outcome: BodyOutcome? = nil
                 do {
-                    return .body(try await request.collectBody(upTo: limit))
+                    for try await chunk in request.body {
+                        if buffer.readableBytes + chunk.readableBytes > limit {
+                            outcome = .tooLarge
+                            break
+                        }
+                        guard budget.tryReserve(2 * chunk.readableBytes) else {
+                            outcome = .busy
+                            break
+                        }
+                        reserved += 2 * chunk.readableBytes
+                        buffer.writeImmutableBuffer(chunk)
+                    }
+                    if outcome == nil, !Task.isCancelled { return .body(buffer, reserved: reserved) }
                 } catch {
-                    return Task.isCancelled ? nil : .tooLarge
+                    outcome = Task.isCancelled ? nil : .tooLarge
                 }
+                budget.release(reserved)
+                return outcome
             }
             group.addTask { [bodyTimeout] in
                 do {
@@ -184,6 +213,10 @@ struct FirehoseResponder: HTTPResponder {
                 }
             }
             group.cancelAll()
+            // A body that completed just as the timer fired still holds a reservation.
+            for await late in group {
+                if case .body(_, let reserved)? = late { budget.release(reserved) }
+            }
             return outcome
         }
     }

@@ -78,6 +78,8 @@ actor DeliveryStream {
     private var durableSequence: UInt64 = 0
     private var syncInFlight = false
     private var dirtyBuffers: [StagingBuffer] = []
+    /// A staging file was created since the last fsync: its directory entry must reach the disk too.
+    private var stagingDirectoryDirty = false
     private var durabilityWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
 
     init(
@@ -143,8 +145,33 @@ actor DeliveryStream {
     }
 
     private func commit(_ buffer: StagingBuffer) throws(FileSystemError) {
-        try buffer.commit()
+        do {
+            try buffer.commit()
+        } catch {
+            if buffer.isUnlinked { abandon(buffer) }
+            throw error
+        }
         if durability == .fsync, !dirtyBuffers.contains(where: { $0 === buffer }) { dirtyBuffers.append(buffer) }
+    }
+
+    /// The buffer's files were removed by someone else: what they held cannot be delivered. Drop the
+    /// buffer so the next request starts a new one (recreating the staging folder) instead of failing
+    /// forever.
+    private func abandon(_ buffer: StagingBuffer) {
+        logger.error(
+            "The staging files of a buffer were removed from outside firehose-local; its records are lost",
+            metadata: [
+                "file": .string(buffer.dataPath), "records": .stringConvertible(buffer.recordCount),
+                "bytes": .stringConvertible(buffer.uncompressedBytes),
+            ])
+        if self.buffer === buffer {
+            intervalTimer?.cancel()
+            intervalTimer = nil
+            self.buffer = nil
+        }
+        retired.removeAll { $0.buffer === buffer }
+        dirtyBuffers.removeAll { $0 === buffer }
+        buffer.discard()
     }
 
     private func openBuffer(arrival: Date) throws(FileSystemError) -> StagingBuffer {
@@ -158,6 +185,7 @@ actor DeliveryStream {
             buffer = try makeBuffer(arrival: arrival)
         }
         self.buffer = buffer
+        if durability == .fsync { stagingDirectoryDirty = true }
         if settings.bufferIntervalSeconds > 0 {
             let deadline = arrival.addingTimeInterval(TimeInterval(settings.bufferIntervalSeconds))
             let id = buffer.id
@@ -236,8 +264,13 @@ actor DeliveryStream {
     private func startSync() {
         syncInFlight = true
         let target = committedSequence
-        let descriptors = dirtyBuffers.flatMap { $0.syncDescriptors() }
-        let paths = dirtyBuffers.map(\.dataPath)
+        var descriptors = dirtyBuffers.flatMap { $0.syncDescriptors() }
+        var paths = dirtyBuffers.map(\.dataPath)
+        if stagingDirectoryDirty, let directory = try? POSIX.open(stagingDirectory, flags: O_RDONLY | O_DIRECTORY) {
+            descriptors.append(directory)
+            paths.append(stagingDirectory)
+            stagingDirectoryDirty = false
+        }
         dirtyBuffers.removeAll()
         Task {
             let failure = await BlockingIO.fsyncAndClose(descriptors, paths: paths)
@@ -324,6 +357,10 @@ actor DeliveryStream {
                 randomSource: &random)
             let path = try objectPath(for: key, bucket: settings.bucket)
             let parent = String(path[..<path.lastIndex(of: "/")!])
+            if buffer.isUnlinked {
+                abandon(buffer)
+                continue
+            }
             try buffer.seal()
             try POSIX.makeDirectories(parent)
             try POSIX.rename(buffer.dataPath, path)

@@ -101,6 +101,17 @@ enum POSIX {
         }
     }
 
+    /// Hard links of an open file: 0 once it was unlinked.
+    static func linkCount(_ fd: Int32) -> Int {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? Int(info.st_nlink) : 0
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -99,13 +99,30 @@ final class StagingBuffer {
     func commit() throws(FileSystemError) {
         guard recordCount != committed.records else { return }
         compressor?.syncFlush()
-        let crc = try writePending()
+        try writePending()
+        // The CRC covers every byte since the last journaled commit, including bytes written by a
+        // commit whose journal line failed (disk full): recovery checks exactly that range.
         let line = StagingJournal.Entry(
-            storedBytes: storedBytes, uncompressedBytes: uncompressedBytes, records: recordCount, segmentCRC: crc
+            storedBytes: storedBytes, uncompressedBytes: uncompressedBytes, records: recordCount,
+            segmentCRC: uncommittedCRC
         ).line
         try POSIX.writeAll(journalFD, Array(line.utf8), at: Int64(journalBytes), path: journalPath)
+        // Someone removed the staging files (e.g. the data directory): nothing written here can be
+        // delivered, so it must not be acknowledged.
+        if POSIX.linkCount(dataFD) == 0 || POSIX.linkCount(journalFD) == 0 {
+            throw FileSystemError(operation: "commit", path: dataPath, errno: ENOENT)
+        }
         journalBytes += line.utf8.count
         committed = (storedBytes, uncompressedBytes, recordCount)
+        uncommittedCRC = 0
+    }
+
+    /// CRC-32 of the stored bytes after the last journaled commit.
+    private var uncommittedCRC: UInt32 = 0
+
+    /// True once the staging files were removed from under the buffer.
+    var isUnlinked: Bool {
+        (dataFD >= 0 && POSIX.linkCount(dataFD) == 0) || !POSIX.exists(dataPath)
     }
 
     /// Duplicates of the two descriptors, for an fsync that runs off the stream's executor while the
@@ -115,20 +132,18 @@ final class StagingBuffer {
         return [dup(dataFD), dup(journalFD)].filter { $0 >= 0 }
     }
 
-    /// Writes the pending bytes; returns their CRC-32 (the journal's check on this segment).
-    @discardableResult
-    private func writePending() throws(FileSystemError) -> UInt32 {
+    /// Writes the pending bytes, extending the CRC of the not yet journaled range.
+    private func writePending() throws(FileSystemError) {
         if let compressor {
             let produced = compressor.takeOutput()
             if unwritten.isEmpty { unwritten = produced } else { unwritten.append(contentsOf: produced) }
         }
-        guard !unwritten.isEmpty else { return 0 }
-        let crc = Gzip.crc32(unwritten[...])
+        guard !unwritten.isEmpty else { return }
         try POSIX.writeAll(dataFD, unwritten, at: Int64(storedBytes), path: dataPath)
+        uncommittedCRC = Gzip.crc32(unwritten[...], continuing: uncommittedCRC)
         storedBytes += unwritten.count
         // An uncompressed 4 MiB batch must not pin 4 MiB per stream for the buffer's lifetime.
         if unwritten.capacity > 1 << 18 { unwritten = [] } else { unwritten.removeAll(keepingCapacity: true) }
-        return crc
     }
 
     /// Completes the encoding, writes and fsyncs the data file, and closes both files. Safe to call

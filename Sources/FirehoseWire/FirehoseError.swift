@@ -34,10 +34,14 @@ extension FirehoseError {
         )
     }
 
+    /// At most this many violations are spelled out; a hostile request must not buy a huge answer.
+    public static let maxListedViolations = 10
+
     public static func validation(_ violations: [ValidationViolation]) -> FirehoseError {
         let count = violations.count
         let noun = count == 1 ? "error" : "errors"
-        let details = violations.map(\.description).joined(separator: "; ")
+        var details = violations.prefix(maxListedViolations).map(\.description).joined(separator: "; ")
+        if count > maxListedViolations { details += "; and \(count - maxListedViolations) more" }
         return FirehoseError(
             code: "ValidationException",
             message: "\(count) validation \(noun) detected: \(details)"

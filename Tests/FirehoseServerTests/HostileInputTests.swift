@@ -158,35 +158,15 @@ struct HostileInputTests {
 
 @Suite("Request memory budget")
 struct RequestMemoryBudgetTests {
-    @Test func requestsBeyondTheBudgetWaitInArrivalOrder() async throws {
+    @Test func chargesUpToTheCapacityAndRefusesBeyond() {
         let budget = RequestMemoryBudget(capacity: 100)
-        #expect(await budget.reserve(60) == 60)
-        final class Order: Sendable { let names = Mutex<[String]>([]) }
-        let order = Order()
-        let big = Task {
-            _ = await budget.reserve(80)
-            order.names.withLock { $0.append("big") }
-        }
-        try await eventually("the big request to wait") { budget.waiterCount == 1 }
-        let small = Task {
-            _ = await budget.reserve(10)
-            order.names.withLock { $0.append("small") }
-        }
-        try await eventually("the small request to queue behind it") { budget.waiterCount == 2 }
-        // 40 bytes are free, but the small request may not overtake the big one.
-        #expect(order.names.withLock { $0 }.isEmpty)
+        #expect(budget.tryReserve(60))
+        #expect(!budget.tryReserve(41))
+        #expect(budget.availableBytes == 40)
+        #expect(budget.tryReserve(40))
         budget.release(60)
-        await big.value
-        await small.value
-        #expect(order.names.withLock { $0 } == ["big", "small"])
-        #expect(budget.availableBytes == 10)
-    }
-
-    @Test func aRequestLargerThanTheBudgetReservesAllOfIt() async {
-        let budget = RequestMemoryBudget(capacity: 100)
-        #expect(await budget.reserve(1_000) == 100)
-        budget.release(100)
-        #expect(budget.availableBytes == 100)
+        #expect(budget.availableBytes == 60)
+        #expect(!budget.tryReserve(101))
     }
 }
 
