@@ -30,6 +30,10 @@ struct ControlPlane {
         case .untagDeliveryStream: return try untag(body)
         case .listTagsForDeliveryStream: return try listTags(body)
         case .startDeliveryStreamEncryption, .stopDeliveryStreamEncryption:
+            let input = try decode(DeleteDeliveryStreamInput.self, body)
+            let violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
+            if !violations.isEmpty { throw .validation(violations) }
+            _ = try existing(input.deliveryStreamName!)
             throw .invalidArgument(
                 "\(operation.rawValue) is not supported yet by firehose-local: objects are written unencrypted.")
         case .putRecord, .putRecordBatch:
@@ -66,8 +70,12 @@ struct ControlPlane {
                 message: "You have already consumed your firehose quota of \(Self.maxStreams) hoses. Firehose names: \(name)")
         }
         let settings = try validatedSettings(input, versionID: 1)
+        var tags: [Tag] = []
+        for tag in input.tags ?? [] {
+            if let index = tags.firstIndex(where: { $0.key == tag.key }) { tags[index] = tag } else { tags.append(tag) }
+        }
         let record = StreamRecord(
-            definition: input, versionID: 1, createTime: now, tags: input.tags ?? [], origin: .api,
+            definition: input, versionID: 1, createTime: now, tags: tags, origin: .api,
             activeAt: now.addingTimeInterval(configuration.streamActivationDelay))
         do {
             try sink.createStream(settings, record: record)
@@ -201,7 +209,9 @@ struct ControlPlane {
                 definition.s3DestinationConfiguration = S3DestinationConfiguration(merged)
             }
         }
-        let settings = try validatedSettings(definition, versionID: record.versionID + 1)
+        let settings = try validatedSettings(
+            definition, versionID: record.versionID + 1,
+            destinationMember: input.extendedS3DestinationUpdate != nil ? "ExtendedS3DestinationUpdate" : "S3DestinationUpdate")
         var updated = record
         updated.definition = definition
         updated.versionID += 1
@@ -349,12 +359,13 @@ struct ControlPlane {
         }
     }
 
-    private func validatedSettings(_ definition: CreateDeliveryStreamInput, versionID: Int) throws(FirehoseError)
-        -> DeliveryStreamSettings
-    {
+    private func validatedSettings(
+        _ definition: CreateDeliveryStreamInput, versionID: Int, destinationMember: String? = nil
+    ) throws(FirehoseError) -> DeliveryStreamSettings {
         do {
             return try DeliveryStreamSettings(
-                validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true)
+                validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true,
+                destinationMember: destinationMember)
         } catch {
             throw error.error
         }

@@ -53,9 +53,11 @@ public struct DeliveryStreamSettings: Sendable {
     ]
 
     /// - Parameter requireRoleARN: the API model requires `RoleARN`; a config file may leave it out.
+    /// - Parameter destinationMember: names the destination member in errors when it is not the one
+    ///   the definition uses (UpdateDestination validates the merged result but reports its own member).
     public init(
         validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1,
-        requireRoleARN: Bool = false
+        requireRoleARN: Bool = false, destinationMember: String? = nil
     ) throws(StreamConfigurationError) {
         func fail(_ field: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: field, error: error)
@@ -88,7 +90,7 @@ public struct DeliveryStreamSettings: Sendable {
         }
 
         let destination: ExtendedS3DestinationConfiguration
-        let field: String
+        var field: String
         switch (definition.extendedS3DestinationConfiguration, definition.s3DestinationConfiguration) {
         case (let extended?, nil):
             destination = extended
@@ -109,6 +111,7 @@ public struct DeliveryStreamSettings: Sendable {
                     "A destination configuration is required: give ExtendedS3DestinationConfiguration (or S3DestinationConfiguration) with a BucketARN."
                 ))
         }
+        if let destinationMember { field = destinationMember }
         let path = field.prefix(1).lowercased() + field.dropFirst()
 
         guard let bucketARN = destination.bucketARN else {
@@ -255,6 +258,8 @@ public struct DeliveryStreamSettings: Sendable {
             }
         }
 
+        try Self.checkPassThroughMembers(destination, field: field, path: path)
+
         let fileExtension = destination.fileExtension ?? ""
         // Each member on its own first, so an error names the member; then the cross-member rules.
         func check(_ member: String, _ body: () throws(KeyLayoutError) -> Void) throws(StreamConfigurationError) {
@@ -265,18 +270,20 @@ public struct DeliveryStreamSettings: Sendable {
             }
         }
         try check("Prefix") { () throws(KeyLayoutError) in
-            if let prefix = destination.prefix, !prefix.isEmpty { _ = try S3Prefix(prefix, role: .prefix) }
+            if let prefix = destination.prefix, !prefix.isEmpty {
+                _ = try S3Prefix(prefix, role: .prefix, memberPath: "\(path).prefix")
+            }
         }
         try check("ErrorOutputPrefix") { () throws(KeyLayoutError) in
             if let prefix = destination.errorOutputPrefix, !prefix.isEmpty {
-                _ = try S3Prefix(prefix, role: .errorOutputPrefix)
+                _ = try S3Prefix(prefix, role: .errorOutputPrefix, memberPath: "\(path).errorOutputPrefix")
             }
         }
         try check("FileExtension") { () throws(KeyLayoutError) in
-            try ObjectKeyLayout.validateFileExtension(fileExtension)
+            try ObjectKeyLayout.validateFileExtension(fileExtension, memberPath: "\(path).fileExtension")
         }
         try check("CustomTimeZone") { () throws(KeyLayoutError) in
-            _ = try ObjectKeyLayout.validateCustomTimeZone(destination.customTimeZone)
+            _ = try ObjectKeyLayout.validateCustomTimeZone(destination.customTimeZone, memberPath: "\(path).customTimeZone")
         }
         var keyLayout: ObjectKeyLayout?
         try check("Prefix") { () throws(KeyLayoutError) in
@@ -345,5 +352,97 @@ public struct DeliveryStreamSettings: Sendable {
                 scalar.isASCII
                     && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_+=,.@-/".unicodeScalars.contains(scalar))
             }
+    }
+
+    static let processorParameterNames = [
+        "LambdaArn", "NumberOfRetries", "MetadataExtractionQuery", "JsonParsingEngine", "RoleArn", "BufferSizeInMBs",
+        "BufferIntervalInSeconds", "SubRecordType", "Delimiter", "CompressionFormat", "DataMessageExtraction",
+    ]
+
+    /// Members firehose-local accepts without acting on them still have to be what the model allows:
+    /// they are echoed by DescribeDeliveryStream, and AWS would refuse them.
+    static func checkPassThroughMembers(
+        _ destination: ExtendedS3DestinationConfiguration, field: String, path: String
+    ) throws(StreamConfigurationError) {
+        func fail(_ member: String, _ violation: ValidationViolation) -> StreamConfigurationError {
+            StreamConfigurationError(field: "\(field).\(member)", error: .validation([violation]))
+        }
+        func typeError(_ member: String, _ expected: String) -> StreamConfigurationError {
+            StreamConfigurationError(
+                field: "\(field).\(member)", error: .serialization("\(field).\(member) must be \(expected)."))
+        }
+        for (index, processor) in (destination.processingConfiguration?.processors ?? []).enumerated() {
+            for (parameterIndex, parameter) in (processor.parameters ?? []).enumerated() {
+                let member = "processingConfiguration.processors.\(index + 1).member.parameters.\(parameterIndex + 1).member"
+                if let name = parameter.parameterName, !processorParameterNames.contains(name) {
+                    throw fail(
+                        "ProcessingConfiguration.Processors[\(index)].Parameters[\(parameterIndex)].ParameterName",
+                        ValidationViolation(
+                            value: name, path: "\(path).\(member).parameterName",
+                            constraint:
+                                "Member must satisfy enum value set: [\(processorParameterNames.joined(separator: ", "))]"))
+                }
+            }
+        }
+        if let encryption = destination.encryptionConfiguration {
+            if let value = encryption["NoEncryptionConfig"], value.stringValue != "NoEncryption" {
+                throw fail(
+                    "EncryptionConfiguration.NoEncryptionConfig",
+                    ValidationViolation(
+                        value: value.stringValue ?? "\(value)", path: "\(path).encryptionConfiguration.noEncryptionConfig",
+                        constraint: "Member must satisfy enum value set: [NoEncryption]"))
+            }
+            if let key = encryption["KMSEncryptionConfig"]?["AWSKMSKeyARN"] {
+                guard let arn = key.stringValue else { throw typeError("EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN", "text") }
+                if !(arn.hasPrefix("arn:") && arn.contains(":kms:") && (arn.contains(":key/") || arn.contains(":alias/"))) {
+                    throw fail(
+                        "EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN",
+                        ValidationViolation(
+                            value: arn, path: "\(path).encryptionConfiguration.kMSEncryptionConfig.aWSKMSKeyARN",
+                            constraint:
+                                "Member must satisfy regular expression pattern: arn:.*:kms:[a-zA-Z0-9\\-]+:\\d{12}:(key|alias)/[a-zA-Z_0-9+=,.@\\-_/]+"
+                        ))
+                }
+            }
+        }
+        if let logging = destination.cloudWatchLoggingOptions {
+            if let enabled = logging["Enabled"], case .bool = enabled {} else if logging["Enabled"] != nil {
+                throw typeError("CloudWatchLoggingOptions.Enabled", "true or false")
+            }
+            let groupAllowed = { (c: Unicode.Scalar) in
+                c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || ".-_/#".unicodeScalars.contains(c))
+            }
+            for (member, allowed, pattern) in [
+                ("LogGroupName", groupAllowed, "[\\.\\-_/#A-Za-z0-9]*"),
+                ("LogStreamName", { (c: Unicode.Scalar) in c != ":" && c != "*" }, "[^:*]*"),
+            ] {
+                guard let value = logging[member] else { continue }
+                guard let text = value.stringValue else { throw typeError("CloudWatchLoggingOptions.\(member)", "text") }
+                let memberPath = "\(path).cloudWatchLoggingOptions.\(member.prefix(1).lowercased() + member.dropFirst())"
+                if text.count > 512 || !text.unicodeScalars.allSatisfy(allowed) {
+                    throw fail(
+                        "CloudWatchLoggingOptions.\(member)",
+                        ValidationViolation(
+                            value: text, path: memberPath,
+                            constraint: text.count > 512
+                                ? "Member must have length less than or equal to 512"
+                                : "Member must satisfy regular expression pattern: \(pattern)"))
+                }
+            }
+        }
+        if let duration = destination.dynamicPartitioningConfiguration?["RetryOptions"]?["DurationInSeconds"] {
+            guard case .number(let seconds) = duration, seconds == seconds.rounded() else {
+                throw typeError("DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds", "a whole number")
+            }
+            if !(0...7200).contains(seconds) {
+                throw fail(
+                    "DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds",
+                    ValidationViolation(
+                        value: String(Int(seconds)), path: "\(path).dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
+                        constraint: seconds < 0
+                            ? "Member must have value greater than or equal to 0"
+                            : "Member must have value less than or equal to 7200"))
+            }
+        }
     }
 }
