@@ -1,10 +1,33 @@
 import FirehoseSink
 import FirehoseWire
+import ServiceLifecycle
+import Synchronization
 
-/// `/_local/*`: what tests and scripts use to drive the emulator. Not part of the AWS API and not
-/// authenticated — the server binds to loopback by default.
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `/_local/*`: what tests and scripts use to drive and observe the emulator. Not part of the AWS API
+/// and not authenticated — the server binds to loopback by default.
+///
+/// | request | answer |
+/// |---|---|
+/// | `GET /_local/health` | `{"status": "ok"}` |
+/// | `POST /_local/flush[?stream=S]` | delivers buffers now; `{"objects": [...]}` once on disk |
+/// | `GET /_local/streams` | every stream: settings, buffer fill, counters, last delivery |
+/// | `GET /_local/wait?stream=S&objects=N&timeout=T` | answers once S has written N objects |
+/// | `GET /_local/metrics` | Prometheus text exposition |
 struct LocalEndpoints {
     let api: FirehoseAPI
+
+    static let paths = ["/_local/health", "/_local/flush", "/_local/streams", "/_local/wait", "/_local/metrics"]
+
+    /// `/_local/wait` limits: `timeout` is in seconds.
+    static let defaultWaitTimeout = 30.0
+    static let maxWaitTimeout = 300.0
+    static let waitParameters: Set<String> = ["stream", "objects", "timeout"]
 
     func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
         switch (request.method, request.path) {
@@ -17,13 +40,31 @@ struct LocalEndpoints {
             return json(200, writer.bytes, requestID: requestID)
         case ("POST", "/_local/flush"):
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
-        case (_, "/_local/health"), (_, "/_local/flush"):
-            return error(405, "MethodNotAllowed", "\(request.method) is not allowed on \(request.path).", requestID)
+        case ("GET", "/_local/streams"):
+            // `FirehoseAPI.clock` is private; the wall clock is what its default SystemClock reads.
+            return json(200, Self.streamsDocument(await api.sink.statuses(), now: Date()), requestID: requestID)
+        case ("GET", "/_local/wait"):
+            return await wait(request, requestID: requestID)
+        case ("GET", "/_local/metrics"):
+            let body = api.metrics.render(streams: await api.sink.statuses())
+            return APIResponse(
+                status: 200, headers: [("Content-Type", FirehoseMetrics.contentType), ("x-amzn-RequestId", requestID)],
+                body: body)
+        case (_, let path) where Self.paths.contains(path):
+            let allowed = path == "/_local/flush" ? "POST" : path == "/_local/health" ? "GET, HEAD" : "GET"
+            var response = error(
+                405, "MethodNotAllowed", "\(request.method) is not allowed on \(request.path) (use \(allowed)).",
+                requestID)
+            response.headers.append(("Allow", allowed))
+            return response
         default:
             return error(
-                404, "NotFound", "No local endpoint \(request.path) (try /_local/health or /_local/flush).", requestID)
+                404, "NotFound", "No local endpoint \(request.path) (try \(Self.paths.joined(separator: ", "))).",
+                requestID)
         }
     }
+
+    // MARK: - /_local/flush
 
     private func flush(stream: String?, requestID: String) async -> APIResponse {
         do {
@@ -52,20 +93,248 @@ struct LocalEndpoints {
             writer.endObject()
             return json(200, writer.bytes, requestID: requestID)
         } catch {
-            let firehoseError = error.firehoseError(accountID: api.configuration.accountID)
-            let status = error.isUnknownStream ? 404 : firehoseError.httpStatus
-            return self.error(status, firehoseError.code, firehoseError.message, requestID)
+            return sinkError(error, requestID: requestID)
         }
+    }
+
+    // MARK: - /_local/streams
+
+    /// `{"streams": [...]}`, alphabetical (the sink lists streams sorted by name).
+    static func streamsDocument(_ statuses: [FirehoseSink.StreamStatus], now: Date) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 64 + statuses.count * 400)
+        writer.beginObject()
+        writer.key("streams")
+        writer.beginArray()
+        for status in statuses.sorted(by: { $0.settings.name < $1.settings.name }) {
+            let settings = status.settings
+            let counters = status.counters
+            writer.beginObject()
+            writer.key("name")
+            writer.string(settings.name)
+            writer.key("bucket")
+            writer.string(settings.bucket)
+            writer.key("status")
+            writer.string(status.record.isActive(at: now) ? "ACTIVE" : "CREATING")
+            writer.key("compression")
+            writer.string(settings.compression.rawValue)
+            writer.key("buffer")
+            writer.beginObject()
+            writer.key("records")
+            writer.integer(status.bufferedRecords)
+            writer.key("bytes")
+            writer.integer(status.bufferedBytes)
+            writer.key("sizeLimitBytes")
+            writer.integer(settings.bufferSizeBytes)
+            writer.key("intervalSeconds")
+            writer.integer(settings.bufferIntervalSeconds)
+            writer.endObject()
+            writer.key("recordsReceived")
+            writer.integer(counters.recordsReceived)
+            writer.key("bytesReceived")
+            writer.integer(counters.bytesReceived)
+            writer.key("objectsWritten")
+            writer.integer(counters.objectsWritten)
+            writer.key("lastDelivery")
+            if let last = counters.lastDelivery {
+                writer.beginObject()
+                writer.key("key")
+                writer.string(last.key)
+                writer.key("time")
+                writer.string(iso8601(counters.lastDeliveryTime ?? last.firstArrival))
+                writer.key("records")
+                writer.integer(last.records)
+                writer.key("bytes")
+                writer.integer(last.bytes)
+                writer.key("storedBytes")
+                writer.integer(last.storedBytes)
+                writer.key("reason")
+                writer.string(last.reason.rawValue)
+                writer.endObject()
+            } else {
+                writer.null()
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `2026-11-21T13:05:09.123Z`: ISO 8601 in UTC with milliseconds, without a formatter.
+    static func iso8601(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let millis = Int(milliseconds - seconds * 1000)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+
+    // MARK: - /_local/wait
+
+    struct WaitParameters: Equatable {
+        /// nil: all streams together.
+        var stream: String?
+        var objects: Int
+        var timeoutSeconds: Double
+    }
+
+    /// Validates the query of `/_local/wait`; the error is the message of a 400 answer.
+    static func waitParameters(_ request: APIRequest) -> Result<WaitParameters, WaitParameterError> {
+        for pair in request.query.split(separator: "&") {
+            let name = String(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])
+                .percentDecoded
+            if !waitParameters.contains(name) {
+                return .failure(
+                    WaitParameterError(
+                        message: "Unknown parameter '\(name)' for /_local/wait; use stream, objects and timeout."))
+            }
+        }
+        var parameters = WaitParameters(stream: nil, objects: 1, timeoutSeconds: defaultWaitTimeout)
+        if let stream = request.queryParameter("stream"), !stream.isEmpty { parameters.stream = stream }
+        if let text = request.queryParameter("objects") {
+            guard let objects = Int(text), objects >= 0 else {
+                return .failure(
+                    WaitParameterError(message: "objects must be a whole number of at least 0, not '\(text)'."))
+            }
+            parameters.objects = objects
+        }
+        if let text = request.queryParameter("timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= maxWaitTimeout,
+                text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") })
+            else {
+                return .failure(
+                    WaitParameterError(
+                        message:
+                            "timeout must be a number of seconds from 0 to \(Int(maxWaitTimeout)), not '\(text)'."))
+            }
+            parameters.timeoutSeconds = seconds
+        }
+        return .success(parameters)
+    }
+
+    struct WaitParameterError: Error, Equatable {
+        var message: String
+    }
+
+    /// Answers as soon as the stream (or all streams together) has written the number of objects
+    /// asked for since this server process started, recovered ones included. Never polls: the sink
+    /// wakes the waiter on delivery.
+    private func wait(_ request: APIRequest, requestID: String) async -> APIResponse {
+        let parameters: WaitParameters
+        switch Self.waitParameters(request) {
+        case .success(let value): parameters = value
+        case .failure(let failure):
+            return error(400, "InvalidArgumentException", failure.message, requestID)
+        }
+        let sink = api.sink
+        if let stream = parameters.stream, sink.settings(of: stream) == nil {
+            return sinkError(.unknownStream(stream), requestID: requestID)
+        }
+        let shuttingDown = Atomic<Bool>(false)
+        let deadline = ContinuousClock.now + .milliseconds(Int64((parameters.timeoutSeconds * 1000).rounded()))
+        let outcome: Result<Bool, SinkError> = await withGracefulShutdownHandler {
+            // Wait in slices of at most a second so a graceful shutdown (which cannot deliver while
+            // requests are still open) or a cancelled request ends the wait promptly. The sink still
+            // resumes a slice the moment an object is written: nothing here polls.
+            while true {
+                if sink.objectsWritten(stream: parameters.stream) >= parameters.objects { return .success(true) }
+                let remaining = deadline - ContinuousClock.now
+                if remaining < .milliseconds(10) || shuttingDown.load(ordering: .relaxed) || Task.isCancelled {
+                    return .success(false)
+                }
+                do throws(SinkError) {
+                    let slice = min(remaining, .seconds(1))
+                    if try await sink.waitForObjects(parameters.objects, stream: parameters.stream, timeout: slice) {
+                        return .success(true)
+                    }
+                } catch {
+                    return .failure(error)
+                }
+            }
+        } onGracefulShutdown: {
+            shuttingDown.store(true, ordering: .relaxed)
+        }
+        let count = sink.objectsWritten(stream: parameters.stream)
+        switch outcome {
+        case .failure(let failure):
+            return sinkError(failure, requestID: requestID)
+        case .success(true):
+            return json(200, Self.countDocument(count), requestID: requestID)
+        case .success(false) where shuttingDown.load(ordering: .relaxed):
+            return error(
+                503, "ServiceUnavailableException",
+                "firehose-local is shutting down; \(count) of \(parameters.objects) objects were written.",
+                requestID, objects: count)
+        case .success(false):
+            let scope = parameters.stream.map { "stream \($0)" } ?? "all streams"
+            return error(
+                408, "Timeout",
+                "Timed out after \(Self.secondsText(parameters.timeoutSeconds)) s waiting for \(parameters.objects) object\(parameters.objects == 1 ? "" : "s") from \(scope); \(count) written since the server started.",
+                requestID, objects: count)
+        }
+    }
+
+    static func countDocument(_ count: Int) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("objects")
+        writer.integer(count)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    static func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+
+    // MARK: - Responses
+
+    private func sinkError(_ error: SinkError, requestID: String) -> APIResponse {
+        let firehoseError = error.firehoseError(accountID: api.configuration.accountID)
+        let status = error.isUnknownStream ? 404 : firehoseError.httpStatus
+        return self.error(status, firehoseError.code, firehoseError.message, requestID)
     }
 
     private func json(_ status: Int, _ body: [UInt8], requestID: String) -> APIResponse {
         APIResponse(
-            status: status, headers: [("Content-Type", "application/json"), ("x-amzn-RequestId", requestID)], body: body)
+            status: status, headers: [("Content-Type", "application/json"), ("x-amzn-RequestId", requestID)], body: body
+        )
     }
 
-    private func error(_ status: Int, _ code: String, _ message: String, _ requestID: String) -> APIResponse {
-        var response = json(
-            status, FirehoseError(code: code, message: message, httpStatus: status).jsonBody, requestID: requestID)
+    /// AWS-shaped error body (`__type`, `message`), plus `objects` for the answers of `/_local/wait`.
+    private func error(_ status: Int, _ code: String, _ message: String, _ requestID: String, objects: Int? = nil)
+        -> APIResponse
+    {
+        var body = FirehoseError(code: code, message: message, httpStatus: status).jsonBody
+        if let objects {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("__type")
+            writer.string(code)
+            writer.key("message")
+            writer.string(message)
+            writer.key("objects")
+            writer.integer(objects)
+            writer.endObject()
+            body = writer.bytes
+        }
+        var response = json(status, body, requestID: requestID)
         response.headers.append(("x-amzn-ErrorType", code))
         return response
     }

@@ -1,18 +1,245 @@
 import FirehoseSink
+import Prometheus
+import Synchronization
 
-/// The server's metrics. (Placeholder for the Prometheus implementation: same API, records nothing.)
+/// The server's metrics, served as Prometheus text at `GET /_local/metrics`.
+///
+/// Every instance owns its own `PrometheusCollectorRegistry` (the global `MetricsSystem` is never
+/// bootstrapped), so several APIs can live in one process — tests do that — without sharing counters.
+///
+/// | name | type | labels |
+/// |---|---|---|
+/// | `firehose_local_requests_total` | counter | `operation`, `code` (`OK` for success, else the AWS error code) |
+/// | `firehose_local_request_duration_seconds` | histogram | `operation` |
+/// | `firehose_local_records_received_total` | counter | `stream` |
+/// | `firehose_local_bytes_received_total` | counter | `stream` |
+/// | `firehose_local_buffer_records`, `firehose_local_buffer_bytes` | gauge | `stream` (read at scrape time) |
+/// | `firehose_local_flushes_total` | counter | `stream`, `reason` (size, interval, flush, shutdown, recovery) |
+/// | `firehose_local_delivery_latency_seconds` | histogram | `stream` (first record's arrival → object on disk) |
+/// | `firehose_local_objects_written_total` | counter | `stream` |
+///
+/// Label values are bounded: operations are the X-Amz-Target operations (anything else is `unknown`),
+/// codes the AWS error codes the server itself produces, streams the configured ones.
 public final class FirehoseMetrics: Sendable {
-    public init() {}
+    /// `code` label of a request that succeeded. AWS error codes never take this value.
+    public static let successCode = "OK"
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    static let requestDurationBuckets: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+    /// Up to the longest buffering interval AWS allows (900 s), and beyond for recovered buffers.
+    static let deliveryLatencyBuckets: [Double] = [
+        0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 900, 3600,
+    ]
+
+    private struct RequestKey: Hashable {
+        var operation: String
+        var code: String
+    }
+
+    /// The per-stream series, made once so the request path only touches atomics.
+    private struct StreamSeries: Sendable {
+        var recordsReceived: Counter
+        var bytesReceived: Counter
+        var objectsWritten: Counter
+        var latency: ValueHistogram
+    }
+
+    private struct State {
+        var requests: [RequestKey: Counter] = [:]
+        var durations: [String: ValueHistogram] = [:]
+        var streams: [String: StreamSeries] = [:]
+        var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
+        /// Buffer gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
+        var bufferGauges: [String: (records: Gauge, bytes: Gauge)] = [:]
+        /// What `objects_written_total` shows per stream: a mirror of the sink's own count, brought up
+        /// to date at every scrape (so it includes what was delivered before this instance existed,
+        /// such as buffers recovered at start, and never double counts).
+        var objectsExported: [String: Int] = [:]
+    }
+
+    public let registry: PrometheusCollectorRegistry
+    private let state = Mutex(State())
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+    }
+
+    private static func descriptor(_ name: String, unit: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "firehose_local", metricName: name, unitName: unit, helpText: help)
+    }
 
     /// One Firehose API request answered: `operation` is the X-Amz-Target operation (or "unknown"),
     /// `errorCode` nil for success.
-    func requestFinished(operation: String, errorCode: String?, durationSeconds: Double) {}
+    func requestFinished(operation: String, errorCode: String?, durationSeconds: Double) {
+        let key = RequestKey(operation: operation, code: errorCode ?? Self.successCode)
+        let (counter, histogram) = state.withLock { state -> (Counter, ValueHistogram) in
+            let counter =
+                state.requests[key]
+                ?? registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "requests", unit: "total",
+                        help: "Firehose API requests answered, by operation and error code (OK for success)."),
+                    labels: [("operation", key.operation), ("code", key.code)])
+            state.requests[key] = counter
+            let histogram =
+                state.durations[operation]
+                ?? registry.makeValueHistogram(
+                    descriptor: Self.descriptor(
+                        "request_duration", unit: "seconds",
+                        help: "Time from a Firehose API request's arrival (body read) to its answer."),
+                    labels: [("operation", operation)], buckets: Self.requestDurationBuckets)
+            state.durations[operation] = histogram
+            return (counter, histogram)
+        }
+        counter.increment()
+        histogram.record(max(0, durationSeconds))
+    }
 
-    func recordsReceived(stream: String, records: Int, bytes: Int) {}
+    func recordsReceived(stream: String, records: Int, bytes: Int) {
+        let series = self.series(stream)
+        series.recordsReceived.increment(by: Int64(records))
+        series.bytesReceived.increment(by: Int64(bytes))
+    }
 
     /// `latencySeconds`: from the arrival of the object's first record to the object being on disk.
-    func objectDelivered(_ object: DeliveredObject, latencySeconds: Double) {}
+    func objectDelivered(_ object: DeliveredObject, latencySeconds: Double) {
+        let series = self.series(object.stream)
+        let flushes = state.withLock { state -> Counter in
+            if let counter = state.flushes[object.stream]?[object.reason] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "flushes", unit: "total",
+                    help:
+                        "Buffers delivered as objects, by reason: size, interval, flush (/_local/flush), shutdown, recovery."
+                ),
+                labels: [("stream", object.stream), ("reason", object.reason.rawValue)])
+            state.flushes[object.stream, default: [:]][object.reason] = counter
+            return counter
+        }
+        flushes.increment()
+        series.latency.record(max(0, latencySeconds))
+    }
 
-    /// Prometheus text exposition of every metric.
-    public func render(streams: [FirehoseSink.StreamStatus]) -> [UInt8] { [] }
+    private func series(_ stream: String) -> StreamSeries {
+        state.withLock { state in
+            if let series = state.streams[stream] { return series }
+            let labels = [("stream", stream)]
+            let series = StreamSeries(
+                recordsReceived: registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "records_received", unit: "total", help: "Records accepted by PutRecord and PutRecordBatch."),
+                    labels: labels),
+                bytesReceived: registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "bytes_received", unit: "total", help: "Record bytes accepted (decoded, before compression)."),
+                    labels: labels),
+                objectsWritten: registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "objects_written", unit: "total",
+                        help:
+                            "Objects written into the data directory since the server started (including recovered ones)."
+                    ),
+                    labels: labels),
+                latency: registry.makeValueHistogram(
+                    descriptor: Self.descriptor(
+                        "delivery_latency", unit: "seconds",
+                        help: "Time from the arrival of an object's first record to the object being on disk."),
+                    labels: labels, buckets: Self.deliveryLatencyBuckets))
+            state.streams[stream] = series
+            return series
+        }
+    }
+
+    /// Prometheus text exposition of every metric. `streams` (the sink's current statuses) sets the
+    /// buffer gauges and makes every stream's counters appear, at zero when it saw no traffic yet.
+    public func render(streams: [FirehoseSink.StreamStatus]) -> [UInt8] {
+        for status in streams {
+            let name = status.settings.name
+            let series = self.series(name)
+            let gauges = state.withLock { state -> (records: Gauge, bytes: Gauge) in
+                if let gauges = state.bufferGauges[name] { return gauges }
+                let labels = [("stream", name)]
+                let gauges = (
+                    records: registry.makeGauge(
+                        descriptor: Self.descriptor(
+                            "buffer_records", unit: "",
+                            help: "Records waiting in the stream's buffer, not yet delivered."),
+                        labels: labels),
+                    bytes: registry.makeGauge(
+                        descriptor: Self.descriptor(
+                            "buffer_bytes", unit: "",
+                            help: "Bytes (before compression) waiting in the stream's buffer, not yet delivered."),
+                        labels: labels)
+                )
+                state.bufferGauges[name] = gauges
+                return gauges
+            }
+            gauges.records.set(Double(status.bufferedRecords))
+            gauges.bytes.set(Double(status.bufferedBytes))
+            // Mirror the sink's count; it restarts at 0 when a stream is deleted and created again,
+            // which Prometheus reads as a counter reset.
+            state.withLock { state in
+                let written = status.counters.objectsWritten
+                let exported = state.objectsExported[name, default: 0]
+                if written < exported {
+                    series.objectsWritten.reset()
+                    series.objectsWritten.increment(by: Int64(written))
+                } else if written > exported {
+                    series.objectsWritten.increment(by: Int64(written - exported))
+                }
+                state.objectsExported[name] = written
+            }
+        }
+        let current = Set(streams.map(\.settings.name))
+        let gone = state.withLock { state -> [(records: Gauge, bytes: Gauge)] in
+            let names = state.bufferGauges.keys.filter { !current.contains($0) }
+            return names.compactMap { state.bufferGauges.removeValue(forKey: $0) }
+        }
+        for gauges in gone {
+            registry.unregisterGauge(gauges.records)
+            registry.unregisterGauge(gauges.bytes)
+        }
+        return Self.sorted(registry.emitToBuffer())
+    }
+
+    /// The registry emits families in hash order; sort them by name, and each family's samples by
+    /// label set (keeping a histogram's buckets, sum and count in their order), so a scrape reads
+    /// the same way every time.
+    static func sorted(_ exposition: [UInt8]) -> [UInt8] {
+        var families: [(name: String, lines: [Substring])] = []
+        let text = String(decoding: exposition, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# ") {
+                let name = line.split(separator: " ", maxSplits: 3).dropFirst(2).first.map(String.init) ?? ""
+                if families.last?.name != name { families.append((name, [])) }
+            } else if families.isEmpty {
+                families.append(("", []))
+            }
+            families[families.count - 1].lines.append(line)
+        }
+        var output = ""
+        output.reserveCapacity(exposition.count)
+        for family in families.sorted(by: { $0.name < $1.name }) {
+            let comments = family.lines.filter { $0.hasPrefix("#") }
+            let samples = family.lines.enumerated().filter { !$0.element.hasPrefix("#") }
+                .map { (key: seriesKey($0.element), index: $0.offset, line: $0.element) }
+                .sorted { ($0.key, $0.index) < ($1.key, $1.index) }
+            for line in comments + samples.map(\.line) {
+                output += line
+                output += "\n"
+            }
+        }
+        return Array(output.utf8)
+    }
+
+    /// A sample's label set without `le`: `stream="a",reason="flush"` of `x_total{stream="a",...} 1`.
+    private static func seriesKey(_ line: Substring) -> String {
+        guard let open = line.firstIndex(of: "{"), let close = line.lastIndex(of: "}") else { return "" }
+        let labels = line[line.index(after: open)..<close]
+        if labels.hasPrefix("le=\"") { return "" }
+        guard let le = labels.firstRange(of: ",le=\"") else { return String(labels) }
+        return String(labels[..<le.lowerBound])
+    }
 }

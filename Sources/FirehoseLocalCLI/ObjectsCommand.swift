@@ -1,0 +1,370 @@
+import ArgumentParser
+import FirehoseSink
+import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `firehose-local objects`: lists delivered objects by reading the data directory (no server needed).
+public struct ObjectsCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "objects",
+        abstract: "List delivered objects by reading the data directory (the server need not run).",
+        discussion: """
+            One line per object, oldest first, tab-separated: bucket, key, size in bytes (as stored), \
+            time (ISO 8601 UTC: when the object file was last written), records. With --json one \
+            document: {"objects": [{"bucket", "key", "path", "stream", "size", "time", "records"}]}.
+
+            records is only known for streams with the AppendDelimiterToRecord processor: it is the \
+            number of newlines in the object (decompressed), so a record that itself contains newlines \
+            counts more than once. Without the processor records are concatenated with nothing between \
+            them and the count is unknowable: "-" in lines, null in JSON (also for objects whose stream \
+            is not defined in --config or created through the API). stream is taken from the object's \
+            name (<stream>-<version>-<time>-<uuid>), null for other files.
+
+            The staging folder (.firehose-local) is never listed.
+            """
+    )
+
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Data directory the server writes into. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
+    var dataDirectory: String?
+
+    @Option(help: "Only objects in this bucket (default: every bucket).")
+    var bucket: String?
+
+    @Option(help: "Only objects of this delivery stream (matched on the object's name).")
+    var stream: String?
+
+    @Option(
+        help: """
+            Only objects written at or after this time: ISO 8601 (2026-11-21T13:05:09Z; no zone means \
+            UTC; 2026-11-21 is midnight UTC) or a time ago (90s, 10m, 1.5h, 2d; a bare number is seconds).
+            """)
+    var since: String?
+
+    @Option(
+        help: """
+            Configuration file of the server, to learn which streams append a newline to each record. \
+            Streams created through the API are read from the data directory. [FIREHOSE_LOCAL_CONFIG]
+            """)
+    var config: String?
+
+    @Flag(help: "Print one JSON document instead of one line per object.")
+    var json = false
+
+    public init() {}
+
+    public func validate() throws {
+        if let since, Timestamps.parseSince(since, now: Date()) == nil {
+            throw ValidationError(
+                "--since '\(since)' is neither an ISO 8601 time (2026-11-21T13:05:09Z) nor a time ago (10m, 2h, 30s).")
+        }
+    }
+
+    public func run() throws {
+        try CLIOutput.run { () throws(CLIError) in
+            let directory = Environment.dataDirectory(dataDirectory)
+            let definitions = try StreamDefinitions.load(
+                dataDirectory: directory, configPath: Environment.value(config, "FIREHOSE_LOCAL_CONFIG"))
+            let lister = ObjectLister(dataDirectory: directory, definitions: definitions)
+            let objects = try lister.list(
+                bucket: bucket, stream: stream, since: since.flatMap { Timestamps.parseSince($0, now: Date()) })
+            try CLIOutput.write(json ? ObjectLister.json(objects) : ObjectLister.lines(objects))
+        }
+    }
+}
+
+/// Which streams add `\n` after each record, from the configuration file and from the streams the
+/// server saved in the data directory (created through the API). The configuration file wins, as
+/// it does in the server.
+struct StreamDefinitions: Equatable {
+    var appendsNewline: [String: Bool] = [:]
+
+    static func load(dataDirectory: String, configPath: String?) throws(CLIError) -> StreamDefinitions {
+        var definitions = StreamDefinitions()
+        for definition in savedDefinitions(dataDirectory: dataDirectory) {
+            definitions.add(definition, gzipLevel: 6)
+        }
+        if let configPath {
+            let file: ConfigurationFile
+            do {
+                file = try ConfigurationFile.load(path: configPath)
+            } catch {
+                throw CLIError(message: error.description)
+            }
+            for definition in file.deliveryStreams { definitions.add(definition, gzipLevel: file.gzipLevel ?? 6) }
+        }
+        return definitions
+    }
+
+    mutating func add(_ definition: CreateDeliveryStreamInput, gzipLevel: Int32) {
+        guard let settings = try? DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel) else { return }
+        appendsNewline[settings.name] = settings.appendsNewline
+    }
+
+    /// `<data-dir>/.firehose-local/streams.json` as the sink saves it; only the definitions are read,
+    /// and a missing or unreadable file means no saved streams.
+    static func savedDefinitions(dataDirectory: String) -> [CreateDeliveryStreamInput] {
+        struct Catalog: Decodable {
+            struct Entry: Decodable { var definition: CreateDeliveryStreamInput }
+            var streams: [Entry]
+        }
+        guard let data = FileManager.default.contents(atPath: "\(dataDirectory)/.firehose-local/streams.json"),
+            let catalog = try? JSONDecoder().decode(Catalog.self, from: data)
+        else { return [] }
+        return catalog.streams.map(\.definition)
+    }
+}
+
+/// One object file in the data directory.
+struct ListedObject: Equatable {
+    var bucket: String
+    var key: String
+    var path: String
+    /// Bytes of the file as stored (compressed for GZIP streams).
+    var size: Int
+    /// Last modification of the file.
+    var modified: Date
+    /// From the object's name; nil when the name is not a Firehose object name.
+    var stream: String?
+    /// Newlines in the (decompressed) object when its stream appends a newline to each record.
+    var records: Int?
+}
+
+struct ObjectLister {
+    var dataDirectory: String
+    var definitions = StreamDefinitions()
+
+    static let stagingFolder = ".firehose-local"
+
+    /// Every object, oldest first (then by bucket and key), filtered.
+    func list(bucket: String? = nil, stream: String? = nil, since: Date? = nil) throws(CLIError) -> [ListedObject] {
+        var info = stat()
+        guard stat(dataDirectory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CLIError(
+                message:
+                    "data directory \(dataDirectory) does not exist (set --data-dir or FIREHOSE_LOCAL_DATA_DIR to the server's)."
+            )
+        }
+        let buckets: [String]
+        if let bucket {
+            guard !bucket.isEmpty, !bucket.contains("/"), bucket != ".", bucket != "..", bucket != Self.stagingFolder
+            else { throw CLIError(message: "'\(bucket)' is not a bucket name.", exitCode: 2) }
+            buckets = [bucket]
+        } else {
+            buckets = Self.entries(of: dataDirectory).filter { $0.isDirectory && $0.name != Self.stagingFolder }
+                .map(\.name)
+        }
+        var objects: [ListedObject] = []
+        for bucket in buckets {
+            walk("\(dataDirectory)/\(bucket)", prefix: "") { key, path, size, modified in
+                if let since, modified < since { return }
+                let name = String(key[(key.lastIndex(of: "/").map { key.index(after: $0) } ?? key.startIndex)...])
+                let objectStream = ObjectName.stream(of: name)
+                if let stream, objectStream != stream { return }
+                var object = ListedObject(
+                    bucket: bucket, key: key, path: path, size: size, modified: modified, stream: objectStream,
+                    records: nil)
+                if let objectStream, definitions.appendsNewline[objectStream] == true {
+                    object.records = Self.newlineCount(path: path)
+                }
+                objects.append(object)
+            }
+        }
+        return objects.sorted { ($0.modified, $0.bucket, $0.key) < ($1.modified, $1.bucket, $1.key) }
+    }
+
+    private func walk(_ directory: String, prefix: String, _ visit: (String, String, Int, Date) -> Void) {
+        for entry in Self.entries(of: directory).sorted(by: { $0.name < $1.name }) {
+            let path = "\(directory)/\(entry.name)"
+            let key = prefix + entry.name
+            if entry.isDirectory {
+                if entry.name != Self.stagingFolder { walk(path, prefix: key + "/", visit) }
+            } else if entry.isFile {
+                visit(key, path, entry.size, entry.modified)
+            }
+        }
+    }
+
+    struct Entry {
+        var name: String
+        var isDirectory: Bool
+        var isFile: Bool
+        var size: Int
+        var modified: Date
+    }
+
+    /// Directory entries with their `lstat` (symbolic links are neither files nor directories here).
+    static func entries(of directory: String) -> [Entry] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var result: [Entry] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            guard lstat("\(directory)/\(name)", &info) == 0 else { continue }
+            let type = info.st_mode & S_IFMT
+            #if canImport(Darwin)
+                let modified = info.st_mtimespec
+            #else
+                let modified = info.st_mtim
+            #endif
+            result.append(
+                Entry(
+                    name: name, isDirectory: type == S_IFDIR, isFile: type == S_IFREG, size: Int(info.st_size),
+                    modified: Date(
+                        timeIntervalSince1970: Double(modified.tv_sec) + Double(modified.tv_nsec) / 1_000_000_000)))
+        }
+        return result
+    }
+
+    /// Newlines in the file's content, gunzipped when it starts with the gzip magic number; nil when
+    /// it cannot be read or decoded.
+    static func newlineCount(path: String) -> Int? {
+        guard let content = try? ObjectReader.content(path: path) else { return nil }
+        var count = 0
+        for byte in content where byte == UInt8(ascii: "\n") { count += 1 }
+        return count
+    }
+
+    // MARK: Output
+
+    /// `bucket<TAB>key<TAB>size<TAB>time<TAB>records` per object; records `-` when unknown.
+    static func lines(_ objects: [ListedObject]) -> [UInt8] {
+        var text = ""
+        for object in objects {
+            text += "\(object.bucket)\t\(object.key)\t\(object.size)\t\(Timestamps.format(object.modified))\t"
+            text += object.records.map(String.init) ?? "-"
+            text += "\n"
+        }
+        return Array(text.utf8)
+    }
+
+    static func json(_ objects: [ListedObject]) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 32 + objects.count * 256)
+        writer.beginObject()
+        writer.key("objects")
+        writer.beginArray()
+        for object in objects {
+            writer.beginObject()
+            writer.key("bucket")
+            writer.string(object.bucket)
+            writer.key("key")
+            writer.string(object.key)
+            writer.key("path")
+            writer.string(object.path)
+            writer.key("stream")
+            if let stream = object.stream { writer.string(stream) } else { writer.null() }
+            writer.key("size")
+            writer.integer(object.size)
+            writer.key("time")
+            writer.string(Timestamps.format(object.modified))
+            writer.key("records")
+            if let records = object.records { writer.integer(records) } else { writer.null() }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes + [UInt8(ascii: "\n")]
+    }
+}
+
+/// Firehose object names: `<stream>-<version>-<yyyy-MM-dd-HH-mm-ss>-<uuid><extension>`.
+enum ObjectName {
+    /// The stream part of a Firehose object name, or nil when `name` is not one.
+    static func stream(of name: String) -> String? {
+        let bytes = Array(name.utf8)
+        // The stream may itself contain '-': try every '-' from the left until the rest fits.
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "-") && index > 0 {
+            if matchesTail(bytes[(index + 1)...]) {
+                let stream = String(decoding: bytes[..<index], as: UTF8.self)
+                return stream.utf8.allSatisfy(isStreamNameByte) ? stream : nil
+            }
+        }
+        return nil
+    }
+
+    private static func isStreamNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+
+    /// `<version>-yyyy-MM-dd-HH-mm-ss-<uuid>` followed by anything (the extension).
+    private static func matchesTail(_ tail: ArraySlice<UInt8>) -> Bool {
+        var index = tail.startIndex
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+        func isHex(_ byte: UInt8) -> Bool { isDigit(byte) || (byte >= 97 && byte <= 102) }
+        let versionStart = index
+        while index < tail.endIndex, isDigit(tail[index]) { index += 1 }
+        guard index > versionStart, index < tail.endIndex, tail[index] == UInt8(ascii: "-") else { return false }
+        index += 1
+        // yyyy-MM-dd-HH-mm-ss-
+        for width in [4, 2, 2, 2, 2, 2] {
+            guard tail.endIndex - index >= width + 1 else { return false }
+            for offset in 0..<width where !isDigit(tail[index + offset]) { return false }
+            guard tail[index + width] == UInt8(ascii: "-") else { return false }
+            index += width + 1
+        }
+        // 8-4-4-4-12 lowercase hex
+        for (position, width) in [8, 4, 4, 4, 12].enumerated() {
+            guard tail.endIndex - index >= width else { return false }
+            for offset in 0..<width where !isHex(tail[index + offset]) { return false }
+            index += width
+            if position < 4 {
+                guard index < tail.endIndex, tail[index] == UInt8(ascii: "-") else { return false }
+                index += 1
+            }
+        }
+        return true
+    }
+}
+
+/// Reads an object's content: gunzipped when the file starts with the gzip magic number, whatever
+/// its name (a FileExtension may hide the compression), as stored otherwise.
+enum ObjectReader {
+    static func content(path: String) throws(CLIError) -> [UInt8] {
+        let stored = try read(path: path)
+        guard Gzip.hasMagic(stored) else { return stored }
+        do {
+            return try Gzip.decompress(stored, limit: Int.max)
+        } catch {
+            throw CLIError(message: "\(path) starts like gzip but is not valid gzip data.")
+        }
+    }
+
+    static func read(path: String) throws(CLIError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError(message: "cannot read \(path): \(String(cString: strerror(errno))).") }
+        defer { _ = close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                #if canImport(Glibc)
+                    Glibc.read(fd, buffer.baseAddress, buffer.count)
+                #else
+                    Darwin.read(fd, buffer.baseAddress, buffer.count)
+                #endif
+            }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CLIError(message: "cannot read \(path): \(String(cString: strerror(errno))).")
+            }
+            bytes += chunk[..<count]
+        }
+    }
+}
