@@ -22,8 +22,10 @@ public struct ServeCommand: AsyncParsableCommand {
             command-line option wins over the environment.
 
             Local endpoints: POST /_local/flush[?stream=NAME] delivers buffered records now and \
-            answers when the objects are on disk; GET /_local/health answers 200. SIGTERM or SIGINT \
-            delivers every buffer, then exits.
+            answers when the objects are on disk; GET /_local/wait?stream=NAME&objects=N&timeout=S \
+            answers once N objects were written; GET /_local/streams describes every stream's \
+            buffer and deliveries; GET /_local/metrics serves Prometheus metrics; GET /_local/health \
+            answers 200. SIGTERM or SIGINT delivers every buffer, then exits.
             """
     )
 
@@ -193,8 +195,7 @@ public struct ServeCommand: AsyncParsableCommand {
                     metadata: ["stream": .string(name), "error": "\(error)"])
             }
         }
-        // Before accepting anything: deliver what a crashed run acknowledged but never delivered.
-        _ = await sink.recoverStagedBuffers()
+
         if streams.isEmpty {
             logger.warning(
                 "No delivery streams are defined: every put will answer ResourceNotFoundException. Add DeliveryStreams to a --config file."
@@ -216,6 +217,9 @@ public struct ServeCommand: AsyncParsableCommand {
                 region: settings.region, accountID: settings.accountID, authentication: authentication,
                 streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel),
             sink: sink, logger: logger)
+        // Before accepting anything (and after the API's metrics observe deliveries): deliver what a
+        // crashed run acknowledged but never delivered.
+        _ = await sink.recoverStagedBuffers()
         let server = FirehoseHTTPServer(
             api: api,
             configuration: .init(

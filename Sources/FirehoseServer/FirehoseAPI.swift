@@ -52,7 +52,7 @@ public final class FirehoseAPI: Sendable {
     public let sink: FirehoseSink
     public let metrics: FirehoseMetrics
     private let verifier: SigV4Verifier?
-    private let clock: any SinkClock
+    let clock: any SinkClock
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
 

@@ -77,22 +77,26 @@ final class DeliveryTracker: Sendable {
             state.nextID += 1
             return state.nextID
         }
+        // The timer may fire before the waiter is registered; `expired` makes that case answer at once.
+        let expired = ExpiredWaits()
         let timer = Task {
             try? await Task.sleep(for: timeout)
-            let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                expired.ids.withLock { _ = $0.insert(id) }
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.waiters.remove(at: index).continuation
             }
-            expired?.resume(returning: false)
+            continuation?.resume(returning: false)
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
-            let done = state.withLock { state -> Bool in
+            let answer = state.withLock { state -> Bool? in
                 if Self.objects(in: state, stream: stream) >= objects { return true }
+                if expired.ids.withLock({ $0.contains(id) }) { return false }
                 state.waiters.append(Waiter(stream: stream, objects: objects, continuation: continuation, id: id))
-                return false
+                return nil
             }
-            if done { continuation.resume(returning: true) }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 
@@ -114,4 +118,8 @@ final class DeliveryTracker: Sendable {
         state.waiters = waiting
         return ready
     }
+}
+
+private final class ExpiredWaits: Sendable {
+    let ids = Mutex<Set<UInt64>>([])
 }
