@@ -46,17 +46,7 @@ struct ControlPlane {
     private func create(_ body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
         let input = try decode(CreateDeliveryStreamInput.self, body)
         var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
-        if let tags = input.tags {
-            if tags.isEmpty || tags.count > Self.maxTagsPerStream {
-                violations.append(
-                    ValidationViolation(
-                        value: "[\(tags.count) tags]", path: "tags",
-                        constraint: tags.isEmpty
-                            ? "Member must have length greater than or equal to 1"
-                            : "Member must have length less than or equal to 50"))
-            }
-            for (index, tag) in tags.enumerated() { violations += tag.violations(path: "tags.\(index + 1).member") }
-        }
+        if let tags = input.tags { violations += Self.tagListViolations(tags) }
         if !violations.isEmpty { throw .validation(violations) }
         let name = input.deliveryStreamName!
         if sink.settings(of: name) != nil {
@@ -231,15 +221,7 @@ struct ControlPlane {
         let input = try decode(TagDeliveryStreamInput.self, body)
         var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
         if let tags = input.tags {
-            if tags.isEmpty || tags.count > Self.maxTagsPerStream {
-                violations.append(
-                    ValidationViolation(
-                        value: "[\(tags.count) tags]", path: "tags",
-                        constraint: tags.isEmpty
-                            ? "Member must have length greater than or equal to 1"
-                            : "Member must have length less than or equal to 50"))
-            }
-            for (index, tag) in tags.enumerated() { violations += tag.violations(path: "tags.\(index + 1).member") }
+            violations += Self.tagListViolations(tags)
         } else {
             violations.append(.missing("tags"))
         }
@@ -380,6 +362,21 @@ struct ControlPlane {
         } catch {
             throw .serialization("Request body is not valid JSON.")
         }
+    }
+
+    /// The `Tags` list of CreateDeliveryStream and TagDeliveryStream: 1–50 tags, each valid.
+    static func tagListViolations(_ tags: [Tag]) -> [ValidationViolation] {
+        var violations: [ValidationViolation] = []
+        if tags.isEmpty || tags.count > maxTagsPerStream {
+            violations.append(
+                ValidationViolation(
+                    value: "[\(tags.count) tags]", path: "tags",
+                    constraint: tags.isEmpty
+                        ? "Member must have length greater than or equal to 1"
+                        : "Member must have length less than or equal to \(maxTagsPerStream)"))
+        }
+        for (index, tag) in tags.enumerated() { violations += tag.violations(path: "tags.\(index + 1).member") }
+        return violations
     }
 
     static func rangeViolations(_ value: Int?, path: String, range: ClosedRange<Int>) -> [ValidationViolation] {

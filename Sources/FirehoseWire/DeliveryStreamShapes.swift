@@ -272,19 +272,14 @@ public struct S3DestinationConfiguration: Codable, Sendable, Equatable {
         self.configuration = configuration
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case roleARN = "RoleARN"
-        case bucketARN = "BucketARN"
-        case prefix = "Prefix"
-        case errorOutputPrefix = "ErrorOutputPrefix"
-        case bufferingHints = "BufferingHints"
-        case compressionFormat = "CompressionFormat"
-        case encryptionConfiguration = "EncryptionConfiguration"
-        case cloudWatchLoggingOptions = "CloudWatchLoggingOptions"
-    }
+    /// The members of the plain shape: the extended shape's first eight.
+    static let members: [ExtendedS3DestinationConfiguration.CodingKeys] = [
+        .roleARN, .bucketARN, .prefix, .errorOutputPrefix, .bufferingHints, .compressionFormat,
+        .encryptionConfiguration, .cloudWatchLoggingOptions,
+    ]
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
+        try decoder.rejectUnknownMembers(known: Self.members.map(\.stringValue))
         var configuration = try ExtendedS3DestinationConfiguration(decoding: decoder)
         // Members only the extended shape has are not part of this one, even when sent.
         configuration.processingConfiguration = nil

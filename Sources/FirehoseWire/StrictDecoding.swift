@@ -29,8 +29,11 @@ struct AnyCodingKey: CodingKey {
 extension Decoder {
     /// Throws `UnknownMemberError` for a member not in `keys` when `.rejectUnknownMembers` is set.
     public func rejectUnknownMembers<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+        try rejectUnknownMembers(known: keys.allCases.map(\.stringValue))
+    }
+
+    public func rejectUnknownMembers(known: [String]) throws {
         guard userInfo[.rejectUnknownMembers] as? Bool == true else { return }
-        let known = keys.allCases.map(\.stringValue)
         let container = try container(keyedBy: AnyCodingKey.self)
         for key in container.allKeys where !known.contains(key.stringValue) {
             throw UnknownMemberError(
