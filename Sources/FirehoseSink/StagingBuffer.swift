@@ -143,7 +143,7 @@ final class StagingBuffer {
         uncommittedCRC = Gzip.crc32(unwritten[...], continuing: uncommittedCRC)
         storedBytes += unwritten.count
         // An uncompressed 4 MiB batch must not pin 4 MiB per stream for the buffer's lifetime.
-        if unwritten.capacity > 1 << 18 { unwritten = [] } else { unwritten.removeAll(keepingCapacity: true) }
+        if unwritten.capacity > 1 << 16 { unwritten = [] } else { unwritten.removeAll(keepingCapacity: true) }
     }
 
     /// Completes the encoding, writes and fsyncs the data file, and closes both files. Safe to call
