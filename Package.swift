@@ -155,7 +155,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4", .product(name: "Logging", package: "swift-log"),
+                "FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

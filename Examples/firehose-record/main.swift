@@ -5,9 +5,9 @@ import FirehoseRecorder
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 let usage = """
@@ -103,7 +103,9 @@ let eventPrinter = Task {
                 Data("firehose-record: dropped \(drop.count) record(s) of \(drop.streamName): \(drop.reason)\n".utf8))
         case .databaseRecovered(let movedTo, let reason):
             FileHandle.standardError.write(
-                Data("firehose-record: unreadable database moved to \(movedTo.path) (\(reason)); started a new one\n".utf8))
+                Data(
+                    "firehose-record: unreadable database moved to \(movedTo.path) (\(reason)); started a new one\n"
+                        .utf8))
         case .thresholdCrossed, .submitFinished:
             break
         }
@@ -111,7 +113,8 @@ let eventPrinter = Task {
 }
 
 func describe(_ summary: SubmitSummary) -> String {
-    var text = "sent \(summary.sentRecords) record(s) in \(summary.requests) request(s), "
+    var text =
+        "sent \(summary.sentRecords) record(s) in \(summary.requests) request(s), "
         + "dropped \(summary.droppedCount), \(summary.remainingRecords) left"
     switch summary.status {
     case .completed: break

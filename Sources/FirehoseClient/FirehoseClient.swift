@@ -114,7 +114,8 @@ public struct FirehoseClient: Sendable {
             throw FirehoseClientError(
                 kind: .invalidRequest, code: "ValidationException",
                 message: "1 validation error detected: Value '[\(records.count) records]' at 'records' failed to "
-                    + "satisfy constraint: Member must have length less than or equal to \(ServiceLimits.maxBatchRecords)")
+                    + "satisfy constraint: Member must have length less than or equal to \(ServiceLimits.maxBatchRecords)"
+            )
         }
         var total = 0
         for (index, record) in records.enumerated() {
@@ -150,7 +151,9 @@ public struct FirehoseClient: Sendable {
     {
         var wireBody = body
         var gzipped = false
-        if compressible, configuration.gzipRequestBodies, let compressor = try? GzipCompressor(level: configuration.gzipLevel) {
+        if compressible, configuration.gzipRequestBodies,
+            let compressor = try? GzipCompressor(level: configuration.gzipLevel)
+        {
             compressor.append(body)
             compressor.finish()
             wireBody = compressor.takeOutput()
@@ -192,7 +195,8 @@ public struct FirehoseClient: Sendable {
             method: "POST", path: path, query: url.query ?? "", headers: headers,
             bodySHA256: SHA256Hex.hash(body), date: date)
         headers.append(("User-Agent", configuration.userAgent))
-        let request = HTTPRequest(url: url, method: "POST", headers: headers, body: body, timeout: configuration.timeout)
+        let request = HTTPRequest(
+            url: url, method: "POST", headers: headers, body: body, timeout: configuration.timeout)
         let response: HTTPResponse
         do {
             response = try await configuration.transport.send(request)
@@ -228,12 +232,15 @@ public struct FirehoseClient: Sendable {
     static func skewOffset(_ response: HTTPResponse, localNow: Date) -> Double? {
         let error = ClientResponseDecoding.error(
             status: response.status, errorTypeHeader: response.header("x-amzn-ErrorType"), body: response.body)
-        let skewCodes: Set<String> = ["RequestTimeTooSkewed", "RequestExpired", "InvalidSignatureException", "SignatureDoesNotMatch"]
+        let skewCodes: Set<String> = [
+            "RequestTimeTooSkewed", "RequestExpired", "InvalidSignatureException", "SignatureDoesNotMatch",
+        ]
         guard skewCodes.contains(error.code) else { return nil }
         if error.code != "RequestTimeTooSkewed" {
             let message = error.message
-            guard message.contains("Signature expired") || message.contains("Signature not yet current")
-                || message.contains("too skewed") || message.contains("expired")
+            guard
+                message.contains("Signature expired") || message.contains("Signature not yet current")
+                    || message.contains("too skewed") || message.contains("expired")
             else { return nil }
         }
         guard let dateText = response.header("Date"), let serverDate = HTTPDate.parse(dateText) else { return nil }
@@ -254,7 +261,8 @@ public struct FirehoseClient: Sendable {
         let violations = ServiceLimits.streamNameViolations(streamName)
         guard violations.isEmpty else {
             throw FirehoseClientError(
-                kind: .invalidRequest, code: "ValidationException", message: FirehoseError.validation(violations).message)
+                kind: .invalidRequest, code: "ValidationException",
+                message: FirehoseError.validation(violations).message)
         }
     }
 
@@ -265,7 +273,9 @@ public struct FirehoseClient: Sendable {
                 + "\(ServiceLimits.maxRecordBytes) bytes.")
     }
 
-    static func invalidResponse(_ error: ClientResponseDecoding.Malformed, _ response: HTTPResponse) -> FirehoseClientError {
+    static func invalidResponse(_ error: ClientResponseDecoding.Malformed, _ response: HTTPResponse)
+        -> FirehoseClientError
+    {
         FirehoseClientError(
             kind: .invalidResponse, message: error.description, httpStatus: response.status,
             requestID: response.header("x-amzn-RequestId"))

@@ -1,16 +1,17 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import AWSSigV4
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import Yams
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A problem with the configuration file, said the way a person fixes it: file, field, what is wrong.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -112,7 +113,9 @@ public struct ConfigurationFile: Sendable {
         case let error as UnknownMemberError:
             return ConfigurationError(
                 file: path, field: fieldPath(error.codingPath),
-                message: "unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", ")).")
+                message:
+                    "unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", "))."
+            )
         case let error as YamlError:
             return ConfigurationError(file: path, field: "", message: "not valid YAML: \(error)")
         case let error as DecodingError:
@@ -136,7 +139,8 @@ public struct ConfigurationFile: Sendable {
                 file: path, field: field(context.codingPath), message: "expected \(Self.typeName(type)).")
         case .valueNotFound(let type, let context):
             return ConfigurationError(
-                file: path, field: field(context.codingPath), message: "expected \(Self.typeName(type)), found nothing.")
+                file: path, field: field(context.codingPath), message: "expected \(Self.typeName(type)), found nothing."
+            )
         case .keyNotFound(let key, let context):
             return ConfigurationError(
                 file: path, field: field(context.codingPath + [key]), message: "this field is required.")
@@ -246,7 +250,8 @@ private struct FileShape: Decodable {
         for (index, credential) in (credentials ?? []).enumerated() {
             guard !credential.AccessKeyId.isEmpty, !credential.SecretAccessKey.isEmpty else {
                 throw ConfigurationError(
-                    file: path, field: "Credentials[\(index)]", message: "AccessKeyId and SecretAccessKey must not be empty.")
+                    file: path, field: "Credentials[\(index)]",
+                    message: "AccessKeyId and SecretAccessKey must not be empty.")
             }
             var expiration: Date?
             if let text = credential.Expiration {
@@ -264,7 +269,8 @@ private struct FileShape: Decodable {
         }
         if let gzipLevel {
             guard (1...9).contains(gzipLevel) else {
-                throw ConfigurationError(file: path, field: "GzipLevel", message: "must be between 1 and 9, not \(gzipLevel).")
+                throw ConfigurationError(
+                    file: path, field: "GzipLevel", message: "must be between 1 and 9, not \(gzipLevel).")
             }
             file.gzipLevel = Int32(gzipLevel)
         }
@@ -279,4 +285,3 @@ private struct FileShape: Decodable {
         return file
     }
 }
-

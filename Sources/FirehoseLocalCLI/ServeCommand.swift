@@ -1,17 +1,18 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import AWSSigV4
 import ArgumentParser
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 public struct ServeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -42,10 +43,12 @@ public struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("data-dir"),
-        help: "Directory standing in for S3: one folder per bucket. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
+        help:
+            "Directory standing in for S3: one folder per bucket. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
     var dataDirectory: String?
 
-    @Option(help: "Configuration file (YAML; JSON accepted) with DeliveryStreams and Credentials. [FIREHOSE_LOCAL_CONFIG]")
+    @Option(
+        help: "Configuration file (YAML; JSON accepted) with DeliveryStreams and Credentials. [FIREHOSE_LOCAL_CONFIG]")
     var config: String?
 
     @Option(help: "AWS region requests must be signed for. [FIREHOSE_LOCAL_REGION] (default: us-east-1)")
@@ -66,7 +69,8 @@ public struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-connections"),
-        help: "Connections served at once; more wait until one closes. [FIREHOSE_LOCAL_MAX_CONNECTIONS] (default: 1024)")
+        help: "Connections served at once; more wait until one closes. [FIREHOSE_LOCAL_MAX_CONNECTIONS] (default: 1024)"
+    )
     var maxConnections: Int?
 
     @Option(
@@ -158,7 +162,8 @@ public struct ServeCommand: AsyncParsableCommand {
                 let name = definition.deliveryStreamName.map { " (\($0))" } ?? ""
                 throw StartupError(
                     description:
-                        "\(settings.configPath!): DeliveryStreams[\(index)]\(name).\(error.field): \(error.error.message)")
+                        "\(settings.configPath!): DeliveryStreams[\(index)]\(name).\(error.field): \(error.error.message)"
+                )
             }
         }
 
@@ -209,7 +214,8 @@ public struct ServeCommand: AsyncParsableCommand {
             logger.notice("Authentication is off: requests are accepted without checking signatures")
         case .verify:
             authentication = .verify(
-                file.credentials.isEmpty ? [AWSCredentials(accessKeyId: "test", secretAccessKey: "test")] : file.credentials
+                file.credentials.isEmpty
+                    ? [AWSCredentials(accessKeyId: "test", secretAccessKey: "test")] : file.credentials
             )
         }
         let api = FirehoseAPI(
@@ -251,7 +257,8 @@ public struct ServeCommand: AsyncParsableCommand {
         let temporary = path + ".tmp-\(getpid())"
         try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
         guard rename(temporary, path) == 0 else {
-            throw StartupError(description: "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            throw StartupError(
+                description: "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
         }
     }
 }
@@ -319,10 +326,12 @@ struct ResolvedSettings {
             }
             return number
         }
-        maxConnections = try positive(command.maxConnections, "FIREHOSE_LOCAL_MAX_CONNECTIONS", "max connections") ?? 1024
+        maxConnections =
+            try positive(command.maxConnections, "FIREHOSE_LOCAL_MAX_CONNECTIONS", "max connections") ?? 1024
         idleTimeout = try positive(command.idleTimeout, "FIREHOSE_LOCAL_IDLE_TIMEOUT", "idle timeout") ?? 30
         bodyTimeout = try positive(command.bodyTimeout, "FIREHOSE_LOCAL_BODY_TIMEOUT", "body timeout") ?? 30
-        shutdownTimeout = try positive(command.shutdownTimeout, "FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT", "shutdown timeout") ?? 60
+        shutdownTimeout =
+            try positive(command.shutdownTimeout, "FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT", "shutdown timeout") ?? 60
         if let text = value(command.activationDelay.map { String($0) }, "FIREHOSE_LOCAL_ACTIVATION_DELAY") {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
                 throw StartupError(description: "activation delay must be 0 to 3600 seconds, not '\(text)'.")

@@ -261,7 +261,8 @@ public actor FirehoseRecorder {
                     failed = pending
                     lastCode = error.code ?? "HTTP \(error.httpStatus ?? 0)"
                     if case .invalidResponse = error.kind.classification { lastCode = "InvalidResponse" }
-                    if let stop = try countFailures(failed, code: lastCode, error: error, summary: &summary, retry: retry)
+                    if let stop = try countFailures(
+                        failed, code: lastCode, error: error, summary: &summary, retry: retry)
                     {
                         return stop
                     }
@@ -279,7 +280,9 @@ public actor FirehoseRecorder {
             // Per-record failures.
             let perRecordError = FirehoseClientError(
                 kind: .service, code: lastCode, message: "\(failed.count) of \(pending.count) records failed.")
-            if let stop = try countFailures(failed, code: lastCode, error: perRecordError, summary: &summary, retry: retry) {
+            if let stop = try countFailures(
+                failed, code: lastCode, error: perRecordError, summary: &summary, retry: retry)
+            {
                 return stop
             }
             pending = try stillStored(failed)

@@ -275,7 +275,8 @@ final class RecordStore: Sendable {
         guard !ids.isEmpty else { return [] }
         return try pool.write { db in
             try GRDB.Row.fetchAll(
-                db, sql: "UPDATE record SET attempts = attempts + 1 WHERE id IN (\(Self.list(ids))) RETURNING id, attempts"
+                db,
+                sql: "UPDATE record SET attempts = attempts + 1 WHERE id IN (\(Self.list(ids))) RETURNING id, attempts"
             ).map { (id: $0["id"] as Int64, attempts: $0["attempts"] as Int) }
         }
     }

@@ -10,7 +10,9 @@ public struct APIRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: String = "", headers: [(name: String, value: String)], body: [UInt8]) {
+    public init(
+        method: String, path: String, query: String = "", headers: [(name: String, value: String)], body: [UInt8]
+    ) {
         self.method = method
         self.path = path
         self.query = query

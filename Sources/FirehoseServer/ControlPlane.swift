@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FirehoseSink
 import FirehoseWire
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// CreateDeliveryStream, DescribeDeliveryStream, ListDeliveryStreams, DeleteDeliveryStream,
 /// UpdateDestination and the tag operations, over the sink's stream registry.
@@ -57,7 +58,9 @@ struct ControlPlane {
         if sink.streamNames.count >= Self.maxStreams {
             throw FirehoseError(
                 code: "LimitExceededException",
-                message: "You have already consumed your firehose quota of \(Self.maxStreams) hoses. Firehose names: \(name)")
+                message:
+                    "You have already consumed your firehose quota of \(Self.maxStreams) hoses. Firehose names: \(name)"
+            )
         }
         let settings = try validatedSettings(input, versionID: 1)
         var tags: [Tag] = []
@@ -85,14 +88,20 @@ struct ControlPlane {
         let input = try decode(DescribeDeliveryStreamInput.self, body)
         var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
         violations += Self.rangeViolations(input.limit, path: "limit", range: 1...10_000)
-        if let start = input.exclusiveStartDestinationId { violations += Self.destinationIDViolations(start, path: "exclusiveStartDestinationId") }
+        if let start = input.exclusiveStartDestinationId {
+            violations += Self.destinationIDViolations(start, path: "exclusiveStartDestinationId")
+        }
         if !violations.isEmpty { throw .validation(violations) }
         let (settings, record) = try existing(input.deliveryStreamName!)
-        let destinations = input.exclusiveStartDestinationId.map { $0 >= Self.destinationID } == true ? [] : [
-            StreamDescription.destination(settings: settings, record: record, accountID: configuration.accountID)
-        ]
+        let destinations =
+            input.exclusiveStartDestinationId.map { $0 >= Self.destinationID } == true
+            ? []
+            : [
+                StreamDescription.destination(settings: settings, record: record, accountID: configuration.accountID)
+            ]
         let description = StreamDescription.describe(
-            settings: settings, record: record, arn: arn(settings.name), status: record.isActive(at: now) ? "ACTIVE" : "CREATING",
+            settings: settings, record: record, arn: arn(settings.name),
+            status: record.isActive(at: now) ? "ACTIVE" : "CREATING",
             destinations: destinations)
         return StreamDescription.encode(.object(["DeliveryStreamDescription": description]))
     }
@@ -176,13 +185,15 @@ struct ControlPlane {
         }
         guard input.destinationId == Self.destinationID else {
             throw .invalidArgument(
-                "Destination Id \(input.destinationId!) not found for firehose \(name); its destination is \(Self.destinationID).")
+                "Destination Id \(input.destinationId!) not found for firehose \(name); its destination is \(Self.destinationID)."
+            )
         }
         if let other = input.otherUpdates.first {
             throw .invalidArgument("\(other) is not supported yet by firehose-local; update the S3 destination.")
         }
         guard input.extendedS3DestinationUpdate != nil || input.s3DestinationUpdate != nil else {
-            throw .invalidArgument("A destination update is required: give ExtendedS3DestinationUpdate or S3DestinationUpdate.")
+            throw .invalidArgument(
+                "A destination update is required: give ExtendedS3DestinationUpdate or S3DestinationUpdate.")
         }
         var definition = record.definition
         let current =
@@ -201,7 +212,8 @@ struct ControlPlane {
         }
         let settings = try validatedSettings(
             definition, versionID: record.versionID + 1,
-            destinationMember: input.extendedS3DestinationUpdate != nil ? "ExtendedS3DestinationUpdate" : "S3DestinationUpdate")
+            destinationMember: input.extendedS3DestinationUpdate != nil
+                ? "ExtendedS3DestinationUpdate" : "S3DestinationUpdate")
         var updated = record
         updated.definition = definition
         updated.versionID += 1
@@ -229,12 +241,18 @@ struct ControlPlane {
         let name = input.deliveryStreamName!
         var merged = try existing(name).record.tags
         for tag in input.tags! {
-            if let index = merged.firstIndex(where: { $0.key == tag.key }) { merged[index] = tag } else { merged.append(tag) }
+            if let index = merged.firstIndex(where: { $0.key == tag.key }) {
+                merged[index] = tag
+            } else {
+                merged.append(tag)
+            }
         }
         guard merged.count <= Self.maxTagsPerStream else {
             throw FirehoseError(
                 code: "LimitExceededException",
-                message: "A delivery stream can have at most \(Self.maxTagsPerStream) tags; this request would give \(name) \(merged.count).")
+                message:
+                    "A delivery stream can have at most \(Self.maxTagsPerStream) tags; this request would give \(name) \(merged.count)."
+            )
         }
         try modify(name) { record in
             record.tags = merged
@@ -323,7 +341,9 @@ struct ControlPlane {
         "arn:aws:firehose:\(configuration.region):\(configuration.accountID):deliverystream/\(name)"
     }
 
-    private func existing(_ name: String) throws(FirehoseError) -> (settings: DeliveryStreamSettings, record: StreamRecord) {
+    private func existing(_ name: String) throws(FirehoseError) -> (
+        settings: DeliveryStreamSettings, record: StreamRecord
+    ) {
         guard let settings = sink.settings(of: name), let record = sink.record(of: name) else {
             throw .resourceNotFound(stream: name, accountID: configuration.accountID)
         }
@@ -393,8 +413,15 @@ struct ControlPlane {
     static func destinationIDViolations(_ value: String, path: String) -> [ValidationViolation] {
         let valid =
             (1...100).contains(value.count)
-            && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+            && value.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-")
+            }
         return valid
-            ? [] : [ValidationViolation(value: value, path: path, constraint: "Member must satisfy regular expression pattern: [a-zA-Z0-9-]+")]
+            ? []
+            : [
+                ValidationViolation(
+                    value: value, path: path,
+                    constraint: "Member must satisfy regular expression pattern: [a-zA-Z0-9-]+")
+            ]
     }
 }

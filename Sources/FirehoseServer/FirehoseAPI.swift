@@ -1,13 +1,14 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import AWSSigV4
 import FirehoseSink
 import FirehoseWire
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The Firehose API and the `/_local` endpoints over a sink: authentication, operation dispatch and
 /// the mapping of every failure to the AWS error a client expects. HTTP-server agnostic.
@@ -56,7 +57,8 @@ public final class FirehoseAPI: Sendable {
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
 
-    public init(configuration: Configuration, sink: FirehoseSink, clock: any SinkClock = SystemClock(), logger: Logger) {
+    public init(configuration: Configuration, sink: FirehoseSink, clock: any SinkClock = SystemClock(), logger: Logger)
+    {
         self.configuration = configuration
         self.sink = sink
         self.clock = clock
@@ -115,7 +117,8 @@ public final class FirehoseAPI: Sendable {
             }
         }
         guard request.method == "POST", request.path == "/" else {
-            throw .unknownOperation("firehose-local serves the Firehose API as POST / (got \(request.method) \(request.path)).")
+            throw .unknownOperation(
+                "firehose-local serves the Firehose API as POST / (got \(request.method) \(request.path)).")
         }
         guard FirehoseOperation.isAcceptedContentType(request.header("content-type")) else {
             throw .unknownOperation(

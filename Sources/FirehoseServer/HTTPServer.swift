@@ -28,7 +28,8 @@ public struct FirehoseHTTPServer: Sendable {
         public var requestMemoryBudget: Int
 
         public init(
-            host: String = "127.0.0.1", port: Int = 4573, maxConnections: Int = 1024, idleTimeout: Duration = .seconds(30),
+            host: String = "127.0.0.1", port: Int = 4573, maxConnections: Int = 1024,
+            idleTimeout: Duration = .seconds(30),
             bodyTimeout: Duration = .seconds(30), shutdownTimeout: Duration = .seconds(60),
             requestMemoryBudget: Int = 256 * 1024 * 1024
         ) {

@@ -42,7 +42,8 @@ struct LocalEndpoints {
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
             // `FirehoseAPI.clock` is private; the wall clock is what its default SystemClock reads.
-            return json(200, Self.streamsDocument(await api.sink.statuses(), now: api.clock.now()), requestID: requestID)
+            return json(
+                200, Self.streamsDocument(await api.sink.statuses(), now: api.clock.now()), requestID: requestID)
         case ("GET", "/_local/wait"):
             return await wait(request, requestID: requestID)
         case ("GET", "/_local/metrics"):

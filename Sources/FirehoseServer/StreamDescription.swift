@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FirehoseSink
 import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// DescribeDeliveryStream's output, with every default filled in as AWS does (REFERENCE.md §5).
 enum StreamDescription {
@@ -22,7 +23,9 @@ enum StreamDescription {
             "Destinations": .array(destinations),
             "HasMoreDestinations": .bool(false),
         ]
-        if let updated = record.lastUpdateTime { members["LastUpdateTimestamp"] = .number(updated.timeIntervalSince1970) }
+        if let updated = record.lastUpdateTime {
+            members["LastUpdateTimestamp"] = .number(updated.timeIntervalSince1970)
+        }
         return .object(members)
     }
 
@@ -45,7 +48,8 @@ enum StreamDescription {
         extended["EncryptionConfiguration"] =
             extended["EncryptionConfiguration"] ?? .object(["NoEncryptionConfig": .string("NoEncryption")])
         extended["Prefix"] = extended["Prefix"] ?? .string("")
-        extended["CloudWatchLoggingOptions"] = extended["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
+        extended["CloudWatchLoggingOptions"] =
+            extended["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
         extended["S3BackupMode"] = extended["S3BackupMode"] ?? .string("Disabled")
         extended["ProcessingConfiguration"] =
             extended["ProcessingConfiguration"] ?? .object(["Enabled": .bool(false), "Processors": .array([])])

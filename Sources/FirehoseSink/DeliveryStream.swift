@@ -1,16 +1,17 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import FirehoseKeyLayout
 import FirehoseWire
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One object written into a bucket.
 public struct DeliveredObject: Sendable, Equatable {
@@ -68,7 +69,8 @@ actor DeliveryStream {
 
     /// Buffers closed to new records, oldest first, not yet in the bucket, each with the settings it
     /// was written under (an UpdateDestination does not move buffered data to the new layout).
-    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason, settings: DeliveryStreamSettings)] = []
+    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason, settings: DeliveryStreamSettings)] =
+        []
     private var retryTask: Task<Void, Never>?
     private var consecutiveFailures = 0
 
@@ -179,7 +181,7 @@ actor DeliveryStream {
         let buffer: StagingBuffer
         do {
             buffer = try makeBuffer(arrival: arrival)
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             // The staging folder vanished (someone cleaned the data directory): make it again.
             try POSIX.makeDirectories(stagingDirectory)
             buffer = try makeBuffer(arrival: arrival)

@@ -167,7 +167,9 @@ public struct DeliveryStreamSettings: Sendable {
                                 : "Member must have value less than or equal to 900"))
                 }
                 if !violations.isEmpty {
-                    let member = violations.count == 2 ? "" : violations[0].path.hasSuffix("sizeInMBs") ? ".SizeInMBs" : ".IntervalInSeconds"
+                    let member =
+                        violations.count == 2
+                        ? "" : violations[0].path.hasSuffix("sizeInMBs") ? ".SizeInMBs" : ".IntervalInSeconds"
                     throw fail("\(field).BufferingHints\(member)", .validation(violations))
                 }
                 sizeInMBs = size
@@ -191,14 +193,16 @@ public struct DeliveryStreamSettings: Sendable {
                     ValidationViolation(
                         value: format, path: "\(path).compressionFormat",
                         constraint:
-                            "Member must satisfy enum value set: [\(Self.modelCompressionFormats.joined(separator: ", "))]")
+                            "Member must satisfy enum value set: [\(Self.modelCompressionFormats.joined(separator: ", "))]"
+                    )
                 ]))
         }
         guard let compression = Compression(rawValue: format) else {
             throw fail(
                 "\(field).CompressionFormat",
                 .invalidArgument(
-                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."))
+                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."
+                ))
         }
         guard (1...9).contains(gzipLevel) else {
             throw fail("GzipLevel", .invalidArgument("gzip level must be between 1 and 9, got \(gzipLevel)."))
@@ -218,16 +222,19 @@ public struct DeliveryStreamSettings: Sendable {
                         processorField,
                         .validation([
                             ValidationViolation(
-                                value: type, path: "\(path).processingConfiguration.processors.\(index + 1).member.type",
+                                value: type,
+                                path: "\(path).processingConfiguration.processors.\(index + 1).member.type",
                                 constraint:
-                                    "Member must satisfy enum value set: [\(Self.processorTypes.joined(separator: ", "))]")
+                                    "Member must satisfy enum value set: [\(Self.processorTypes.joined(separator: ", "))]"
+                            )
                         ]))
                 }
                 guard type == "AppendDelimiterToRecord" else {
                     throw fail(
                         processorField,
                         .invalidArgument(
-                            "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."))
+                            "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."
+                        ))
                 }
                 appendsNewline = true
             }
@@ -254,7 +261,8 @@ public struct DeliveryStreamSettings: Sendable {
                     ]))
             }
             if mode == "Enabled" {
-                throw fail("\(field).S3BackupMode", .invalidArgument("S3 backup is not supported yet by firehose-local."))
+                throw fail(
+                    "\(field).S3BackupMode", .invalidArgument("S3 backup is not supported yet by firehose-local."))
             }
         }
 
@@ -283,7 +291,8 @@ public struct DeliveryStreamSettings: Sendable {
             try ObjectKeyLayout.validateFileExtension(fileExtension, memberPath: "\(path).fileExtension")
         }
         try check("CustomTimeZone") { () throws(KeyLayoutError) in
-            _ = try ObjectKeyLayout.validateCustomTimeZone(destination.customTimeZone, memberPath: "\(path).customTimeZone")
+            _ = try ObjectKeyLayout.validateCustomTimeZone(
+                destination.customTimeZone, memberPath: "\(path).customTimeZone")
         }
         var keyLayout: ObjectKeyLayout?
         try check("Prefix") { () throws(KeyLayoutError) in
@@ -350,7 +359,8 @@ public struct DeliveryStreamSettings: Sendable {
         return !role.isEmpty
             && role.unicodeScalars.allSatisfy { scalar in
                 scalar.isASCII
-                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_+=,.@-/".unicodeScalars.contains(scalar))
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "_+=,.@-/".unicodeScalars.contains(scalar))
             }
     }
 
@@ -373,14 +383,16 @@ public struct DeliveryStreamSettings: Sendable {
         }
         for (index, processor) in (destination.processingConfiguration?.processors ?? []).enumerated() {
             for (parameterIndex, parameter) in (processor.parameters ?? []).enumerated() {
-                let member = "processingConfiguration.processors.\(index + 1).member.parameters.\(parameterIndex + 1).member"
+                let member =
+                    "processingConfiguration.processors.\(index + 1).member.parameters.\(parameterIndex + 1).member"
                 if let name = parameter.parameterName, !processorParameterNames.contains(name) {
                     throw fail(
                         "ProcessingConfiguration.Processors[\(index)].Parameters[\(parameterIndex)].ParameterName",
                         ValidationViolation(
                             value: name, path: "\(path).\(member).parameterName",
                             constraint:
-                                "Member must satisfy enum value set: [\(processorParameterNames.joined(separator: ", "))]"))
+                                "Member must satisfy enum value set: [\(processorParameterNames.joined(separator: ", "))]"
+                        ))
                 }
             }
         }
@@ -389,12 +401,17 @@ public struct DeliveryStreamSettings: Sendable {
                 throw fail(
                     "EncryptionConfiguration.NoEncryptionConfig",
                     ValidationViolation(
-                        value: value.stringValue ?? "\(value)", path: "\(path).encryptionConfiguration.noEncryptionConfig",
+                        value: value.stringValue ?? "\(value)",
+                        path: "\(path).encryptionConfiguration.noEncryptionConfig",
                         constraint: "Member must satisfy enum value set: [NoEncryption]"))
             }
             if let key = encryption["KMSEncryptionConfig"]?["AWSKMSKeyARN"] {
-                guard let arn = key.stringValue else { throw typeError("EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN", "text") }
-                if !(arn.hasPrefix("arn:") && arn.contains(":kms:") && (arn.contains(":key/") || arn.contains(":alias/"))) {
+                guard let arn = key.stringValue else {
+                    throw typeError("EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN", "text")
+                }
+                if !(arn.hasPrefix("arn:") && arn.contains(":kms:")
+                    && (arn.contains(":key/") || arn.contains(":alias/")))
+                {
                     throw fail(
                         "EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN",
                         ValidationViolation(
@@ -406,19 +423,24 @@ public struct DeliveryStreamSettings: Sendable {
             }
         }
         if let logging = destination.cloudWatchLoggingOptions {
-            if let enabled = logging["Enabled"], case .bool = enabled {} else if logging["Enabled"] != nil {
+            if let enabled = logging["Enabled"], case .bool = enabled {
+            } else if logging["Enabled"] != nil {
                 throw typeError("CloudWatchLoggingOptions.Enabled", "true or false")
             }
             let groupAllowed = { (c: Unicode.Scalar) in
-                c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || ".-_/#".unicodeScalars.contains(c))
+                c.isASCII
+                    && (c.properties.isAlphabetic || ("0"..."9").contains(c) || ".-_/#".unicodeScalars.contains(c))
             }
             for (member, allowed, pattern) in [
                 ("LogGroupName", groupAllowed, "[\\.\\-_/#A-Za-z0-9]*"),
                 ("LogStreamName", { (c: Unicode.Scalar) in c != ":" && c != "*" }, "[^:*]*"),
             ] {
                 guard let value = logging[member] else { continue }
-                guard let text = value.stringValue else { throw typeError("CloudWatchLoggingOptions.\(member)", "text") }
-                let memberPath = "\(path).cloudWatchLoggingOptions.\(member.prefix(1).lowercased() + member.dropFirst())"
+                guard let text = value.stringValue else {
+                    throw typeError("CloudWatchLoggingOptions.\(member)", "text")
+                }
+                let memberPath =
+                    "\(path).cloudWatchLoggingOptions.\(member.prefix(1).lowercased() + member.dropFirst())"
                 if text.count > 512 || !text.unicodeScalars.allSatisfy(allowed) {
                     throw fail(
                         "CloudWatchLoggingOptions.\(member)",
@@ -438,7 +460,8 @@ public struct DeliveryStreamSettings: Sendable {
                 throw fail(
                     "DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds",
                     ValidationViolation(
-                        value: String(Int(seconds)), path: "\(path).dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
+                        value: String(Int(seconds)),
+                        path: "\(path).dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
                         constraint: seconds < 0
                             ? "Member must have value greater than or equal to 0"
                             : "Member must have value less than or equal to 7200"))

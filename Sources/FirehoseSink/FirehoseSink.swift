@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FirehoseWire
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why the sink refused a call. Opaque struct over a private enum so cases can be added later.
 public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -243,7 +244,8 @@ public final class FirehoseSink: Sendable {
     public func shutdown() async {
         do {
             let delivered = try await flush(reason: .shutdown)
-            logger.info("Delivered all buffers for shutdown", metadata: ["objects": .stringConvertible(delivered.count)])
+            logger.info(
+                "Delivered all buffers for shutdown", metadata: ["objects": .stringConvertible(delivered.count)])
         } catch {
             logger.error(
                 "Some buffers could not be delivered at shutdown; they remain staged",

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failed file-system call, with the path and the errno text a person can act on.
@@ -66,7 +66,9 @@ enum POSIX {
     }
 
     static func rename(_ from: String, _ to: String) throws(FileSystemError) {
-        if Glibc.rename(from, to) != 0 { throw FileSystemError(operation: "rename", path: "\(from) -> \(to)", errno: errno) }
+        if Glibc.rename(from, to) != 0 {
+            throw FileSystemError(operation: "rename", path: "\(from) -> \(to)", errno: errno)
+        }
     }
 
     static func unlink(_ path: String) {

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Wall-clock time for object keys and a way to wait for buffer deadlines, injected so buffering
 /// rules are tested by moving time forward instead of sleeping.

@@ -1,14 +1,15 @@
+import FirehoseWire
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
-import FirehoseWire
 
 /// The open buffer of a delivery stream, kept as files in the data directory's staging folder.
 ///

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The text format of a staging buffer's journal: a header line naming the stream, then one line per
 /// commit. Lines are only ever appended, so after a crash the file is a valid prefix plus at most one

@@ -1,12 +1,13 @@
+import FirehoseWire
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import FirehoseWire
 
 /// What the control plane knows about a delivery stream beyond how it delivers: when and how it was
 /// made, its tags, and when it becomes ACTIVE. Persisted for streams created or changed through the
@@ -66,7 +67,7 @@ struct StreamCatalogFile {
         let bytes: [UInt8]
         do {
             bytes = try POSIX.readFile(path)
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return []
         }
         do {

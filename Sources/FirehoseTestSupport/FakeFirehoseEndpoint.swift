@@ -134,7 +134,9 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
             return (state.requests.count, behavior, state.hook)
         }
         var received = ReceivedRequest(
-            operation: request.header("x-amz-target").map { String($0.dropFirst(FirehoseOperation.targetPrefix.count)) },
+            operation: request.header("x-amz-target").map {
+                String($0.dropFirst(FirehoseOperation.targetPrefix.count))
+            },
             streamName: nil, records: [], headers: request.headers,
             gzipped: request.header("content-encoding") == "gzip", status: nil, errorCode: nil, delivered: false)
         if let hook { await hook(number) }

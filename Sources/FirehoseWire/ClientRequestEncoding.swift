@@ -48,7 +48,8 @@ public enum ClientRequestEncoding {
         body.append(contentsOf: writer.bytes)
     }
 
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Standard base64 with padding, appended in place.
     static func appendBase64(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {

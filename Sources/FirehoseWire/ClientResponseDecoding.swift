@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What a PutRecord call returned.
@@ -124,7 +124,8 @@ public enum ClientResponseDecoding {
         do {
             return try JSONDecoder().decode(Shape.self, from: Data(body))
         } catch {
-            throw Malformed("\(what) response is not the expected JSON: \(String(decoding: body.prefix(200), as: UTF8.self))")
+            throw Malformed(
+                "\(what) response is not the expected JSON: \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
     }
 }

@@ -59,7 +59,8 @@ public struct UpdateDestinationInput: Decodable, Sendable {
         currentDeliveryStreamVersionId = try container.decodeIfPresent(
             String.self, forKey: .currentDeliveryStreamVersionId)
         destinationId = try container.decodeIfPresent(String.self, forKey: .destinationId)
-        s3DestinationUpdate = try container.decodeIfPresent(S3DestinationConfiguration.self, forKey: .s3DestinationUpdate)
+        s3DestinationUpdate = try container.decodeIfPresent(
+            S3DestinationConfiguration.self, forKey: .s3DestinationUpdate)
         extendedS3DestinationUpdate = try container.decodeIfPresent(
             ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationUpdate)
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -134,7 +135,9 @@ extension Tag {
                 violations.append(
                     ValidationViolation(
                         value: key, path: "\(path).key",
-                        constraint: #"Member must satisfy regular expression pattern: ^(?!aws:)[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$"#))
+                        constraint:
+                            #"Member must satisfy regular expression pattern: ^(?!aws:)[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$"#)
+                )
             }
         } else {
             violations.append(.missing("\(path).key"))
@@ -143,13 +146,15 @@ extension Tag {
             if value.count > 256 {
                 violations.append(
                     ValidationViolation(
-                        value: value, path: "\(path).value", constraint: "Member must have length less than or equal to 256"))
+                        value: value, path: "\(path).value",
+                        constraint: "Member must have length less than or equal to 256"))
             }
             if !value.unicodeScalars.allSatisfy(Self.isAllowedCharacter) {
                 violations.append(
                     ValidationViolation(
                         value: value, path: "\(path).value",
-                        constraint: #"Member must satisfy regular expression pattern: ^[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$"#))
+                        constraint: #"Member must satisfy regular expression pattern: ^[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$"#)
+                )
             }
         }
         return violations

@@ -31,7 +31,10 @@ struct ClientTests {
         #expect(request.status == 200)
         let host = request.headers.first { $0.name == "Host" }?.value
         #expect(host == "127.0.0.1:4573")
-        #expect(request.headers.contains { $0.name == "Authorization" && $0.value.contains("/us-east-1/firehose/aws4_request") })
+        #expect(
+            request.headers.contains {
+                $0.name == "Authorization" && $0.value.contains("/us-east-1/firehose/aws4_request")
+            })
     }
 
     @Test("Gzip bodies: Content-Encoding gzip, signature over the compressed bytes")
@@ -119,7 +122,8 @@ struct ClientTests {
     @Test("Unknown keys are rejected by signature verification")
     func wrongKeys() async throws {
         let endpoint = FakeFirehoseEndpoint()
-        let client = makeClient(endpoint, provider: StaticCredentialsProvider(accessKeyId: "other", secretAccessKey: "x"))
+        let client = makeClient(
+            endpoint, provider: StaticCredentialsProvider(accessKeyId: "other", secretAccessKey: "x"))
         let error = await #expect(throws: FirehoseClientError.self) {
             try await client.putRecord([1], deliveryStreamName: "events")
         }
@@ -186,7 +190,10 @@ struct ClientTests {
         let client = makeClient(endpoint, provider: provider)
         _ = try await client.putRecord([1], deliveryStreamName: "events")
         #expect(await provider.fetchCount == 1)
-        endpoint.enqueue(.error(status: 400, code: "ExpiredTokenException", message: "The security token included in the request is expired"))
+        endpoint.enqueue(
+            .error(
+                status: 400, code: "ExpiredTokenException",
+                message: "The security token included in the request is expired"))
         await #expect(throws: FirehoseClientError.self) {
             try await client.putRecord([1], deliveryStreamName: "events")
         }
@@ -203,6 +210,8 @@ struct ClientTests {
             let text = FakeFirehoseEndpoint.httpDate(date)
             #expect(FirehoseClient.parseHTTPDate(text) == date, "\(text)")
         }
-        #expect(FakeFirehoseEndpoint.httpDate(Date(timeIntervalSince1970: 1_795_000_000)) == "Wed, 18 Nov 2026 11:06:40 GMT")
+        #expect(
+            FakeFirehoseEndpoint.httpDate(Date(timeIntervalSince1970: 1_795_000_000)) == "Wed, 18 Nov 2026 11:06:40 GMT"
+        )
     }
 }

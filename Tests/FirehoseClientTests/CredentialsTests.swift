@@ -51,12 +51,15 @@ struct CredentialsTests {
         role_arn = arn:aws:iam::123456789012:role/x
         source_profile = default
         """.write(to: config, atomically: true, encoding: .utf8)
-        let env = ["AWS_SHARED_CREDENTIALS_FILE": credentials.path, "AWS_CONFIG_FILE": config.path, "HOME": "/nonexistent"]
+        let env = [
+            "AWS_SHARED_CREDENTIALS_FILE": credentials.path, "AWS_CONFIG_FILE": config.path, "HOME": "/nonexistent",
+        ]
 
         let fromDefault = try await ProfileCredentialsProvider(environment: env).credentials()
         #expect(fromDefault == AWSCredentials(accessKeyId: "DEFAULTKEY", secretAccessKey: "default/secret#with-hash"))
 
-        let dev = try await ProfileCredentialsProvider(environment: env.merging(["AWS_PROFILE": "dev"]) { $1 }).credentials()
+        let dev = try await ProfileCredentialsProvider(environment: env.merging(["AWS_PROFILE": "dev"]) { $1 })
+            .credentials()
         #expect(dev == AWSCredentials(accessKeyId: "DEVKEY", secretAccessKey: "devsecret", sessionToken: "devtoken"))
 
         let staging = try await ProfileCredentialsProvider(profile: "staging", environment: env).credentials()
@@ -128,7 +131,8 @@ struct CredentialsTests {
         let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.function) {
             if fail.withLock({ $0 }) { throw CredentialsError("STS unreachable") }
             return AWSCredentials(
-                accessKeyId: "ASIA", secretAccessKey: "s", sessionToken: "t", expiration: clock.now.addingTimeInterval(600))
+                accessKeyId: "ASIA", secretAccessKey: "s", sessionToken: "t",
+                expiration: clock.now.addingTimeInterval(600))
         }
         _ = try await provider.credentials()
         fail.withLock { $0 = true }

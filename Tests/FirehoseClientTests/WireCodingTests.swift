@@ -18,7 +18,8 @@ struct WireCodingTests {
         for length in 0..<40 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             let body = ClientRequestEncoding.putRecord(deliveryStreamName: "s", record: bytes)
-            let expected = #"{"DeliveryStreamName":"s","Record":{"Data":""# + Data(bytes).base64EncodedString() + #""}}"#
+            let expected =
+                #"{"DeliveryStreamName":"s","Record":{"Data":""# + Data(bytes).base64EncodedString() + #""}}"#
             #expect(String(decoding: body, as: UTF8.self) == expected)
             let decoded = try PutRecordsRequest.decodePutRecord(body)
             #expect(Array(decoded.records[0]) == bytes)
@@ -57,7 +58,8 @@ struct WireCodingTests {
             body: Array(#"{"message":"no"}"#.utf8))
         #expect(header.code == "AccessDeniedException")
         #expect(header.message == "no")
-        let html = ClientResponseDecoding.error(status: 502, errorTypeHeader: nil, body: Array("<html>Bad gateway</html>".utf8))
+        let html = ClientResponseDecoding.error(
+            status: 502, errorTypeHeader: nil, body: Array("<html>Bad gateway</html>".utf8))
         #expect(html.code == "InternalFailure")
         #expect(html.message.contains("Bad gateway"))
         #expect(ClientResponseDecoding.error(status: 429, errorTypeHeader: nil, body: []).code == "ThrottlingException")

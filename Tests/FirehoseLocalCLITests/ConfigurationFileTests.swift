@@ -2,8 +2,8 @@ import AWSSigV4
 import ArgumentParser
 import FirehoseSink
 import FirehoseWire
-import Logging
 import Foundation
+import Logging
 import Testing
 
 @testable import FirehoseLocalCLI
@@ -67,7 +67,8 @@ import Testing
     }
 
     @Test func emptyFileMeansNoStreams() throws {
-        #expect(try parse("\n# nothing yet\n".replacingOccurrences(of: "# nothing yet", with: "")).deliveryStreams.isEmpty)
+        #expect(
+            try parse("\n# nothing yet\n".replacingOccurrences(of: "# nothing yet", with: "")).deliveryStreams.isEmpty)
     }
 
     @Test func unknownFieldIsNamedWithItsPath() throws {
@@ -125,7 +126,8 @@ import Testing
 
     @Test func credentialExpirationIsISO8601() throws {
         let file = try parse(
-            "Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, SessionToken: t, Expiration: '2026-11-21T15:00:00Z'}\n")
+            "Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, SessionToken: t, Expiration: '2026-11-21T15:00:00Z'}\n"
+        )
         #expect(file.credentials.first?.expiration == Date(timeIntervalSince1970: 1_795_273_200))
         let error = try #require(failure("Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, Expiration: soon}\n"))
         #expect(error.field == "Credentials[0].Expiration")
@@ -141,7 +143,8 @@ import Testing
             _ = try ConfigurationFile.load(path: "/nonexistent/firehose.yaml")
             Issue.record("expected an error")
         } catch {
-            #expect(error.description == "/nonexistent/firehose.yaml: cannot read the file (No such file or directory).")
+            #expect(
+                error.description == "/nonexistent/firehose.yaml: cannot read the file (No such file or directory).")
         }
     }
 }

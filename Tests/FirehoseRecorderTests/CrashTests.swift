@@ -7,9 +7,9 @@ import Testing
 @testable import FirehoseRecorder
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The example executable (`Examples/firehose-record`), built with the tests.
@@ -23,7 +23,8 @@ func locateRecordBinary(filePath: String = #filePath) -> URL? {
         candidates.append(executable.deletingLastPathComponent().appendingPathComponent("firehose-record"))
     }
     candidates.append(
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("firehose-record"))
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "firehose-record"))
     var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
     for _ in 0..<4 {
         candidates.append(directory.appendingPathComponent(".build/debug/firehose-record"))
@@ -127,7 +128,8 @@ struct CrashTests {
         for run in 0..<runs {
             let rows = stored.filter { $0.data.starts(with: Data("run\(run)-".utf8)) }
             // Rows of a run are its first lines, in order, each once.
-            #expect(rows.map { String(decoding: $0.data, as: UTF8.self) } == (0..<rows.count).map { "run\(run)-\($0)\n" })
+            #expect(
+                rows.map { String(decoding: $0.data, as: UTF8.self) } == (0..<rows.count).map { "run\(run)-\($0)\n" })
             // Every printed id is there with its line; at most one more save committed before the kill
             // reached the child between its commit and its print.
             #expect(Array(rows.prefix(printed[run].count).map(\.id)) == printed[run])

@@ -8,9 +8,9 @@ import Testing
 @testable import FirehoseRecorder
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 let e2eConfig = """

@@ -60,9 +60,10 @@ struct LimitTests {
         harness.clock.advance(by: 1801)
         // On save: the three "old" ones are past the limit.
         try await harness.save(1, prefix: "new")
-        #expect(try await harness.recorder.storedRecords().map { String(decoding: $0.data, as: UTF8.self) } == [
-            "mid-0", "mid-1", "new-0",
-        ])
+        #expect(
+            try await harness.recorder.storedRecords().map { String(decoding: $0.data, as: UTF8.self) } == [
+                "mid-0", "mid-1", "new-0",
+            ])
         await harness.events.wait { _ in harness.events.drops.count == 1 }
         #expect(harness.events.drops.first?.count == 3)
         #expect(harness.events.drops.first?.reason == .ageLimit)
@@ -90,9 +91,11 @@ struct LimitTests {
         try await harness.save(1, size: 100)  // crosses again
         await harness.events.wait { _ in harness.events.thresholdCrossings >= 2 }
         #expect(harness.events.thresholdCrossings == 2)
-        guard case .thresholdCrossed(let bytes, let threshold) = harness.events.all.first(where: {
-            if case .thresholdCrossed = $0 { return true } else { return false }
-        }) else { Issue.record("no threshold event"); return }
+        guard
+            case .thresholdCrossed(let bytes, let threshold) = harness.events.all.first(where: {
+                if case .thresholdCrossed = $0 { return true } else { return false }
+            })
+        else { Issue.record("no threshold event"); return }
         #expect(bytes == 500)
         #expect(threshold == 500)
     }
@@ -101,7 +104,9 @@ struct LimitTests {
     func configure() async throws {
         let harness = try Harness()
         defer { harness.directory.remove() }
-        await harness.recorder.configure { $0.diskByteLimit = 300; $0.maxAttempts = 2 }
+        await harness.recorder.configure {
+            $0.diskByteLimit = 300; $0.maxAttempts = 2
+        }
         #expect(await harness.recorder.diskByteLimit == 300)
         #expect(await harness.recorder.maxAttempts == 2)
         try await harness.save(5, size: 100)

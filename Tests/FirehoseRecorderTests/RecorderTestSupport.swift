@@ -17,7 +17,8 @@ struct Harness {
     let events: EventLog
 
     init(
-        _ configuration: FirehoseRecorder.Configuration = .init(), endpoint: FakeFirehoseEndpoint = FakeFirehoseEndpoint(),
+        _ configuration: FirehoseRecorder.Configuration = .init(),
+        endpoint: FakeFirehoseEndpoint = FakeFirehoseEndpoint(),
         provider: (any CredentialsProvider)? = nil, timeout: Duration = .seconds(5), directory: TestDirectory? = nil
     ) throws {
         self.directory = try directory ?? TestDirectory("recorder")
@@ -25,7 +26,8 @@ struct Harness {
         let client = FirehoseClient(
             configuration: .init(
                 endpoint: URL(string: "http://127.0.0.1:4573")!, region: "us-east-1",
-                credentialsProvider: provider ?? StaticCredentialsProvider(accessKeyId: "test", secretAccessKey: "test"),
+                credentialsProvider: provider
+                    ?? StaticCredentialsProvider(accessKeyId: "test", secretAccessKey: "test"),
                 transport: endpoint, timeout: timeout))
         recorder = try FirehoseRecorder(
             directory: self.directory.url, client: client, configuration: configuration,

@@ -36,7 +36,9 @@ struct SavingTests {
         let harness = try Harness()
         defer { harness.directory.remove() }
         var ids: [Int64] = []
-        for index in 0..<3 { ids.append(try await harness.recorder.saveRecord(Data([UInt8(index)]), streamName: "events")) }
+        for index in 0..<3 {
+            ids.append(try await harness.recorder.saveRecord(Data([UInt8(index)]), streamName: "events"))
+        }
         _ = await harness.recorder.submitAllRecords()
         ids.append(try await harness.recorder.saveRecord(Data([9]), streamName: "events"))
         try await harness.recorder.removeAllRecords()

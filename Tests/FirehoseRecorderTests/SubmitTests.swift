@@ -59,7 +59,8 @@ struct SubmitTests {
         try await harness.save(2, size: 300)
         _ = await harness.recorder.submitAllRecords()
         #expect(harness.endpoint.requests.map(\.records.count) == [3, 3, 1, 1, 2])
-        #expect(harness.endpoint.requests.map { $0.records.reduce(0) { $0 + $1.count } } == [900, 900, 300, 1_500, 600])
+        #expect(
+            harness.endpoint.requests.map { $0.records.reduce(0) { $0 + $1.count } } == [900, 900, 300, 1_500, 600])
     }
 
     @Test("Per-record ServiceUnavailableException / InternalFailure: kept, attempt counted, retried after backoff")
@@ -107,7 +108,10 @@ struct SubmitTests {
         #expect(summary.requests == 8)  // 1 + 3 retries per stream
         #expect(summary.droppedCount == 0)
         // Exponential, capped, with jitter (0.5 → 75 % of the step).
-        #expect(harness.sleeper.recorded == [.milliseconds(750), .milliseconds(1500), .milliseconds(2250)] + [.milliseconds(750), .milliseconds(1500), .milliseconds(2250)])
+        #expect(
+            harness.sleeper.recorded == [.milliseconds(750), .milliseconds(1500), .milliseconds(2250)] + [
+                .milliseconds(750), .milliseconds(1500), .milliseconds(2250),
+            ])
         let stored = try await harness.recorder.storedRecords()
         #expect(stored.count == 5)
         #expect(stored.allSatisfy { $0.attempts == 4 })
@@ -180,7 +184,10 @@ struct SubmitTests {
     @Test("Expired session tokens count as a credentials failure, not a reason to drop")
     func expiredToken() async throws {
         let endpoint = FakeFirehoseEndpoint()
-        endpoint.setDefault(.error(status: 400, code: "ExpiredTokenException", message: "The security token included in the request is expired"))
+        endpoint.setDefault(
+            .error(
+                status: 400, code: "ExpiredTokenException",
+                message: "The security token included in the request is expired"))
         let harness = try Harness(endpoint: endpoint)
         defer { harness.directory.remove() }
         try await harness.save(2)
@@ -330,7 +337,8 @@ struct SubmitTests {
         #expect(FirehoseRecorder.classify(error("Whatever", 504)) == .retryable)
         #expect(FirehoseRecorder.classify(error("ResourceNotFoundException", 400)) == .stopStream(.streamNotFound))
         #expect(FirehoseRecorder.classify(error("AccessDeniedException", 400)) == .stopStream(.notAuthorized))
-        #expect(FirehoseRecorder.classify(error("MissingAuthenticationTokenException", 400)) == .stopStream(.notAuthorized))
+        #expect(
+            FirehoseRecorder.classify(error("MissingAuthenticationTokenException", 400)) == .stopStream(.notAuthorized))
         #expect(FirehoseRecorder.classify(error("ExpiredTokenException", 400)) == .offline)
         #expect(FirehoseRecorder.classify(error("ValidationException", 400)) == .invalidBatch)
         #expect(FirehoseRecorder.classify(error("InvalidArgumentException", 400)) == .invalidBatch)

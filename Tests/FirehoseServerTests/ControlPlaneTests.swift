@@ -13,7 +13,9 @@ extension APIHarness {
 
     static let role = "arn:aws:iam::123456789012:role/firehose"
 
-    func create(_ name: String, bucket: String = "created", extra: String = "", tags: String? = nil) async -> APIResponse {
+    func create(_ name: String, bucket: String = "created", extra: String = "", tags: String? = nil) async
+        -> APIResponse
+    {
         let tagMember = tags.map { #", "Tags": \#($0)"# } ?? ""
         return await call(
             "CreateDeliveryStream",
@@ -28,7 +30,9 @@ struct ControlPlaneTests {
         let harness = try APIHarness()
         let created = await harness.create("made", extra: #", "CompressionFormat": "GZIP""#)
         #expect(created.status == 200)
-        #expect(try json(created)["DeliveryStreamARN"] as? String == "arn:aws:firehose:us-east-1:123456789012:deliverystream/made")
+        #expect(
+            try json(created)["DeliveryStreamARN"] as? String
+                == "arn:aws:firehose:us-east-1:123456789012:deliverystream/made")
 
         let described = try json(await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "made"}"#))
         let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
@@ -44,7 +48,8 @@ struct ControlPlaneTests {
         #expect(extended["CompressionFormat"] as? String == "GZIP")
         #expect(extended["Prefix"] as? String == "")
         #expect(extended["S3BackupMode"] as? String == "Disabled")
-        #expect((extended["EncryptionConfiguration"] as? [String: Any])?["NoEncryptionConfig"] as? String == "NoEncryption")
+        #expect(
+            (extended["EncryptionConfiguration"] as? [String: Any])?["NoEncryptionConfig"] as? String == "NoEncryption")
         #expect((extended["CloudWatchLoggingOptions"] as? [String: Any])?["Enabled"] as? Bool == false)
         #expect(destination["S3DestinationDescription"] is [String: Any])
 
@@ -56,7 +61,9 @@ struct ControlPlaneTests {
         // The buffer was discarded, as AWS does: nothing is delivered, and the stream is gone.
         #expect(try await harness.sink.flush().isEmpty)
         let gone = await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "made"}"#)
-        #expect(try expectError(gone, status: 400, code: "ResourceNotFoundException") == "Firehose made under account 123456789012 not found.")
+        #expect(
+            try expectError(gone, status: 400, code: "ResourceNotFoundException")
+                == "Firehose made under account 123456789012 not found.")
         #expect(harness.files(in: "created").isEmpty)
     }
 
@@ -83,7 +90,8 @@ struct ControlPlaneTests {
         #expect(try expectError(redshift, status: 400, code: "InvalidArgumentException").contains("not supported yet"))
         let kinesis = await harness.call(
             "CreateDeliveryStream",
-            #"{"DeliveryStreamName": "k", "DeliveryStreamType": "KinesisStreamAsSource", "ExtendedS3DestinationConfiguration": {"RoleARN": "\#(APIHarness.role)", "BucketARN": "arn:aws:s3:::b"}}"#)
+            #"{"DeliveryStreamName": "k", "DeliveryStreamType": "KinesisStreamAsSource", "ExtendedS3DestinationConfiguration": {"RoleARN": "\#(APIHarness.role)", "BucketARN": "arn:aws:s3:::b"}}"#
+        )
         _ = try expectError(kinesis, status: 400, code: "InvalidArgumentException")
         let badTag = await harness.create("t", tags: #"[{"Key": "aws:reserved", "Value": "x"}]"#)
         #expect(try expectError(badTag, status: 400, code: "ValidationException").contains("tags.1.member.key"))
@@ -102,25 +110,33 @@ struct ControlPlaneTests {
         #expect(rest["HasMoreDeliveryStreams"] as? Bool == false)
         let defaults = try json(await harness.call("ListDeliveryStreams", "{}"))
         #expect((defaults["DeliveryStreamNames"] as? [String])?.count == 5)
-        let other = try json(await harness.call("ListDeliveryStreams", #"{"DeliveryStreamType": "KinesisStreamAsSource"}"#))
+        let other = try json(
+            await harness.call("ListDeliveryStreams", #"{"DeliveryStreamType": "KinesisStreamAsSource"}"#))
         #expect((other["DeliveryStreamNames"] as? [String]) == [])
-        _ = try expectError(await harness.call("ListDeliveryStreams", #"{"Limit": 0}"#), status: 400, code: "ValidationException")
+        _ = try expectError(
+            await harness.call("ListDeliveryStreams", #"{"Limit": 0}"#), status: 400, code: "ValidationException")
     }
 
     @Test func updateDestinationMergesChecksTheVersionAndNewObjectsCarryIt() async throws {
         let harness = try APIHarness()
         #expect(await harness.create("u", extra: #", "Prefix": "v1/""#).status == 200)
-        _ = await harness.api.handle(harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("old".utf8))))
-        let update = #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "1", "DestinationId": "destinationId-000000000001", "ExtendedS3DestinationUpdate": {"Prefix": "v2/", "CompressionFormat": "GZIP"}}"#
+        _ = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("old".utf8))))
+        let update =
+            #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "1", "DestinationId": "destinationId-000000000001", "ExtendedS3DestinationUpdate": {"Prefix": "v2/", "CompressionFormat": "GZIP"}}"#
         #expect(await harness.call("UpdateDestination", update).status == 200)
         let stale = await harness.call("UpdateDestination", update)
-        #expect(try expectError(stale, status: 400, code: "ConcurrentModificationException").contains("current version id: 2"))
+        #expect(
+            try expectError(stale, status: 400, code: "ConcurrentModificationException").contains(
+                "current version id: 2"))
         let wrongDestination = await harness.call(
             "UpdateDestination",
-            #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "2", "DestinationId": "destinationId-000000000009", "S3DestinationUpdate": {}}"#)
+            #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "2", "DestinationId": "destinationId-000000000009", "S3DestinationUpdate": {}}"#
+        )
         _ = try expectError(wrongDestination, status: 400, code: "InvalidArgumentException")
 
-        _ = await harness.api.handle(harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("new".utf8))))
+        _ = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("new".utf8))))
         let delivered = try await harness.sink.flush(stream: "u")
         // What was buffered before the update was delivered with the old settings at update time.
         let keys = harness.files(in: "created")
@@ -140,14 +156,23 @@ struct ControlPlaneTests {
     @Test func tagsAddReplaceRemoveAndPage() async throws {
         let harness = try APIHarness()
         #expect(await harness.create("t", tags: #"[{"Key": "team", "Value": "a"}]"#).status == 200)
-        #expect(await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "t", "Tags": [{"Key": "team", "Value": "b"}, {"Key": "env", "Value": "ci"}, {"Key": "x"}]}"#).status == 200)
-        let listed = try json(await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t", "Limit": 2}"#))
+        #expect(
+            await harness.call(
+                "TagDeliveryStream",
+                #"{"DeliveryStreamName": "t", "Tags": [{"Key": "team", "Value": "b"}, {"Key": "env", "Value": "ci"}, {"Key": "x"}]}"#
+            ).status == 200)
+        let listed = try json(
+            await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t", "Limit": 2}"#))
         let tags = try #require(listed["Tags"] as? [[String: String]])
         #expect(tags == [["Key": "team", "Value": "b"], ["Key": "env", "Value": "ci"]])
         #expect(listed["HasMoreTags"] as? Bool == true)
-        let next = try json(await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t", "ExclusiveStartTagKey": "env"}"#))
+        let next = try json(
+            await harness.call(
+                "ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t", "ExclusiveStartTagKey": "env"}"#))
         #expect(next["Tags"] as? [[String: String]] == [["Key": "x"]])
-        #expect(await harness.call("UntagDeliveryStream", #"{"DeliveryStreamName": "t", "TagKeys": ["team", "x"]}"#).status == 200)
+        #expect(
+            await harness.call("UntagDeliveryStream", #"{"DeliveryStreamName": "t", "TagKeys": ["team", "x"]}"#).status
+                == 200)
         let left = try json(await harness.call("ListTagsForDeliveryStream", #"{"DeliveryStreamName": "t"}"#))
         #expect(left["Tags"] as? [[String: String]] == [["Key": "env", "Value": "ci"]])
 
@@ -156,7 +181,8 @@ struct ControlPlaneTests {
         _ = try expectError(tooMany, status: 400, code: "LimitExceededException")
         let empty = await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "t", "Tags": []}"#)
         _ = try expectError(empty, status: 400, code: "ValidationException")
-        let missing = await harness.call("TagDeliveryStream", #"{"DeliveryStreamName": "nope", "Tags": [{"Key": "a"}]}"#)
+        let missing = await harness.call(
+            "TagDeliveryStream", #"{"DeliveryStreamName": "nope", "Tags": [{"Key": "a"}]}"#)
         _ = try expectError(missing, status: 400, code: "ResourceNotFoundException")
     }
 
@@ -209,7 +235,9 @@ extension APIHarness {
         var keys: [String] = []
         while let name = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: "\(root)/\(name)", isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: "\(root)/\(name)", isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 keys.append(name)
             }
         }

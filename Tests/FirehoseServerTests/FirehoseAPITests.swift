@@ -226,7 +226,10 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
 
     @Test func batchOverFourMebibytesIsAnInvalidArgument() async throws {
         let harness = try APIHarness()
-        let records = Array(repeating: [UInt8](repeating: 7, count: 1_000_000), count: 4) + [[UInt8](repeating: 1, count: 194_305)]
+        let records =
+            Array(repeating: [UInt8](repeating: 7, count: 1_000_000), count: 4) + [
+                [UInt8](repeating: 1, count: 194_305)
+            ]
         let response = await harness.api.handle(
             harness.request(operation: "PutRecordBatch", body: harness.batchBody(records: records)))
         let message = try expectError(response, status: 400, code: "InvalidArgumentException")
@@ -271,7 +274,8 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
         let harness = try APIHarness()
         let response = await harness.api.handle(
             harness.request(
-                operation: "PutRecord", body: [0x1F, 0x8B, 8, 0, 1, 2, 3], extraHeaders: [("Content-Encoding", "gzip")]))
+                operation: "PutRecord", body: [0x1F, 0x8B, 8, 0, 1, 2, 3], extraHeaders: [("Content-Encoding", "gzip")])
+        )
         _ = try expectError(response, status: 400, code: "SerializationException")
     }
 
@@ -290,7 +294,8 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
     @Test func bodyOverTheLimitIsRefused() async throws {
         let harness = try APIHarness(maxBodyBytes: 1024)
         let response = await harness.api.handle(
-            harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [UInt8](repeating: 1, count: 2000))))
+            harness.request(
+                operation: "PutRecord", body: harness.putRecordBody(data: [UInt8](repeating: 1, count: 2000))))
         _ = try expectError(response, status: 413, code: "SerializationException")
     }
 
@@ -333,7 +338,8 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
 @Suite struct LocalEndpointTests {
     @Test func healthAnswersOK() async throws {
         let harness = try APIHarness()
-        let response = await harness.api.handle(APIRequest(method: "GET", target: "/_local/health", headers: [], body: []))
+        let response = await harness.api.handle(
+            APIRequest(method: "GET", target: "/_local/health", headers: [], body: []))
         #expect(response.status == 200)
         #expect(try json(response)["status"] as? String == "ok")
     }
@@ -360,7 +366,8 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
         let harness = try APIHarness()
         let get = await harness.api.handle(APIRequest(method: "GET", target: "/_local/flush", headers: [], body: []))
         #expect(get.status == 405)
-        let unknown = await harness.api.handle(APIRequest(method: "GET", target: "/_local/nothing", headers: [], body: []))
+        let unknown = await harness.api.handle(
+            APIRequest(method: "GET", target: "/_local/nothing", headers: [], body: []))
         #expect(unknown.status == 404)
     }
 

@@ -27,7 +27,9 @@ struct HostileInputTests {
     static let allowedStatuses: Set<Int> = [200, 400, 404, 413, 503]
 
     func expectWellFormed(_ response: APIResponse, input: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(Self.allowedStatuses.contains(response.status), "status \(response.status) for \(input)", sourceLocation: sourceLocation)
+        #expect(
+            Self.allowedStatuses.contains(response.status), "status \(response.status) for \(input)",
+            sourceLocation: sourceLocation)
         guard response.status != 200 else { return }
         let body = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         #expect(body?["__type"] is String, "no __type for \(input)", sourceLocation: sourceLocation)
@@ -40,7 +42,9 @@ struct HostileInputTests {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &generator)
             switch Int.random(in: 0..<7, using: &generator) {
             case 0 where !bytes.isEmpty: bytes[position] = UInt8.random(in: 0...255, using: &generator)
-            case 1: bytes.insert(Array(#"{}[]":,\"0123456789-+.eE aA=/ntrufl"#.utf8).randomElement(using: &generator)!, at: position)
+            case 1:
+                bytes.insert(
+                    Array(#"{}[]":,\"0123456789-+.eE aA=/ntrufl"#.utf8).randomElement(using: &generator)!, at: position)
             case 2 where !bytes.isEmpty: bytes.remove(at: position)
             case 3: bytes = Array(bytes.prefix(position))
             case 4 where !bytes.isEmpty:
@@ -104,14 +108,18 @@ struct HostileInputTests {
             if iteration % 2 == 0 {
                 value = String(decoding: mutate(Array(authorization.utf8), using: &generator), as: UTF8.self)
             } else {
-                value = (0..<Int.random(in: 0...12, using: &generator)).map { _ in fragments.randomElement(using: &generator)! }
-                    .joined()
+                value = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                    fragments.randomElement(using: &generator)!
+                }
+                .joined()
             }
             request.headers = request.headers.map { $0.name == "Authorization" ? ($0.name, value) : $0 }
             if iteration % 7 == 0 { request.headers.append(("Authorization", value)) }
             if iteration % 5 == 0 {
                 request.headers = request.headers.map {
-                    $0.name == "X-Amz-Date" ? ($0.name, String(decoding: mutate(Array($0.value.utf8), using: &generator), as: UTF8.self)) : $0
+                    $0.name == "X-Amz-Date"
+                        ? ($0.name, String(decoding: mutate(Array($0.value.utf8), using: &generator), as: UTF8.self))
+                        : $0
                 }
             }
             let response = await harness.api.handle(request)
@@ -127,15 +135,19 @@ struct HostileInputTests {
     @Test("Deeply nested JSON is refused, not a stack overflow", arguments: [1_000, 100_000])
     func deepNesting(depth: Int) async throws {
         let harness = try APIHarness(authentication: .off)
-        let body = Array(#"{"DeliveryStreamName":"events","Records":"#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: depth)
+        let body =
+            Array(#"{"DeliveryStreamName":"events","Records":"#.utf8)
+            + [UInt8](repeating: UInt8(ascii: "["), count: depth)
         let response = await harness.api.handle(harness.request(operation: "PutRecordBatch", body: body, sign: false))
         #expect(response.status == 400)
         #expect(response.header("x-amzn-ErrorType") == "SerializationException")
     }
 
-    @Test("Path tricks in stream names are validation errors and write nothing", arguments: [
-        "../escape", "..", "a/b", "%2e%2e", "name\u{0}", "", String(repeating: "x", count: 65),
-    ])
+    @Test(
+        "Path tricks in stream names are validation errors and write nothing",
+        arguments: [
+            "../escape", "..", "a/b", "%2e%2e", "name\u{0}", "", String(repeating: "x", count: 65),
+        ])
     func pathTricksInStreamNames(name: String) async throws {
         let harness = try APIHarness(authentication: .off)
         var writer = JSONWriter()
@@ -148,7 +160,8 @@ struct HostileInputTests {
         writer.string("eA==")
         writer.endObject()
         writer.endObject()
-        let response = await harness.api.handle(harness.request(operation: "PutRecord", body: writer.bytes, sign: false))
+        let response = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: writer.bytes, sign: false))
         let expected = name == ".." ? "ResourceNotFoundException" : "ValidationException"
         #expect(response.header("x-amzn-ErrorType") == expected)
         let written = FileManager.default.enumerator(atPath: harness.directory)?.allObjects as? [String] ?? []

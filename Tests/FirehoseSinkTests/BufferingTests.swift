@@ -50,7 +50,8 @@ struct BufferingTests {
     @Test("Size counts bytes before compression, delimiters included")
     func sizeCountsUncompressed() async throws {
         try await SinkHarness.with { h in
-            try h.sink.createStream(settings(destination(sizeInMBs: 1, intervalInSeconds: 900, compression: "GZIP", delimiter: true)))
+            try h.sink.createStream(
+                settings(destination(sizeInMBs: 1, intervalInSeconds: 900, compression: "GZIP", delimiter: true)))
             let half = [UInt8](repeating: 0, count: Self.mebibyte / 2 - 1)  // + "\n" = exactly half
             #expect(try await h.put([half]).isEmpty)
             let delivered = try await h.put([half])

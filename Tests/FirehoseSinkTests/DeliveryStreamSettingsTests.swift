@@ -11,7 +11,8 @@ struct DeliveryStreamSettingsTests {
     func defaults() throws {
         let input = CreateDeliveryStreamInput(
             deliveryStreamName: "demo",
-            extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket"))
+            extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(
+                bucketARN: "arn:aws:s3:::demo-bucket"))
         let settings = try DeliveryStreamSettings(validating: input)
         #expect(settings.name == "demo")
         #expect(settings.bucket == "demo-bucket")
@@ -53,7 +54,8 @@ struct DeliveryStreamSettingsTests {
         let error = configurationError(
             CreateDeliveryStreamInput(
                 deliveryStreamName: "demo",
-                s3DestinationConfiguration: S3DestinationConfiguration(ExtendedS3DestinationConfiguration(bucketARN: nil))))
+                s3DestinationConfiguration: S3DestinationConfiguration(
+                    ExtendedS3DestinationConfiguration(bucketARN: nil))))
         #expect(error?.field == "S3DestinationConfiguration.BucketARN")
         #expect(
             error?.error.message
@@ -77,8 +79,11 @@ struct DeliveryStreamSettingsTests {
 
     @Test(
         "Malformed bucket ARNs are ValidationExceptions",
-        arguments: ["demo-bucket", "arn:aws:s3:::", "arn:aws:s3::demo", "arn:aws:s3:::a/b", "arn:aws:s3:::a b", "s3://demo-bucket",
-                    "arn:aws:iam:::demo", "arn:aws:s3:::\(String(repeating: "b", count: 256))"])
+        arguments: [
+            "demo-bucket", "arn:aws:s3:::", "arn:aws:s3::demo", "arn:aws:s3:::a/b", "arn:aws:s3:::a b",
+            "s3://demo-bucket",
+            "arn:aws:iam:::demo", "arn:aws:s3:::\(String(repeating: "b", count: 256))",
+        ])
     func badBucketARN(arn: String) {
         let error = configurationError(ExtendedS3DestinationConfiguration(bucketARN: arn))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.BucketARN")
@@ -96,8 +101,14 @@ struct DeliveryStreamSettingsTests {
         arguments: [
             ("..", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
             (".", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
-            (".hidden", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
-            ("bucket-", "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."),
+            (
+                ".hidden",
+                "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."
+            ),
+            (
+                "bucket-",
+                "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."
+            ),
             ("a..b", "must not contain '..'."),
         ])
     func localBucketNames(bucket: String, problem: String) {
@@ -123,7 +134,8 @@ struct DeliveryStreamSettingsTests {
             #expect(
                 error?.error
                     == .invalidArgument(
-                        "BufferingHints must specify both SizeInMBs and IntervalInSeconds, or neither (then 5 MB / 300 s apply)."))
+                        "BufferingHints must specify both SizeInMBs and IntervalInSeconds, or neither (then 5 MB / 300 s apply)."
+                    ))
         }
         // Empty hints are "neither".
         var empty = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
@@ -134,15 +146,29 @@ struct DeliveryStreamSettingsTests {
     @Test(
         "Hints out of range are ValidationExceptions naming the exact hint",
         arguments: [
-            (0, 60, ".SizeInMBs", "Value '0' at 'extendedS3DestinationConfiguration.bufferingHints.sizeInMBs' failed to satisfy constraint: Member must have value greater than or equal to 1"),
-            (129, 60, ".SizeInMBs", "Value '129' at 'extendedS3DestinationConfiguration.bufferingHints.sizeInMBs' failed to satisfy constraint: Member must have value less than or equal to 128"),
-            (5, 901, ".IntervalInSeconds", "Value '901' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds' failed to satisfy constraint: Member must have value less than or equal to 900"),
-            (5, -1, ".IntervalInSeconds", "Value '-1' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds' failed to satisfy constraint: Member must have value greater than or equal to 0"),
+            (
+                0, 60, ".SizeInMBs",
+                "Value '0' at 'extendedS3DestinationConfiguration.bufferingHints.sizeInMBs' failed to satisfy constraint: Member must have value greater than or equal to 1"
+            ),
+            (
+                129, 60, ".SizeInMBs",
+                "Value '129' at 'extendedS3DestinationConfiguration.bufferingHints.sizeInMBs' failed to satisfy constraint: Member must have value less than or equal to 128"
+            ),
+            (
+                5, 901, ".IntervalInSeconds",
+                "Value '901' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds' failed to satisfy constraint: Member must have value less than or equal to 900"
+            ),
+            (
+                5, -1, ".IntervalInSeconds",
+                "Value '-1' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds' failed to satisfy constraint: Member must have value greater than or equal to 0"
+            ),
         ])
     func hintsOutOfRange(size: Int, interval: Int, member: String, violation: String) {
         let error = configurationError(destination(sizeInMBs: size, intervalInSeconds: interval))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.BufferingHints\(member)")
-        #expect(error?.error == FirehoseError(code: "ValidationException", message: "1 validation error detected: \(violation)"))
+        #expect(
+            error?.error
+                == FirehoseError(code: "ValidationException", message: "1 validation error detected: \(violation)"))
     }
 
     @Test("Both hints out of range: two violations in one message")
@@ -150,7 +176,9 @@ struct DeliveryStreamSettingsTests {
         let error = configurationError(destination(sizeInMBs: 0, intervalInSeconds: 901))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.BufferingHints")
         #expect(error?.error.message.hasPrefix("2 validation errors detected: Value '0' at ") == true)
-        #expect(error?.error.message.contains("; Value '901' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds'") == true)
+        #expect(
+            error?.error.message.contains(
+                "; Value '901' at 'extendedS3DestinationConfiguration.bufferingHints.intervalInSeconds'") == true)
     }
 
     @Test("CompressionFormat is a case-sensitive enum: 'gzip' is invalid")
@@ -168,21 +196,26 @@ struct DeliveryStreamSettingsTests {
         }
     }
 
-    @Test("ZIP, Snappy and HADOOP_SNAPPY are valid but not supported yet", arguments: ["ZIP", "Snappy", "HADOOP_SNAPPY"])
+    @Test(
+        "ZIP, Snappy and HADOOP_SNAPPY are valid but not supported yet", arguments: ["ZIP", "Snappy", "HADOOP_SNAPPY"])
     func unsupportedCompression(format: String) {
         let error = configurationError(destination(compression: format))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.CompressionFormat")
         #expect(
             error?.error
                 == .invalidArgument(
-                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."))
+                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."
+                ))
     }
 
     @Test("gzip levels outside 1...9 are refused")
     func gzipLevel() {
-        let input = CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination())
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination())
         #expect(configurationError(input, gzipLevel: 0)?.field == "GzipLevel")
-        #expect(configurationError(input, gzipLevel: 10)?.error == .invalidArgument("gzip level must be between 1 and 9, got 10."))
+        #expect(
+            configurationError(input, gzipLevel: 10)?.error
+                == .invalidArgument("gzip level must be between 1 and 9, got 10."))
         #expect(configurationError(input, gzipLevel: 1) == nil)
     }
 
@@ -198,7 +231,8 @@ struct DeliveryStreamSettingsTests {
     @Test("AppendDelimiterToRecord turns on the newline")
     func appendDelimiter() throws {
         let input = CreateDeliveryStreamInput(
-            deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.processing(["AppendDelimiterToRecord"]))
+            deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.processing(["AppendDelimiterToRecord"])
+        )
         #expect(try DeliveryStreamSettings(validating: input).appendsNewline)
     }
 
@@ -220,13 +254,16 @@ struct DeliveryStreamSettingsTests {
         )
     }
 
-    @Test("Lambda and the other model processors are not supported yet", arguments: ["Lambda", "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing", "MetadataExtraction"])
+    @Test(
+        "Lambda and the other model processors are not supported yet",
+        arguments: ["Lambda", "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing", "MetadataExtraction"])
     func unsupportedProcessor(type: String) {
         let error = configurationError(Self.processing([type]))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Type")
         #expect(
             error?.error
-                == .invalidArgument("Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."))
+                == .invalidArgument(
+                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."))
     }
 
     @Test("With Enabled: false the processors are ignored")
@@ -298,7 +335,8 @@ struct DeliveryStreamSettingsTests {
         #expect(configurationError(destination(prefix: "logs/!{timestamp:yyyy}/", errorOutputPrefix: "")) == error)
         #expect(
             configurationError(
-                destination(prefix: "logs/!{timestamp:yyyy}/", errorOutputPrefix: "err/!{firehose:error-output-type}/")) == nil)
+                destination(prefix: "logs/!{timestamp:yyyy}/", errorOutputPrefix: "err/!{firehose:error-output-type}/"))
+                == nil)
     }
 
     @Test("A prefix that would leave the bucket folder is refused")
@@ -315,13 +353,17 @@ struct DeliveryStreamSettingsTests {
 
     @Test("FileExtension replaces the compression's extension; invalid ones are refused")
     func fileExtension() throws {
-        #expect(try settings(destination(compression: "GZIP", fileExtension: ".json.gz")).keyLayout.fileExtension == ".json.gz")
+        #expect(
+            try settings(destination(compression: "GZIP", fileExtension: ".json.gz")).keyLayout.fileExtension
+                == ".json.gz")
         #expect(try settings(destination(fileExtension: ".ndjson")).keyLayout.fileExtension == ".ndjson")
         #expect(try settings(destination(compression: "GZIP", fileExtension: "")).keyLayout.fileExtension == ".gz")
         let error = configurationError(destination(fileExtension: "json"))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.FileExtension")
         #expect(error?.error.code == "ValidationException")
-        #expect(configurationError(destination(fileExtension: ".JSON"))?.field == "ExtendedS3DestinationConfiguration.FileExtension")
+        #expect(
+            configurationError(destination(fileExtension: ".JSON"))?.field
+                == "ExtendedS3DestinationConfiguration.FileExtension")
     }
 
     // MARK: Request-level rules
@@ -359,7 +401,10 @@ struct DeliveryStreamSettingsTests {
         for type in ["KinesisStreamAsSource", "MSKAsSource", "DatabaseAsSource"] {
             let error = configurationError(input(type))
             #expect(error?.field == "DeliveryStreamType")
-            #expect(error?.error == .invalidArgument("DeliveryStreamType \(type) is not supported yet by firehose-local; use DirectPut."))
+            #expect(
+                error?.error
+                    == .invalidArgument(
+                        "DeliveryStreamType \(type) is not supported yet by firehose-local; use DirectPut."))
         }
         let bogus = configurationError(input("directput"))
         #expect(bogus?.field == "DeliveryStreamType")
@@ -376,7 +421,8 @@ struct DeliveryStreamSettingsTests {
         #expect(missing?.field == "DeliveryStreamName")
         #expect(
             missing?.error.message
-                == "1 validation error detected: Value null at 'deliveryStreamName' failed to satisfy constraint: Member must not be null")
+                == "1 validation error detected: Value null at 'deliveryStreamName' failed to satisfy constraint: Member must not be null"
+        )
         let bad = configurationError(
             CreateDeliveryStreamInput(deliveryStreamName: "a/b", extendedS3DestinationConfiguration: destination()))
         #expect(bad?.field == "DeliveryStreamName")
@@ -385,12 +431,15 @@ struct DeliveryStreamSettingsTests {
 
     @Test("Other destinations are refused by name")
     func otherDestination() throws {
-        var input = CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination())
+        var input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination())
         input.otherMembers["SplunkDestinationConfiguration"] = .object([:])
         let error = configurationError(input)
         #expect(error?.field == "SplunkDestinationConfiguration")
         #expect(error?.error.code == "InvalidArgumentException")
-        #expect(error?.error.message.hasPrefix("SplunkDestinationConfiguration is not supported yet by firehose-local") == true)
+        #expect(
+            error?.error.message.hasPrefix("SplunkDestinationConfiguration is not supported yet by firehose-local")
+                == true)
     }
 
     @Test("RoleARN must look like an IAM role ARN")

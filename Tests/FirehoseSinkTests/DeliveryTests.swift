@@ -67,7 +67,8 @@ struct DeliveryTests {
     @Test("FileExtension overrides the extension (compressed or not)")
     func fileExtension() async throws {
         try await SinkHarness.with { h in
-            try h.sink.createStream(settings(stream: "zipped", destination(compression: "GZIP", fileExtension: ".json.gz")))
+            try h.sink.createStream(
+                settings(stream: "zipped", destination(compression: "GZIP", fileExtension: ".json.gz")))
             try h.sink.createStream(settings(stream: "plain", destination(fileExtension: ".ndjson")))
             try await h.put(["z"], to: "zipped")
             try await h.put(["p"], to: "plain")
@@ -144,9 +145,15 @@ struct DeliveryTests {
             for stream in ["slash", "glued", "deep"] { try await h.put([stream], to: stream) }
             let objects = try await h.sink.flush()
             let byStream = Dictionary(uniqueKeysWithValues: objects.map { ($0.stream, $0) })
-            #expect(try #require(byStream["slash"]).key.matches(try keyPattern(prefix: "logs/2026/11/21/13/", stream: "slash")))
-            #expect(try #require(byStream["glued"]).key.matches(try keyPattern(prefix: "logs2026/11/21/13/", stream: "glued")))
-            #expect(try #require(byStream["deep"]).key.matches(try keyPattern(prefix: "a/b/c-2026/11/21/13/", stream: "deep")))
+            #expect(
+                try #require(byStream["slash"]).key.matches(
+                    try keyPattern(prefix: "logs/2026/11/21/13/", stream: "slash")))
+            #expect(
+                try #require(byStream["glued"]).key.matches(
+                    try keyPattern(prefix: "logs2026/11/21/13/", stream: "glued")))
+            #expect(
+                try #require(byStream["deep"]).key.matches(
+                    try keyPattern(prefix: "a/b/c-2026/11/21/13/", stream: "deep")))
             #expect(FileManager.default.fileExists(atPath: "\(h.bucketPath())/logs2026/11/21/13"))
         }
     }
@@ -258,7 +265,8 @@ struct SinkAPITests {
             #expect(
                 putError?.firehoseError(accountID: accountID)
                     == FirehoseError(
-                        code: "ResourceNotFoundException", message: "Firehose nope under account 123456789012 not found."))
+                        code: "ResourceNotFoundException",
+                        message: "Firehose nope under account 123456789012 not found."))
             let flushError = await #expect(throws: SinkError.self) { try await h.sink.flush(stream: "nope") }
             #expect(flushError == .unknownStream("nope"))
         }
@@ -268,7 +276,9 @@ struct SinkAPITests {
     func duplicateStream() async throws {
         try await SinkHarness.with { h in
             try h.sink.createStream(settings())
-            let error = #expect(throws: SinkError.self) { try h.sink.createStream(settings(destination(bucket: "other"))) }
+            let error = #expect(throws: SinkError.self) {
+                try h.sink.createStream(settings(destination(bucket: "other")))
+            }
             #expect(error == .streamExists("demo"))
             #expect(error?.isUnknownStream == false)
             let firehoseError = error?.firehoseError(accountID: accountID)

@@ -27,8 +27,9 @@ func append(_ bytes: [UInt8], toFileAt path: String) throws {
 
 @Suite("Durability and recovery")
 struct DurabilityTests {
-    @Test("Acknowledged records of a buffer that was never delivered are delivered at the next start",
-          arguments: ["GZIP", "UNCOMPRESSED"])
+    @Test(
+        "Acknowledged records of a buffer that was never delivered are delivered at the next start",
+        arguments: ["GZIP", "UNCOMPRESSED"])
     func recoversAcknowledgedRecords(compression: String) async throws {
         let crashed = try SinkHarness()
         let stream = try settings(destination(compression: compression, delimiter: true))
@@ -107,7 +108,8 @@ struct DurabilityTests {
         let crashed = try SinkHarness()
         try crashed.sink.createStream(try settings(destination()))
         try await crashed.put(["kept"])
-        let restarted = try restartedSink(over: crashed.directory, streams: [try settings(stream: "other", destination())])
+        let restarted = try restartedSink(
+            over: crashed.directory, streams: [try settings(stream: "other", destination())])
         let report = await restarted.recoverStagedBuffers()
         #expect(report.delivered.isEmpty)
         #expect(report.orphaned.count == 1)
@@ -128,9 +130,11 @@ struct DurabilityTests {
                 .split(separator: "\n").first)
         // A buffer whose journal holds only its header (created, nothing committed) …
         FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/a.partial", contents: Data("junk".utf8))
-        FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/a.journal", contents: Data((header + "\n").utf8))
+        FileManager.default.createFile(
+            atPath: "\(crashed.stagingDirectory)/a.journal", contents: Data((header + "\n").utf8))
         // … one whose data file was already renamed into the bucket …
-        FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/b.journal", contents: Data((header + "\n").utf8))
+        FileManager.default.createFile(
+            atPath: "\(crashed.stagingDirectory)/b.journal", contents: Data((header + "\n").utf8))
         // … and a data file without any journal.
         FileManager.default.createFile(atPath: "\(crashed.stagingDirectory)/c.partial", contents: Data("junk".utf8))
 
@@ -159,7 +163,9 @@ struct DurabilityTests {
         try? FileManager.default.removeItem(atPath: crashed.directory)
     }
 
-    @Test("With durability none, records are still in the staging file when put returns", arguments: ["GZIP", "UNCOMPRESSED"])
+    @Test(
+        "With durability none, records are still in the staging file when put returns",
+        arguments: ["GZIP", "UNCOMPRESSED"])
     func durabilityNoneStillStages(compression: String) async throws {
         let directory = try SinkHarness().directory
         let first = try FirehoseSink(

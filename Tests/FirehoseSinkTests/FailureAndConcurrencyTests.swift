@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Delivery failures keep the data")
@@ -126,7 +126,8 @@ struct FailureTests {
 
     /// What `gzip -dc` recovers from a (possibly unfinished) gzip file.
     static func gunzipPrefix(_ path: String) throws -> [UInt8] {
-        let gzip = try #require(["/usr/bin/gzip", "/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let gzip = try #require(
+            ["/usr/bin/gzip", "/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) })
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gzip)
         process.arguments = ["-dc", path]
@@ -147,7 +148,9 @@ struct FailureTests {
             let staged = try #require(h.stagedFiles.first)
             #expect(try Self.gunzipPrefix("\(h.stagingDirectory)/\(staged)") == Array("acknowledged-1;".utf8))
             try await h.put(["acknowledged-2;"])
-            #expect(try Self.gunzipPrefix("\(h.stagingDirectory)/\(staged)") == Array("acknowledged-1;acknowledged-2;".utf8))
+            #expect(
+                try Self.gunzipPrefix("\(h.stagingDirectory)/\(staged)") == Array("acknowledged-1;acknowledged-2;".utf8)
+            )
         }
     }
 }
@@ -205,7 +208,8 @@ struct ConcurrencyTests {
             }
             let objects = try await h.sink.flush()
             #expect(objects.count == 1)
-            Self.check(Self.parse(try h.contents(of: try #require(objects.first))), tasks: tasks, perTask: puts * perPut)
+            Self.check(
+                Self.parse(try h.contents(of: try #require(objects.first))), tasks: tasks, perTask: puts * perPut)
         }
     }
 
@@ -232,7 +236,10 @@ struct ConcurrencyTests {
             try await eventually("all bytes reported") { h.log.objects.map(\.bytes).reduce(0, +) >= total }
             let objects = h.log.objects
             #expect(objects.count >= 4)
-            #expect(objects.dropLast().allSatisfy { $0.reason == .size && $0.bytes >= 1_048_576 && $0.bytes < 1_048_576 + width })
+            #expect(
+                objects.dropLast().allSatisfy {
+                    $0.reason == .size && $0.bytes >= 1_048_576 && $0.bytes < 1_048_576 + width
+                })
             var all: [UInt8] = []
             for object in objects { all += try h.contents(of: object) }
             #expect(all.count == total)

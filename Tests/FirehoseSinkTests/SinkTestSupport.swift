@@ -130,7 +130,9 @@ final class SinkHarness: Sendable {
         var names: [String] = []
         while let name = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: "\(path)/\(name)", isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: "\(path)/\(name)", isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 names.append(name)
             }
         }
@@ -183,7 +185,8 @@ func settings(
 ) throws -> DeliveryStreamSettings {
     try DeliveryStreamSettings(
         validating: CreateDeliveryStreamInput(
-            deliveryStreamName: stream, deliveryStreamType: "DirectPut", extendedS3DestinationConfiguration: destination),
+            deliveryStreamName: stream, deliveryStreamType: "DirectPut", extendedS3DestinationConfiguration: destination
+        ),
         gzipLevel: gzipLevel)
 }
 
@@ -198,11 +201,14 @@ func configurationError(_ input: CreateDeliveryStreamInput, gzipLevel: Int32 = 6
 }
 
 func configurationError(_ destination: ExtendedS3DestinationConfiguration) -> StreamConfigurationError? {
-    configurationError(CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination))
+    configurationError(
+        CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination))
 }
 
 /// The object key AWS would give for `stream` at the fixed clock, up to the UUID and extension.
-func keyPattern(prefix: String = "2026/11/21/13/", stream: String = "demo", time: String = "2026-11-21-13-05-09", ext: String = "")
+func keyPattern(
+    prefix: String = "2026/11/21/13/", stream: String = "demo", time: String = "2026-11-21-13-05-09", ext: String = ""
+)
     throws -> Regex<AnyRegexOutput>
 {
     func escape(_ text: String) -> String {

@@ -67,7 +67,8 @@ struct ConfigurationShapeTests {
             #expect(destination.s3BackupMode == "Disabled")
             #expect(destination.dynamicPartitioningConfiguration?["Enabled"] == .bool(false))
             #expect(
-                destination.dynamicPartitioningConfiguration?["RetryOptions"] == .object(["DurationInSeconds": .number(300)]))
+                destination.dynamicPartitioningConfiguration?["RetryOptions"]
+                    == .object(["DurationInSeconds": .number(300)]))
             #expect(destination.fileExtension == ".json.gz")
             #expect(destination.customTimeZone == "Asia/Tokyo")
         }
@@ -95,12 +96,15 @@ struct ConfigurationShapeTests {
         #expect(error?.member == "BufferingHint")
         #expect(error?.codingPath == ["ExtendedS3DestinationConfiguration"])
         #expect(error?.knownMembers.contains("BufferingHints") == true)
-        #expect(error?.description.hasPrefix("unknown member 'BufferingHint'; expected one of: RoleARN, BucketARN, ") == true)
+        #expect(
+            error?.description.hasPrefix("unknown member 'BufferingHint'; expected one of: RoleARN, BucketARN, ")
+                == true)
     }
 
     @Test("Strict decoding checks nested shapes and the top level too")
     func nestedUnknownMembers() throws {
-        let hints = #"{"DeliveryStreamName": "s", "ExtendedS3DestinationConfiguration": {"BufferingHints": {"SizeInMBs": 1, "IntervalInSecond": 60}}}"#
+        let hints =
+            #"{"DeliveryStreamName": "s", "ExtendedS3DestinationConfiguration": {"BufferingHints": {"SizeInMBs": 1, "IntervalInSecond": 60}}}"#
         let hintsError = #expect(throws: UnknownMemberError.self) {
             try Self.decode(CreateDeliveryStreamInput.self, hints, strict: true)
         }
@@ -142,7 +146,8 @@ struct ConfigurationShapeTests {
         #expect(configuration.processingConfiguration == nil)
         #expect(configuration.customTimeZone == nil)
 
-        let strict = #"{"DeliveryStreamName": "s", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b", "FileExtension": ".txt"}}"#
+        let strict =
+            #"{"DeliveryStreamName": "s", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b", "FileExtension": ".txt"}}"#
         let error = #expect(throws: UnknownMemberError.self) {
             try Self.decode(CreateDeliveryStreamInput.self, strict, strict: true)
         }
@@ -160,11 +165,15 @@ struct ConfigurationShapeTests {
             """#
         for strict in [false, true] {
             let input = try Self.decode(CreateDeliveryStreamInput.self, json, strict: strict)
-            #expect(Set(input.otherMembers.keys) == ["RedshiftDestinationConfiguration", "KinesisStreamSourceConfiguration"])
+            #expect(
+                Set(input.otherMembers.keys) == [
+                    "RedshiftDestinationConfiguration", "KinesisStreamSourceConfiguration",
+                ])
             #expect(
                 input.otherMembers["RedshiftDestinationConfiguration"]
                     == .object([
-                        "ClusterJDBCURL": .string("jdbc:redshift://x"), "CopyCommand": .object(["DataTableName": .string("t")]),
+                        "ClusterJDBCURL": .string("jdbc:redshift://x"),
+                        "CopyCommand": .object(["DataTableName": .string("t")]),
                     ]))
             #expect(input.extendedS3DestinationConfiguration == nil)
             #expect(input.s3DestinationConfiguration == nil)
@@ -173,7 +182,8 @@ struct ConfigurationShapeTests {
 
     @Test("JSONValue keeps numbers, booleans, strings, null and nesting apart")
     func jsonValue() throws {
-        let value = try Self.decode(JSONValue.self, #"{"n": 1, "z": 0, "f": 1.5, "t": true, "s": "x", "a": [null, false, "1"], "o": {}}"#)
+        let value = try Self.decode(
+            JSONValue.self, #"{"n": 1, "z": 0, "f": 1.5, "t": true, "s": "x", "a": [null, false, "1"], "o": {}}"#)
         #expect(
             value
                 == .object([
@@ -193,7 +203,8 @@ struct ConfigurationShapeTests {
         #expect(throws: DecodingError.self) {
             try Self.decode(
                 CreateDeliveryStreamInput.self,
-                #"{"DeliveryStreamName": "s", "ExtendedS3DestinationConfiguration": {"BufferingHints": {"SizeInMBs": "5"}}}"#)
+                #"{"DeliveryStreamName": "s", "ExtendedS3DestinationConfiguration": {"BufferingHints": {"SizeInMBs": "5"}}}"#
+            )
         }
         #expect(throws: DecodingError.self) {
             try Self.decode(CreateDeliveryStreamInput.self, #"{"DeliveryStreamName": 1}"#)

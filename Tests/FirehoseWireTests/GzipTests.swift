@@ -148,7 +148,9 @@ struct GzipTests {
         let plain = generator.bytes(10_000)
         let compressed = try compress([plain])
         #expect(try Gzip.decompress(compressed, limit: 10_000) == plain)
-        #expect(throws: Gzip.DecompressionError.tooLarge(limit: 9_999)) { try Gzip.decompress(compressed, limit: 9_999) }
+        #expect(throws: Gzip.DecompressionError.tooLarge(limit: 9_999)) {
+            try Gzip.decompress(compressed, limit: 9_999)
+        }
         #expect(throws: Gzip.DecompressionError.tooLarge(limit: 1)) { try Gzip.decompress(compressed, limit: 1) }
         #expect(throws: Gzip.DecompressionError.tooLarge(limit: 0)) { try Gzip.decompress(compressed, limit: 0) }
         // Across members too.

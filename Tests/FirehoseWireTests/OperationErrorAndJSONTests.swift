@@ -23,7 +23,10 @@ struct FirehoseOperationTests {
         ])
     func unknownTarget(target: String) {
         let error = caught { try FirehoseOperation(target: target) }
-        #expect(error == FirehoseError(code: "UnknownOperationException", message: "Unknown operation \(target).", httpStatus: 404))
+        #expect(
+            error
+                == FirehoseError(
+                    code: "UnknownOperationException", message: "Unknown operation \(target).", httpStatus: 404))
     }
 
     @Test("A missing X-Amz-Target is UnknownOperationException with HTTP 404")
@@ -37,7 +40,8 @@ struct FirehoseOperationTests {
     @Test(
         "Accepted content types: AWS JSON 1.1, any case, with parameters",
         arguments: [
-            "application/x-amz-json-1.1", "application/x-amz-json-1.1; charset=utf-8", "application/x-amz-json-1.1;charset=UTF-8",
+            "application/x-amz-json-1.1", "application/x-amz-json-1.1; charset=utf-8",
+            "application/x-amz-json-1.1;charset=UTF-8",
             "Application/X-Amz-Json-1.1", "APPLICATION/X-AMZ-JSON-1.1; CHARSET=UTF-8", " application/x-amz-json-1.1 ",
         ])
     func acceptedContentType(value: String) {
@@ -72,7 +76,8 @@ struct FirehoseErrorTests {
         let error = FirehoseError.resourceNotFound(stream: "demo", accountID: "123456789012")
         #expect(
             String(decoding: error.jsonBody, as: UTF8.self)
-                == #"{"__type":"ResourceNotFoundException","message":"Firehose demo under account 123456789012 not found."}"#)
+                == #"{"__type":"ResourceNotFoundException","message":"Firehose demo under account 123456789012 not found."}"#
+        )
         let object = try parseJSONObject(error.jsonBody)
         #expect(object.count == 2)
         #expect(object["__type"] as? String == "ResourceNotFoundException")
@@ -103,7 +108,9 @@ struct FirehoseErrorTests {
         #expect(FirehoseError.invalidArgument("x").httpStatus == 400)
         #expect(FirehoseError.serialization("x").httpStatus == 400)
         #expect(FirehoseError.unknownOperation("x").httpStatus == 404)
-        #expect(FirehoseError.serviceUnavailable("Slow down.") == FirehoseError(code: "ServiceUnavailableException", message: "Slow down.", httpStatus: 503))
+        #expect(
+            FirehoseError.serviceUnavailable("Slow down.")
+                == FirehoseError(code: "ServiceUnavailableException", message: "Slow down.", httpStatus: 503))
         #expect(FirehoseError.internalFailure("x").code == "InternalFailure")
         #expect(FirehoseError.internalFailure("x").httpStatus == 500)
         #expect(FirehoseError.requestTooLarge(limit: 10).httpStatus == 413)
@@ -218,7 +225,8 @@ struct PutRecordsResponseTests {
         #expect(responses.allSatisfy { $0.count == 1 })
 
         let small = String(decoding: PutRecordsResponse.putRecordBatch(recordIDs: ["a", "b"]), as: UTF8.self)
-        #expect(small == #"{"FailedPutCount":0,"Encrypted":false,"RequestResponses":[{"RecordId":"a"},{"RecordId":"b"}]}"#)
+        #expect(
+            small == #"{"FailedPutCount":0,"Encrypted":false,"RequestResponses":[{"RecordId":"a"},{"RecordId":"b"}]}"#)
         let empty = String(decoding: PutRecordsResponse.putRecordBatch(recordIDs: [String]()), as: UTF8.self)
         #expect(empty == #"{"FailedPutCount":0,"Encrypted":false,"RequestResponses":[]}"#)
     }

@@ -28,7 +28,8 @@ struct PutRecordsDecodingTests {
     @Test("boto3-style and compact PutRecordBatch decode to the same records, in order")
     func batchStyles() throws {
         let spaced = utf8(
-            #"{"DeliveryStreamName": "stream_1.a-b", "Records": [{"Data": "b25l"}, {"Data": "dHdv"}, {"Data": "dGhyZWU="}]}"#)
+            #"{"DeliveryStreamName": "stream_1.a-b", "Records": [{"Data": "b25l"}, {"Data": "dHdv"}, {"Data": "dGhyZWU="}]}"#
+        )
         let compact = utf8(
             #"{"DeliveryStreamName":"stream_1.a-b","Records":[{"Data":"b25l"},{"Data":"dHdv"},{"Data":"dGhyZWU="}]}"#)
         let a = try PutRecordsRequest.decodePutRecordBatch(spaced)
@@ -57,7 +58,8 @@ struct PutRecordsDecodingTests {
 
     @Test("An empty record (\"Data\": \"\") is allowed")
     func emptyRecord() throws {
-        let single = try PutRecordsRequest.decodePutRecord(utf8(#"{"DeliveryStreamName": "s1", "Record": {"Data": ""}}"#))
+        let single = try PutRecordsRequest.decodePutRecord(
+            utf8(#"{"DeliveryStreamName": "s1", "Record": {"Data": ""}}"#))
         #expect(single.records.count == 1)
         #expect(single.records.records == [[]])
         #expect(single.records.totalBytes == 0)
@@ -97,10 +99,12 @@ struct PutRecordsDecodingTests {
         )
         #expect(caught { try PutRecordsRequest.decodePutRecord(utf8(#"{"Record": {"Data": "aGk="}}"#)) } == expected)
         #expect(
-            caught { try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"Records": [{"Data": "aGk="}]}"#)) } == expected)
+            caught { try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"Records": [{"Data": "aGk="}]}"#)) } == expected
+        )
         #expect(
             caught {
-                try PutRecordsRequest.decodePutRecord(utf8(#"{"DeliveryStreamName": null, "Record": {"Data": "aGk="}}"#))
+                try PutRecordsRequest.decodePutRecord(
+                    utf8(#"{"DeliveryStreamName": null, "Record": {"Data": "aGk="}}"#))
             } == expected)
         #expect(expected.httpStatus == 400)
     }
@@ -109,7 +113,8 @@ struct PutRecordsDecodingTests {
     func missingMembers() {
         #expect(
             caught { try PutRecordsRequest.decodePutRecord(utf8(#"{"DeliveryStreamName": "s1"}"#)) }?.message
-                == "1 validation error detected: Value null at 'record' failed to satisfy constraint: Member must not be null")
+                == "1 validation error detected: Value null at 'record' failed to satisfy constraint: Member must not be null"
+        )
         #expect(
             caught { try PutRecordsRequest.decodePutRecord(utf8(#"{"DeliveryStreamName": "s1", "Record": {}}"#)) }?
                 .message
@@ -117,7 +122,8 @@ struct PutRecordsDecodingTests {
         )
         #expect(
             caught { try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"DeliveryStreamName": "s1"}"#)) }?.message
-                == "1 validation error detected: Value null at 'records' failed to satisfy constraint: Member must not be null")
+                == "1 validation error detected: Value null at 'records' failed to satisfy constraint: Member must not be null"
+        )
         #expect(
             caught {
                 try PutRecordsRequest.decodePutRecordBatch(
@@ -137,7 +143,9 @@ struct PutRecordsDecodingTests {
                     message:
                         "1 validation error detected: Value 'my stream!' at 'deliveryStreamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
                 ))
-        let slash = caught { try PutRecordsRequest.decodePutRecordBatch(boto3PutRecordBatch(stream: "a/b", records: [[1]])) }
+        let slash = caught {
+            try PutRecordsRequest.decodePutRecordBatch(boto3PutRecordBatch(stream: "a/b", records: [[1]]))
+        }
         #expect(slash?.code == "ValidationException")
         #expect(slash?.message.hasSuffix("Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+") == true)
     }
@@ -145,7 +153,9 @@ struct PutRecordsDecodingTests {
     @Test("Stream names of 64 characters pass, 65 do not, and the empty name is refused")
     func nameLength() throws {
         let sixtyFour = String(repeating: "a", count: 64)
-        #expect(try PutRecordsRequest.decodePutRecord(boto3PutRecord(stream: sixtyFour, data: "")).deliveryStreamName == sixtyFour)
+        #expect(
+            try PutRecordsRequest.decodePutRecord(boto3PutRecord(stream: sixtyFour, data: "")).deliveryStreamName
+                == sixtyFour)
 
         let sixtyFive = String(repeating: "b", count: 65)
         #expect(
@@ -160,7 +170,8 @@ struct PutRecordsDecodingTests {
         #expect(empty?.code == "ValidationException")
         #expect(
             empty?.message.contains(
-                "Value '' at 'deliveryStreamName' failed to satisfy constraint: Member must have length greater than or equal to 1")
+                "Value '' at 'deliveryStreamName' failed to satisfy constraint: Member must have length greater than or equal to 1"
+            )
                 == true)
     }
 
@@ -174,7 +185,9 @@ struct PutRecordsDecodingTests {
 
         let tooLarge = limit + [42]
         #expect(
-            caught { try PutRecordsRequest.decodePutRecord(boto3PutRecord(stream: "s1", data: Base64.encode(tooLarge))) }
+            caught {
+                try PutRecordsRequest.decodePutRecord(boto3PutRecord(stream: "s1", data: Base64.encode(tooLarge)))
+            }
                 == FirehoseError(
                     code: "ValidationException",
                     message:
@@ -187,7 +200,9 @@ struct PutRecordsDecodingTests {
     func batchIndexIsOneBased() {
         var records = [[UInt8]](repeating: Array("x".utf8), count: 100)
         records[96] = [UInt8](repeating: 0x41, count: 1_024_001)
-        let error = caught { try PutRecordsRequest.decodePutRecordBatch(boto3PutRecordBatch(stream: "s1", records: records)) }
+        let error = caught {
+            try PutRecordsRequest.decodePutRecordBatch(boto3PutRecordBatch(stream: "s1", records: records))
+        }
         #expect(
             error
                 == FirehoseError(
@@ -216,13 +231,17 @@ struct PutRecordsDecodingTests {
 
         let nameTooLongAndBad = String(repeating: "!", count: 65)
         let two = caught { try PutRecordsRequest.decodePutRecord(boto3PutRecord(stream: nameTooLongAndBad, data: "")) }
-        #expect(two?.message.hasPrefix("2 validation errors detected: Value '\(nameTooLongAndBad)' at 'deliveryStreamName'") == true)
+        #expect(
+            two?.message.hasPrefix("2 validation errors detected: Value '\(nameTooLongAndBad)' at 'deliveryStreamName'")
+                == true)
         #expect(two?.message.components(separatedBy: "; ").count == 2)
     }
 
     @Test("A batch of 0 records is refused")
     func zeroRecords() {
-        let error = caught { try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"DeliveryStreamName": "s1", "Records": []}"#)) }
+        let error = caught {
+            try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"DeliveryStreamName": "s1", "Records": []}"#))
+        }
         #expect(
             error
                 == FirehoseError(
@@ -235,7 +254,8 @@ struct PutRecordsDecodingTests {
     @Test("500 records decode; 501 are refused")
     func recordCountLimit() throws {
         let fiveHundred = (0..<500).map { Array("record-\($0)".utf8) }
-        let request = try PutRecordsRequest.decodePutRecordBatch(boto3PutRecordBatch(stream: "s1", records: fiveHundred))
+        let request = try PutRecordsRequest.decodePutRecordBatch(
+            boto3PutRecordBatch(stream: "s1", records: fiveHundred))
         #expect(request.records.count == 500)
         #expect(request.records.records == fiveHundred)
 
@@ -285,13 +305,15 @@ struct PutRecordsDecodingTests {
         #expect(name == .serialization("Unexpected JSON type at DeliveryStreamName: expected String."))
 
         let data = caught {
-            try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"DeliveryStreamName": "s1", "Records": [{"Data": "aGk="}, {"Data": true}]}"#))
+            try PutRecordsRequest.decodePutRecordBatch(
+                utf8(#"{"DeliveryStreamName": "s1", "Records": [{"Data": "aGk="}, {"Data": true}]}"#))
         }
         #expect(data?.code == "SerializationException")
         #expect(data?.message.contains("Records[1].Data") == true, "\(String(describing: data))")
 
         let records = caught {
-            try PutRecordsRequest.decodePutRecordBatch(utf8(#"{"DeliveryStreamName": "s1", "Records": {"Data": "aGk="}}"#))
+            try PutRecordsRequest.decodePutRecordBatch(
+                utf8(#"{"DeliveryStreamName": "s1", "Records": {"Data": "aGk="}}"#))
         }
         #expect(records?.code == "SerializationException")
         let record = caught {

@@ -72,8 +72,9 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             {
                 return try Self.credentials(from: section, profile: name, file: configPath)
             }
-            if let section = sections[sectionName], section["role_arn"] != nil || section["sso_session"] != nil
-                || section["sso_start_url"] != nil || section["credential_process"] != nil
+            if let section = sections[sectionName],
+                section["role_arn"] != nil || section["sso_session"] != nil
+                    || section["sso_start_url"] != nil || section["credential_process"] != nil
             {
                 throw CredentialsError(
                     "Profile \(name) in \(configPath) uses role assumption, SSO or credential_process, which "

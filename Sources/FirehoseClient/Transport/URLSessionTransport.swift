@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `HTTPTransport` over Foundation's `URLSession` (FoundationNetworking on Linux). No caching, no
@@ -26,7 +27,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = Double(request.timeout.components.seconds)
+        urlRequest.timeoutInterval =
+            Double(request.timeout.components.seconds)
             + Double(request.timeout.components.attoseconds) / 1e18
         for header in request.headers where header.name.lowercased() != "host" {
             urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
