@@ -1,0 +1,82 @@
+// swift-tools-version:6.1
+// Benchmarks for firehose-local: the `firehose-load` load generator, the `zlib-ceiling` program that
+// measures what zlib can do on this machine, `recorder-bench` for FirehoseRecorder, and ordo-one
+// micro benchmarks of the hot paths. A package of its own, as in SwiftNIO, so the main build never
+// resolves the benchmark dependencies; the main package's libraries are symlinked in (as in Fuzz/).
+// `run.sh` runs the whole set; see docs/benchmarks.md.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "firehose-local-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // Symlinks to the main package's sources (../../Sources/...).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "FirehoseWire", dependencies: ["CZlib"]),
+        .target(name: "AWSSigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FirehoseClient", dependencies: ["FirehoseWire", "AWSSigV4"]),
+        .target(
+            name: "FirehoseRecorder",
+            dependencies: ["FirehoseClient", "FirehoseWire", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+
+        // Seeded record profiles, signed request rendering and /proc readings, shared by the tools
+        // and the micro benchmarks so all of them work on the same bytes.
+        .target(
+            name: "LoadSupport",
+            dependencies: ["FirehoseWire", "AWSSigV4"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "firehose-load",
+            dependencies: [
+                "LoadSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "zlib-ceiling",
+            dependencies: [
+                "LoadSupport", "CZlib",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "recorder-bench",
+            dependencies: [
+                "LoadSupport", "FirehoseClient", "FirehoseRecorder",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "HotPaths",
+            dependencies: [
+                "LoadSupport", "FirehoseWire", "AWSSigV4", "CZlib",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/HotPaths",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

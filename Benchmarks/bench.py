@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+"""The whole firehose-local benchmark in one run: the issue's scenarios, the zlib ceiling and the moto
+peer, all measured now, on this machine, with the same records. Run it through Benchmarks/run.sh,
+which builds the tools first. Every request goes to 127.0.0.1; every loop is bounded in count and time.
+
+Each scenario run starts a fresh firehose-local (release build) on a free port with a generated
+config and a new data directory, runs Benchmarks' firehose-load against it, stops it with SIGTERM
+(which delivers every buffer) and deletes the data directory. Figures are medians over --runs runs.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MIB = 1024 * 1024
+
+
+# --- scenarios ------------------------------------------------------------------------------------
+
+# name -> server settings and load. "batch" = PutRecordBatch of 500 app events, "small" = PutRecord
+# of one 100 B record; 16 connections throughout, as in the issue's targets.
+SCENARIOS = [
+    dict(name="gzip-1-stream-fsync", what="PutRecordBatch 500 app events, 16 conns, 1 GZIP-6 stream, fsync",
+         compression="GZIP", durability="fsync", streams=1, load="batch"),
+    # Not a target: tells how much of the one-stream figure fsync costs.
+    dict(name="gzip-1-stream-none", what="diagnostic: as gzip-1-stream-fsync with durability none",
+         compression="GZIP", durability="none", streams=1, load="batch"),
+    dict(name="gzip-8-streams-fsync", what="same load over 8 GZIP-6 streams, fsync",
+         compression="GZIP", durability="fsync", streams=8, load="batch"),
+    dict(name="uncompressed-none", what="PutRecordBatch 500 app events, 16 conns, 1 UNCOMPRESSED stream, durability none",
+         compression="UNCOMPRESSED", durability="none", streams=1, load="batch"),
+    dict(name="putrecord-none", what="PutRecord 100 B, 16 conns, 1 GZIP-6 stream, durability none",
+         compression="GZIP", durability="none", streams=1, load="small"),
+    dict(name="putrecord-fsync", what="PutRecord 100 B, 16 conns, 1 GZIP-6 stream, fsync",
+         compression="GZIP", durability="fsync", streams=1, load="small"),
+    dict(name="gzip-100-streams-rss", what="PutRecordBatch 500 app events, 16 conns over 100 GZIP-6 streams (default hints), fsync",
+         compression="GZIP", durability="fsync", streams=100, load="batch"),
+]
+
+LOADS = {
+    "batch": ["--operation", "PutRecordBatch", "--records-per-batch", "500", "--record-profile", "app-events"],
+    "small": ["--operation", "PutRecord", "--record-profile", "small"],
+}
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def proc_status(pid):
+    values = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0]) * 1024
+    except OSError:
+        pass
+    return values
+
+
+def health(port, path="/_local/health"):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+# --- firehose-local ------------------------------------------------------------------------------
+
+def write_config(path, compression, streams, gzip_level):
+    lines = ["Authentication: verify", f"GzipLevel: {gzip_level}", "DeliveryStreams:"]
+    for index in range(streams):
+        lines += [
+            f"  - DeliveryStreamName: bench-{index}",
+            "    ExtendedS3DestinationConfiguration:",
+            "      BucketARN: arn:aws:s3:::bench-bucket",
+            "      RoleARN: arn:aws:iam::000000000000:role/firehose",
+            f"      CompressionFormat: {compression}",
+            "      ProcessingConfiguration:",
+            "        Enabled: true",
+            "        Processors: [{Type: AppendDelimiterToRecord}]",
+        ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+class Server:
+    """A firehose-local process on a free port, with its own data directory."""
+
+    def __init__(self, binary, work_root, compression="GZIP", durability="fsync", streams=1, gzip_level=6):
+        self.binary = binary
+        self.root = Path(tempfile.mkdtemp(prefix="firehose-bench-", dir=work_root))
+        self.config = self.root / "firehose.yaml"
+        self.port_file = self.root / "port"
+        write_config(self.config, compression, streams, gzip_level)
+        self.durability = durability
+        self.process = None
+        self.port = None
+        self.start_seconds = None
+
+    def start(self, timeout=20.0):
+        started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [str(self.binary), "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", str(self.port_file),
+             "--data-dir", str(self.root / "data"), "--config", str(self.config),
+             "--durability", self.durability, "--log-level", "warning"],
+            stdout=subprocess.DEVNULL, stderr=open(self.root / "server.log", "wb"))
+        deadline = started + timeout
+        while time.perf_counter() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"firehose-local exited: {(self.root / 'server.log').read_text()[-2000:]}")
+            if self.port is None and self.port_file.exists():
+                text = self.port_file.read_text().strip()
+                self.port = int(text) if text else None
+            if self.port is not None:
+                try:
+                    if health(self.port) == 200:
+                        self.start_seconds = time.perf_counter() - started
+                        return self
+                except OSError:
+                    pass
+            time.sleep(0.0005)
+        raise RuntimeError("firehose-local did not start accepting in time")
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+# --- moto ------------------------------------------------------------------------------------------
+
+class Moto:
+    """moto's server mode with a bucket and `streams` delivery streams made through boto3."""
+
+    def __init__(self, streams=1):
+        self.port = free_port()
+        self.streams = streams
+        self.process = None
+
+    def start(self, timeout=60.0):
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+            stdout=self.log, stderr=self.log)
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("moto_server exited")
+            try:
+                health(self.port, "/moto-api/")
+                break
+            except OSError:
+                time.sleep(0.05)
+        import boto3
+        session = boto3.session.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
+        session.client("s3", endpoint_url=self.endpoint).create_bucket(Bucket="bench-bucket")
+        firehose = session.client("firehose", endpoint_url=self.endpoint)
+        for index in range(self.streams):
+            firehose.create_delivery_stream(
+                DeliveryStreamName=f"bench-{index}",
+                ExtendedS3DestinationConfiguration={
+                    "RoleARN": "arn:aws:iam::000000000000:role/firehose",
+                    "BucketARN": "arn:aws:s3:::bench-bucket",
+                    "CompressionFormat": "GZIP",
+                })
+        return self
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# --- tools ---------------------------------------------------------------------------------------
+
+def machine_busy_seconds():
+    """CPU seconds all cores have spent busy since boot (/proc/stat), and the tick length."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid):
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Quiet:
+    """Other users of the machine (builds, test suites) skew a 2-core benchmark. Before each run wait
+    (within a total budget) until the machine is idle, and repeat a run during which something else
+    used more than `limit` cores. Every run still reports the load it saw ("other load")."""
+
+    def __init__(self, limit, budget_seconds, retries):
+        self.limit, self.budget, self.retries = limit, budget_seconds, retries
+        self.waited = 0.0
+
+    def wait(self):
+        while self.budget - self.waited > 0:
+            busy, began = machine_busy_seconds(), time.perf_counter()
+            time.sleep(1.0)
+            elapsed = time.perf_counter() - began
+            self.waited += elapsed
+            if (machine_busy_seconds() - busy) / elapsed <= self.limit:
+                return
+
+    def measure(self, label, run):
+        """`run()` returns a report with `otherLoadCores`; repeated while it is noisy."""
+        for attempt in range(self.retries + 1):
+            self.wait()
+            report = run()
+            report["noisy"] = report["otherLoadCores"] > self.limit
+            if not report["noisy"] or attempt == self.retries or self.budget - self.waited <= 0:
+                return report
+            log(f"{label}: other load {report['otherLoadCores']:.2f} cores, measuring again")
+        return report
+
+
+def run_load(bin_dir, endpoint, pid, load, streams, duration, warmup, seed, label):
+    command = [str(bin_dir / "firehose-load"), "--endpoint", endpoint, "--connections", "16",
+               "--streams", str(streams), "--duration", str(duration), "--warmup", str(warmup),
+               "--seed", str(seed), "--server-pid", str(pid), "--label", label, "--json"] + LOADS[load]
+    # What else the machine did meanwhile (other users' builds): busy CPU minus server and generator.
+    wall, busy, server = time.perf_counter(), machine_busy_seconds(), process_cpu_seconds(pid)
+    children = os.times()
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=duration + warmup + 120)
+    after = os.times()
+    wall = time.perf_counter() - wall
+    busy = machine_busy_seconds() - busy
+    server = process_cpu_seconds(pid) - server
+    generator = (after.children_user - children.children_user) + (after.children_system - children.children_system)
+    if finished.returncode not in (0, 2) or not finished.stdout.strip():
+        raise RuntimeError(f"firehose-load failed ({finished.returncode}): {finished.stderr[-2000:]}")
+    report = json.loads(finished.stdout)
+    report["otherLoadCores"] = max(0.0, (busy - server - generator) / wall)
+    return report
+
+
+def run_ceiling(bin_dir, threads, duration, seed):
+    command = [str(bin_dir / "zlib-ceiling"), "--threads", str(threads), "--duration", str(duration),
+               "--seed", str(seed), "--level", "6", "--json"]
+    wall, busy, children = time.perf_counter(), machine_busy_seconds(), os.times()
+    result = json.loads(subprocess.run(command, capture_output=True, text=True, check=True, timeout=duration + 60).stdout)
+    after = os.times()
+    own = (after.children_user - children.children_user) + (after.children_system - children.children_system)
+    result["otherLoadCores"] = max(0.0, (machine_busy_seconds() - busy - own) / (time.perf_counter() - wall))
+    return result
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def summarize(runs):
+    """Median of each figure over the runs of a scenario."""
+    def pick(path):
+        out = []
+        for run in runs:
+            value = run
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            out.append(value)
+        return median(out)
+
+    return {
+        "runs": len(runs),
+        "payloadMBPerSecond": pick(["payloadMBPerSecond"]),
+        "recordsPerSecond": pick(["recordsPerSecond"]),
+        "requestsPerSecond": pick(["requestsPerSecond"]),
+        "p50Ms": pick(["latency", "p50Ms"]),
+        "p99Ms": pick(["latency", "p99Ms"]),
+        "p999Ms": pick(["latency", "p999Ms"]),
+        "errors": sum(run["errors"] + run["connectionErrors"] for run in runs),
+        "serverCores": pick(["server", "cores"]),
+        "serverPeakRSSMiB": pick(["server", "peakRSSMiB"]),
+        "generatorCPUSeconds": pick(["generatorCPUSeconds"]),
+        "seconds": pick(["seconds"]),
+        "otherLoadCores": pick(["otherLoadCores"]),
+        "noisyRuns": sum(1 for run in runs if run.get("noisy")),
+    }
+
+
+def profile(binary, bin_dir, scenario, args):
+    """One run of `scenario` with `perf record` sampling the server (CPU clock, 999 Hz) during the
+    measured phase; prints the functions with the most samples (self time) and where the server's
+    time goes by library."""
+    server = Server(binary, args.work_dir, scenario["compression"], scenario["durability"], scenario["streams"]).start()
+    data = server.root / "perf.data"
+    try:
+        perf = None
+
+        def start_perf():
+            nonlocal perf
+            perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "999", "-g", "-o", str(data),
+                                     "-p", str(server.process.pid), "--", "sleep", str(args.duration)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        load = subprocess.Popen(
+            [str(bin_dir / "firehose-load"), "--endpoint", server.endpoint, "--connections", "16",
+             "--streams", str(scenario["streams"]), "--duration", str(args.duration + 1), "--warmup", str(args.warmup),
+             "--seed", str(args.seed), "--server-pid", str(server.process.pid)] + LOADS[scenario["load"]],
+            stdout=subprocess.PIPE, text=True)
+        time.sleep(args.warmup + 0.5)
+        start_perf()
+        perf.wait(timeout=args.duration + 60)
+        print(load.communicate(timeout=args.duration + 120)[0])
+        for sort in ("symbol", "dso"):
+            report = subprocess.run(["perf", "report", "-i", str(data), "--no-children", "--sort", sort, "--stdio",
+                                     "-g", "none", "--percent-limit", "0.7"], capture_output=True, text=True).stdout
+            print(f"## {scenario['name']}: server samples by {sort}")
+            print("\n".join(line for line in report.splitlines() if line.strip() and not line.startswith("#")))
+        keep = HERE / ".build" / "profiles"
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copy(data, keep / f"{scenario['name']}.perf.data")
+        print(f"(perf data kept in {keep / (scenario['name'] + '.perf.data')})")
+    finally:
+        server.stop()
+
+
+# --- main ------------------------------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", required=True, help="firehose-local release binary")
+    parser.add_argument("--bin-dir", required=True, help="folder with firehose-load and zlib-ceiling")
+    parser.add_argument("--quick", action="store_true", help="1 run of 5 s per scenario (about 2 minutes)")
+    parser.add_argument("--runs", type=int, help="runs per scenario (default 3; --quick: 1)")
+    parser.add_argument("--duration", type=float, help="measured seconds per run, max 120 (default 15; --quick: 5)")
+    parser.add_argument("--warmup", type=float, help="unmeasured seconds first (default 2; --quick: 1)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="", help="comma-separated scenario names (and/or: ceiling, moto, idle, recorder)")
+    parser.add_argument("--no-moto", action="store_true", help="skip the moto peer")
+    parser.add_argument("--work-dir", default="/var/tmp", help="where data directories go (a real disk: fsync is measured)")
+    parser.add_argument("--out", help="write every run's JSON here")
+    parser.add_argument("--quiet-cores", type=float, default=0.15,
+                        help="a run during which other processes used more cores than this is repeated")
+    parser.add_argument("--quiet-budget", type=float, default=240,
+                        help="seconds the whole run may spend waiting for the machine to be idle")
+    parser.add_argument("--retries", type=int, default=2, help="repeats of a noisy run")
+    parser.add_argument("--profile", help="instead of measuring: perf-profile the server under these scenarios")
+    args = parser.parse_args()
+    quick = args.quick
+    args.runs = args.runs or (1 if quick else 3)
+    args.duration = args.duration or (5.0 if quick else 15.0)
+    args.warmup = args.warmup if args.warmup is not None else (1.0 if quick else 2.0)
+    args.duration = min(args.duration, 120.0)
+    wanted = set(filter(None, args.only.split(",")))
+
+    def selected(name):
+        return not wanted or name in wanted
+
+    bin_dir, binary = Path(args.bin_dir), Path(args.server)
+    quiet = Quiet(args.quiet_cores, args.quiet_budget, args.retries)
+    if args.profile:
+        for scenario in SCENARIOS:
+            if scenario["name"] in args.profile.split(","):
+                quiet.wait()
+                profile(binary, bin_dir, scenario, args)
+        return
+    results = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "machine": {"cores": os.cpu_count(), "kernel": platform.release()},
+        "server": str(binary), "runs": args.runs, "durationSeconds": args.duration, "seed": args.seed,
+        "scenarios": {}, "ceiling": {}, "moto": {}, "idle": {}, "recorder": {},
+    }
+    began = time.perf_counter()
+
+    # Ceiling first, on an idle machine.
+    if selected("ceiling"):
+        ceiling_runs = []
+        for run in range(args.runs):
+            ceiling_runs.append(quiet.measure("ceiling", lambda: run_ceiling(bin_dir, 2, min(args.duration, 5.0), args.seed)))
+            log(f"ceiling run {run + 1}: {ceiling_runs[-1]['payloadMBPerSecond']:.1f} MB/s (2 threads), "
+                f"other load {ceiling_runs[-1]['otherLoadCores']:.2f} cores")
+        one = quiet.measure("ceiling", lambda: run_ceiling(bin_dir, 1, min(args.duration, 5.0), args.seed))
+        results["ceiling"] = {
+            "runs": ceiling_runs, "oneThread": one,
+            "payloadMBPerSecond": median([r["payloadMBPerSecond"] for r in ceiling_runs]),
+            "compressionRatio": median([r["compressionRatio"] for r in ceiling_runs]),
+        }
+
+    # Idle RSS and start-to-accepting time: fresh servers, no load.
+    start_times = []
+    if selected("idle"):
+        idle_rss = []
+        for _ in range(max(args.runs, 5)):
+            quiet.wait()
+            server = Server(binary, args.work_dir).start()
+            try:
+                start_times.append(server.start_seconds)
+                time.sleep(1.0)
+                idle_rss.append(proc_status(server.process.pid).get("VmRSS", 0) / MIB)
+            finally:
+                server.stop()
+        results["idle"] = {"rssMiB": idle_rss, "startSeconds": list(start_times),
+                           "medianRSSMiB": median(idle_rss), "medianStartMs": median(start_times) * 1000}
+        log(f"idle: RSS {median(idle_rss):.1f} MiB, start {median(start_times) * 1000:.1f} ms")
+
+    for scenario in SCENARIOS:
+        if not selected(scenario["name"]):
+            continue
+        runs = []
+        for run in range(args.runs):
+            def one_run():
+                server = Server(binary, args.work_dir, scenario["compression"], scenario["durability"],
+                                scenario["streams"]).start()
+                try:
+                    start_times.append(server.start_seconds)
+                    report = run_load(bin_dir, server.endpoint, server.process.pid, scenario["load"],
+                                      scenario["streams"], args.duration, args.warmup, args.seed, scenario["name"])
+                    report["startSeconds"] = server.start_seconds
+                    return report
+                finally:
+                    server.stop()
+
+            report = quiet.measure(scenario["name"], one_run)
+            runs.append(report)
+            log(f"{scenario['name']} run {run + 1}: {report['payloadMBPerSecond']:.1f} MB/s, "
+                f"{report['requestsPerSecond']:.0f} req/s, p99 {report['latency']['p99Ms']:.2f} ms, "
+                f"server {report.get('server', {}).get('cores', 0):.2f} cores, "
+                f"peak RSS {report.get('server', {}).get('peakRSSMiB', 0):.0f} MiB, errors {report['errors']}, "
+                f"other load {report['otherLoadCores']:.2f} cores")
+        results["scenarios"][scenario["name"]] = {"what": scenario["what"], "runs": runs, "median": summarize(runs)}
+
+    # The peer: the same generator and loads against moto's server mode.
+    if not args.no_moto and selected("moto"):
+        for name, load in (("gzip-1-stream-fsync", "batch"), ("putrecord-none", "small")):
+            runs = []
+            for run in range(args.runs):
+                def one_run():
+                    moto = Moto().start()
+                    try:
+                        return run_load(bin_dir, moto.endpoint, moto.process.pid, load, 1, min(args.duration, 10.0),
+                                        args.warmup, args.seed, "moto " + name)
+                    finally:
+                        moto.stop()
+
+                report = quiet.measure("moto " + name, one_run)
+                runs.append(report)
+                log(f"moto {name} run {run + 1}: {report['payloadMBPerSecond']:.2f} MB/s, "
+                    f"{report['requestsPerSecond']:.0f} req/s, errors {report['errors']}, "
+                    f"other load {report['otherLoadCores']:.2f} cores")
+            results["moto"][name] = {"runs": runs, "median": summarize(runs)}
+
+    # FirehoseRecorder: saveRecord rate, then submitAllRecords to a fresh server (GZIP, fsync).
+    if selected("recorder") and (bin_dir / "recorder-bench").exists():
+        runs = []
+        for run in range(args.runs):
+            def one_run():
+                server = Server(binary, args.work_dir).start()
+                try:
+                    wall, busy, children = time.perf_counter(), machine_busy_seconds(), os.times()
+                    server_cpu = process_cpu_seconds(server.process.pid)
+                    finished = subprocess.run(
+                        [str(bin_dir / "recorder-bench"), "--endpoint", server.endpoint, "--records", "100000",
+                         "--save-seconds", str(min(args.duration * 2, 30)), "--seed", str(args.seed),
+                         "--work-dir", args.work_dir, "--json"],
+                        capture_output=True, text=True, timeout=300)
+                    if not finished.stdout.strip():
+                        raise RuntimeError(f"recorder-bench failed: {finished.stderr[-2000:]}")
+                    report = json.loads(finished.stdout)
+                    after = os.times()
+                    own = (after.children_user - children.children_user) + (after.children_system - children.children_system)
+                    own += process_cpu_seconds(server.process.pid) - server_cpu
+                    report["otherLoadCores"] = max(0.0, (machine_busy_seconds() - busy - own) / (time.perf_counter() - wall))
+                    return report
+                finally:
+                    server.stop()
+
+            report = quiet.measure("recorder", one_run)
+            runs.append(report)
+            log(f"recorder run {run + 1}: saveRecord {report['saveRecordsPerSecond']:.0f} records/s, "
+                f"submitAllRecords {report['submitPayloadMBPerSecond']:.1f} MB/s ({report['submitStatus']}), "
+                f"other load {report['otherLoadCores']:.2f} cores")
+        results["recorder"] = {
+            "runs": runs,
+            "saveRecordsPerSecond": median([r["saveRecordsPerSecond"] for r in runs]),
+            "submitPayloadMBPerSecond": median([r["submitPayloadMBPerSecond"] for r in runs]),
+        }
+
+    if start_times:
+        results["startMs"] = {"median": median(start_times) * 1000, "max": max(start_times) * 1000,
+                              "samples": len(start_times)}
+    results["totalSeconds"] = time.perf_counter() - began
+    results["waitedForQuietSeconds"] = quiet.waited
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(results, indent=1))
+    print(render(results))
+
+
+# --- report ----------------------------------------------------------------------------------------
+
+def render(results):
+    ceiling = results["ceiling"].get("payloadMBPerSecond")
+    moto = {name: entry["median"] for name, entry in results["moto"].items()}
+    scenarios = {name: entry["median"] for name, entry in results["scenarios"].items()}
+    lines = [f"# firehose-local benchmark, {results['date']}",
+             f"{results['machine']['cores']} cores, kernel {results['machine']['kernel']}; medians of "
+             f"{results['runs']} run(s) of {results['durationSeconds']:g} s; MB = 10^6 bytes of record payload", ""]
+    if ceiling:
+        one = results["ceiling"]["oneThread"]["payloadMBPerSecond"]
+        lines.append(f"zlib level-6 ceiling (2 threads, same records): {ceiling:.1f} MB/s "
+                     f"(1 thread: {one:.1f} MB/s; ratio {results['ceiling']['compressionRatio']:.2f}:1)")
+    for name, figures in moto.items():
+        lines.append(f"moto, {name} load: {figures['payloadMBPerSecond']:.2f} MB/s, "
+                     f"{figures['requestsPerSecond']:.0f} req/s, p99 {figures['p99Ms']:.1f} ms")
+    if scenarios:
+        lines += ["", "| scenario | MB/s | records/s | req/s | p50 ms | p99 ms | p99.9 ms | × ceiling | × moto | server cores | peak RSS MiB | errors | other load |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, m in scenarios.items():
+        peer = moto.get("putrecord-none" if name.startswith("putrecord") else "gzip-1-stream-fsync")
+        ratio_ceiling = f"{m['payloadMBPerSecond'] / ceiling:.2f}" if ceiling and not name.startswith("putrecord") else "–"
+        if peer and name.startswith("putrecord") and peer["requestsPerSecond"]:
+            ratio_moto = f"{m['requestsPerSecond'] / peer['requestsPerSecond']:.1f}"
+        elif peer and peer["payloadMBPerSecond"]:
+            ratio_moto = f"{m['payloadMBPerSecond'] / peer['payloadMBPerSecond']:.1f}"
+        else:
+            ratio_moto = "–"
+        lines.append(f"| {name} | {m['payloadMBPerSecond']:.1f} | {m['recordsPerSecond']:.0f} | {m['requestsPerSecond']:.0f} "
+                     f"| {m['p50Ms']:.2f} | {m['p99Ms']:.2f} | {m['p999Ms']:.2f} | {ratio_ceiling} | {ratio_moto} "
+                     f"| {m['serverCores'] or 0:.2f} | {m['serverPeakRSSMiB'] or 0:.0f} | {m['errors']} "
+                     f"| {m['otherLoadCores'] or 0:.2f} |")
+    idle = results["idle"]
+    if idle:
+        lines.append("")
+        lines.append(f"idle RSS (fresh server, 1 stream, 1 s after start): {idle['medianRSSMiB']:.1f} MiB")
+    if results.get("recorder"):
+        r = results["recorder"]
+        lines.append(f"FirehoseRecorder (app events, fresh GZIP/fsync server): saveRecord {r['saveRecordsPerSecond']:.0f} records/s, "
+                     f"submitAllRecords {r['submitPayloadMBPerSecond']:.1f} MB/s of payload")
+    if "startMs" in results:
+        lines.append(f"start to accepting (spawn to first 200 from /_local/health): median {results['startMs']['median']:.1f} ms, "
+                     f"max {results['startMs']['max']:.1f} ms over {results['startMs']['samples']} starts")
+
+    lines += ["", "| target | measured | met |", "|---|---|---|"]
+
+    def target(text, value, ok):
+        lines.append(f"| {text} | {value} | {'yes' if ok else 'no'} |")
+
+    s1 = scenarios.get("gzip-1-stream-fsync")
+    if s1 and ceiling:
+        target("1 GZIP stream, fsync: ≥ 0.7 × zlib ceiling", f"{s1['payloadMBPerSecond'] / ceiling:.2f} ×",
+               s1["payloadMBPerSecond"] >= 0.7 * ceiling)
+    if s1 and moto.get("gzip-1-stream-fsync"):
+        peer = moto["gzip-1-stream-fsync"]["payloadMBPerSecond"]
+        target("1 GZIP stream, fsync: ≥ 8 × moto", f"{s1['payloadMBPerSecond'] / peer:.1f} ×", s1["payloadMBPerSecond"] >= 8 * peer)
+    s2 = scenarios.get("gzip-8-streams-fsync")
+    if s1 and s2:
+        target("8 GZIP streams ≥ 1 stream", f"{s2['payloadMBPerSecond']:.1f} vs {s1['payloadMBPerSecond']:.1f} MB/s",
+               s2["payloadMBPerSecond"] >= s1["payloadMBPerSecond"])
+    s3 = scenarios.get("uncompressed-none")
+    if s3:
+        target("UNCOMPRESSED, none: ≥ 250 MB/s", f"{s3['payloadMBPerSecond']:.1f} MB/s", s3["payloadMBPerSecond"] >= 250)
+    s4 = scenarios.get("putrecord-none")
+    if s4:
+        target("PutRecord 100 B, none: ≥ 10,000 req/s", f"{s4['requestsPerSecond']:.0f} req/s", s4["requestsPerSecond"] >= 10_000)
+        target("PutRecord 100 B, none: p99 ≤ 5 ms", f"{s4['p99Ms']:.2f} ms", s4["p99Ms"] <= 5)
+    s5 = scenarios.get("putrecord-fsync")
+    if s5:
+        target("PutRecord 100 B, fsync: ≥ 3,000 req/s", f"{s5['requestsPerSecond']:.0f} req/s", s5["requestsPerSecond"] >= 3_000)
+    s6 = scenarios.get("gzip-100-streams-rss")
+    if s6:
+        target("100 GZIP streams: peak RSS ≤ 256 MiB", f"{s6['serverPeakRSSMiB']:.0f} MiB", s6["serverPeakRSSMiB"] <= 256)
+    if idle:
+        target("idle RSS ≤ 40 MiB", f"{idle['medianRSSMiB']:.1f} MiB", idle["medianRSSMiB"] <= 40)
+    recorder = results.get("recorder")
+    if recorder:
+        target("FirehoseRecorder saveRecord ≥ 20,000 records/s", f"{recorder['saveRecordsPerSecond']:.0f} records/s",
+               recorder["saveRecordsPerSecond"] >= 20_000)
+        target("FirehoseRecorder submitAllRecords ≥ 30 MB/s", f"{recorder['submitPayloadMBPerSecond']:.1f} MB/s",
+               recorder["submitPayloadMBPerSecond"] >= 30)
+    if "startMs" in results:
+        target("start to accepting ≤ 150 ms", f"{results['startMs']['median']:.1f} ms", results["startMs"]["median"] <= 150)
+    lines.append("")
+    lines.append(f"total time {results['totalSeconds']:.0f} s, of which {results['waitedForQuietSeconds']:.0f} s "
+                 "waiting for other processes to leave the machine idle")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
