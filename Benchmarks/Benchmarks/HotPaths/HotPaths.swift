@@ -11,12 +11,12 @@ import FirehoseWire
 import LoadSupport
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let benchmarks: @Sendable () -> Void = {
@@ -31,7 +31,8 @@ let benchmarks: @Sendable () -> Void = {
     let signingDate = Date(timeIntervalSince1970: 1_795_262_400)
     let factory = RequestFactory(hostHeader: "127.0.0.1:4573", signingDate: signingDate)
     let batch = factory.request(.putRecordBatch, stream: "bench-0", records: records)
-    let small = factory.request(.putRecord, stream: "bench-0", records: [Array(repeating: UInt8(ascii: "x"), count: 100)])
+    let small = factory.request(
+        .putRecord, stream: "bench-0", records: [Array(repeating: UInt8(ascii: "x"), count: 100)])
     let batchBytes: [UInt8] = records.reduce(into: []) { bytes, record in
         bytes.append(contentsOf: record)
         bytes.append(UInt8(ascii: "\n"))
@@ -135,7 +136,9 @@ let benchmarks: @Sendable () -> Void = {
         configuration: .init(maxDuration: .seconds(5), maxIterations: 200)
     ) { benchmark in
         var template = Array("/var/tmp/firehose-bench-XXXXXX".utf8CString)
-        guard let base = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) })
+        guard
+            let base = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }
+            )
         else { return }
         let staging = base + "/staging", bucket = base + "/bucket"
         mkdir(staging, 0o755)

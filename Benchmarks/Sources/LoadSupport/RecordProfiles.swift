@@ -74,14 +74,17 @@ struct UserPool {
                         ? ["17.6.1", "18.1", "18.2.1", "18.3", "26.0.1", "26.1"].randomElement(using: &random)!
                         : ["12", "13", "14", "15", "16"].randomElement(using: &random)!,
                     model: iOS
-                        ? ["iPhone14,5", "iPhone15,2", "iPhone16,1", "iPhone17,3", "iPad13,18"].randomElement(using: &random)!
+                        ? ["iPhone14,5", "iPhone15,2", "iPhone16,1", "iPhone17,3", "iPad13,18"].randomElement(
+                            using: &random)!
                         : ["Pixel 8", "Pixel 9 Pro", "SM-S921B", "SM-A546B", "moto g54 5G", "2311DRK48G"]
                             .randomElement(using: &random)!,
                     appVersion: ["5.12.0", "5.12.1", "5.13.0", "5.14.2", "6.0.0"].randomElement(using: &random)!,
                     locale: ["en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "pt_BR", "ja_JP", "hi_IN"].randomElement(
                         using: &random)!,
-                    timeZone: ["America/New_York", "America/Los_Angeles", "Europe/Berlin", "Europe/London",
-                        "Asia/Tokyo", "Asia/Kolkata", "America/Sao_Paulo"].randomElement(using: &random)!,
+                    timeZone: [
+                        "America/New_York", "America/Los_Angeles", "Europe/Berlin", "Europe/London",
+                        "Asia/Tokyo", "Asia/Kolkata", "America/Sao_Paulo",
+                    ].randomElement(using: &random)!,
                     country: ["US", "GB", "DE", "FR", "ES", "BR", "JP", "IN"].randomElement(using: &random)!,
                     carrier: ["Verizon", "T-Mobile", "Vodafone", "Orange", "Telekom", "Jio", "Claro", "none"]
                         .randomElement(using: &random)!))
@@ -201,7 +204,8 @@ enum AppEventWriter {
         let padding = 100 - bytes.count
         precondition(padding >= 0, "small record template grew past 100 bytes")
         let insertAt = bytes.count - 2  // before `"}`
-        bytes.insert(contentsOf: (0..<padding).map { _ in words.randomElement(using: &random)!.utf8.first! }, at: insertAt)
+        bytes.insert(
+            contentsOf: (0..<padding).map { _ in words.randomElement(using: &random)!.utf8.first! }, at: insertAt)
         return bytes
     }
 

@@ -6,9 +6,9 @@ import NIOHTTP1
 import NIOPosix
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 @main
@@ -77,7 +77,9 @@ struct FirehoseLoadCommand: AsyncParsableCommand {
         guard (1...120).contains(duration) else { throw ValidationError("--duration must be 1-120 seconds") }
         guard (0...30).contains(warmup) else { throw ValidationError("--warmup must be 0-30 seconds") }
         guard (1...4).contains(threads) else { throw ValidationError("--threads must be 1-4") }
-        guard (1...4_096).contains(distinctRequests) else { throw ValidationError("--distinct-requests must be 1-4096") }
+        guard (1...4_096).contains(distinctRequests) else {
+            throw ValidationError("--distinct-requests must be 1-4096")
+        }
         do { _ = try LoopbackEndpoint(endpoint) } catch { throw ValidationError(error.description) }
     }
 

@@ -2,9 +2,9 @@ import Histogram
 import LoadSupport
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The figures of one run. MB are 10^6 bytes of record payload (before base64); latency is from the
@@ -101,7 +101,8 @@ struct LoadReport: Encodable {
             server = Server(
                 pid: serverPID, cpuSeconds: after.cpuSeconds - before.cpuSeconds,
                 cores: (after.cpuSeconds - before.cpuSeconds) / seconds,
-                peakRSSMiB: Double(after.peakResidentBytes) / 1_048_576, rssMiB: Double(after.residentBytes) / 1_048_576)
+                peakRSSMiB: Double(after.peakResidentBytes) / 1_048_576, rssMiB: Double(after.residentBytes) / 1_048_576
+            )
         }
     }
 
@@ -132,7 +133,9 @@ struct LoadReport: Encodable {
                 "errors",
                 "\(errors) HTTP"
                     + (errorsByStatus.isEmpty
-                        ? "" : " (" + errorsByStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+                        ? ""
+                        : " ("
+                            + errorsByStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
                             .joined(separator: ", ") + ")")
                     + ", \(connectionErrors) connection"
             ),

@@ -5,9 +5,9 @@ import LoadSupport
 import Synchronization
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What the machine can do at best for a GZIP stream: zlib deflating the load generator's records on
