@@ -36,7 +36,9 @@ public enum Base64 {
         }
         guard let length = decodedLength(unpaddedCount: count) else { return nil }
         let start = output.count
-        output.reserveCapacity(start + length)
+        // Grow geometrically: reserving exactly `start + length` on every call would reallocate a
+        // batch's shared buffer once per record.
+        if output.capacity < start + length { output.reserveCapacity(max(start + length, output.capacity * 2)) }
         var index = 0
         while index + 4 <= count {
             let a = table[Int(encoded[index])]
