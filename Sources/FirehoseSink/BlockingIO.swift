@@ -11,15 +11,15 @@ import Dispatch
 enum BlockingIO {
     private static let queue = DispatchQueue(label: "firehose-local.blocking-io", attributes: .concurrent)
 
-    /// fsyncs each descriptor, then closes it. Returns the first failure.
-    static func fsyncAndClose(_ descriptors: [Int32], paths: [String]) async -> FileSystemError? {
-        guard !descriptors.isEmpty else { return nil }
+    /// fsyncs each descriptor, then closes it. Returns the first failure, naming its file.
+    static func fsyncAndClose(_ files: [(descriptor: Int32, path: String)]) async -> FileSystemError? {
+        guard !files.isEmpty else { return nil }
         return await withCheckedContinuation { continuation in
             queue.async {
                 var failure: FileSystemError?
-                for descriptor in descriptors {
+                for (descriptor, path) in files {
                     do throws(FileSystemError) {
-                        try POSIX.fsync(descriptor, path: paths.first ?? "staging file")
+                        try POSIX.fsync(descriptor, path: path)
                     } catch {
                         failure = failure ?? error
                     }

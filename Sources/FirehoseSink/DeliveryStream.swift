@@ -266,16 +266,14 @@ actor DeliveryStream {
     private func startSync() {
         syncInFlight = true
         let target = committedSequence
-        var descriptors = dirtyBuffers.flatMap { $0.syncDescriptors() }
-        var paths = dirtyBuffers.map(\.dataPath)
+        var files = dirtyBuffers.flatMap { $0.syncDescriptors() }
         if stagingDirectoryDirty, let directory = try? POSIX.open(stagingDirectory, flags: O_RDONLY | O_DIRECTORY) {
-            descriptors.append(directory)
-            paths.append(stagingDirectory)
+            files.append((directory, stagingDirectory))
             stagingDirectoryDirty = false
         }
         dirtyBuffers.removeAll()
         Task {
-            let failure = await BlockingIO.fsyncAndClose(descriptors, paths: paths)
+            let failure = await BlockingIO.fsyncAndClose(files)
             self.syncFinished(target: target, failure: failure)
         }
     }

@@ -15,9 +15,6 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         "\(operation) \(path): \(String(cString: strerror(errno)))"
     }
-
-    /// Out of space or quota: the condition a caller should answer with "try again later".
-    public var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
 }
 
 /// Thin wrappers over the POSIX calls the sink needs, each retrying EINTR and reporting errno.

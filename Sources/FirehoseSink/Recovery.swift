@@ -89,7 +89,7 @@ extension FirehoseSink {
             return
         }
         let committed = Array(data[..<commit.storedBytes])
-        var raw: [UInt8]
+        let raw: [UInt8]
         if journal.header.compression == .gzip {
             raw = (try? Gzip.decompressPrefix(committed, limit: commit.uncompressedBytes + 1)) ?? []
         } else {
@@ -115,6 +115,5 @@ extension FirehoseSink {
                 metadata: ["file": .string(dataPath), "error": .string(error.description)])
             report.orphaned.append(dataPath)
         }
-        raw = []
     }
 }

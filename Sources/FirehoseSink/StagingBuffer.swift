@@ -128,9 +128,9 @@ final class StagingBuffer {
 
     /// Duplicates of the two descriptors, for an fsync that runs off the stream's executor while the
     /// buffer goes on accepting (and may even be sealed and closed). The caller closes them.
-    func syncDescriptors() -> [Int32] {
+    func syncDescriptors() -> [(descriptor: Int32, path: String)] {
         guard !isSealed else { return [] }
-        return [dup(dataFD), dup(journalFD)].filter { $0 >= 0 }
+        return [(dup(dataFD), dataPath), (dup(journalFD), journalPath)].filter { $0.descriptor >= 0 }
     }
 
     /// Writes the pending bytes, extending the CRC of the not yet journaled range.

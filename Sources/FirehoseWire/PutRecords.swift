@@ -63,11 +63,11 @@ public struct PutRecordsRequest: Sendable, Equatable {
         var violations = ServiceLimits.streamNameViolations(shape.DeliveryStreamName)
         var records = RecordBatch()
         if let record = shape.Record {
-            decode(record, path: "record", into: &records, violations: &violations)
+            try decode(record, path: "record", into: &records, violations: &violations)
         } else {
             violations.append(.missing("record"))
         }
-        if !violations.isEmpty { throw classify(violations) }
+        if !violations.isEmpty { throw .validation(violations) }
         return PutRecordsRequest(deliveryStreamName: shape.DeliveryStreamName!, records: records)
     }
 
@@ -96,27 +96,25 @@ public struct PutRecordsRequest: Sendable, Equatable {
                     violations.append(.missing(path))
                     continue
                 }
-                decode(entry, path: path, into: &records, violations: &violations)
+                try decode(entry, path: path, into: &records, violations: &violations)
             }
         } else {
             violations.append(.missing("records"))
         }
-        if !violations.isEmpty { throw classify(violations) }
+        if !violations.isEmpty { throw .validation(violations) }
         return PutRecordsRequest(deliveryStreamName: shape.DeliveryStreamName!, records: records)
     }
 
     private static func decode(
         _ record: RecordShape, path: String, into records: inout RecordBatch, violations: inout [ValidationViolation]
-    ) {
+    ) throws(FirehoseError) {
         guard let data = record.Data else {
             violations.append(.missing("\(path).data"))
             return
         }
         guard let size = records.appendBase64(data) else {
-            // Recorded as a violation-free failure: the caller turns it into a SerializationException.
-            violations.append(
-                ValidationViolation(value: nil, path: "\(path).data", constraint: Self.notBase64Constraint))
-            return
+            // AWS reports an undecodable blob as a SerializationException, not a constraint violation.
+            throw .serialization("Value at '\(path).data' is not valid base64.")
         }
         if size > ServiceLimits.maxRecordBytes {
             records.removeLast()
@@ -127,8 +125,6 @@ public struct PutRecordsRequest: Sendable, Equatable {
                     constraint: "Member must have length less than or equal to \(ServiceLimits.maxRecordBytes)"))
         }
     }
-
-    static let notBase64Constraint = "base64"
 
     private static func decodeJSON<Shape: Decodable>(_ type: Shape.Type, from body: [UInt8]) throws(FirehoseError)
         -> Shape
@@ -178,18 +174,6 @@ private struct PutRecordShape: Decodable {
 private struct PutRecordBatchShape: Decodable {
     var DeliveryStreamName: String?
     var Records: [RecordShape?]?
-}
-
-extension PutRecordsRequest {
-    /// Splits base64 failures out of a validation error: AWS reports undecodable blobs as a
-    /// SerializationException, not as a constraint violation.
-    static func classify(_ violations: [ValidationViolation]) -> FirehoseError {
-        if let bad = violations.first(where: { $0.constraint == notBase64Constraint }) {
-            let path = bad.path
-            return .serialization("Value at '\(path)' is not valid base64.")
-        }
-        return .validation(violations)
-    }
 }
 
 /// Response bodies of the data plane.
