@@ -55,6 +55,13 @@ public enum Durability: String, Sendable, CaseIterable {
 /// A delivery stream: one open staging buffer at a time, delivered as one object when its size or
 /// interval hint is reached. An actor, so records of one stream keep their order and one buffer
 /// never sees two writers; fsyncs run off the actor so concurrent requests share them.
+///
+/// A request takes two turns on the actor. `reserve` decides, in arrival order, which buffer each
+/// of its records goes to and gives each share a *ticket*; small shares are encoded right there.
+/// Large ones are encoded (compressed) by the request's own task in between, so concurrent requests
+/// to one stream compress on every core. `finish` then writes segments strictly in ticket order —
+/// a request whose turn has not come waits for the ones before it — and acknowledges once its own
+/// are written (and fsynced, with durability fsync).
 actor DeliveryStream {
     private(set) var settings: DeliveryStreamSettings
     private let stagingDirectory: String
@@ -67,12 +74,30 @@ actor DeliveryStream {
     private var intervalTimer: Task<Void, Never>?
     private var random = SystemRandomNumberGenerator()
 
-    /// Buffers closed to new records, oldest first, not yet in the bucket, each with the settings it
-    /// was written under (an UpdateDestination does not move buffered data to the new layout).
-    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason, settings: DeliveryStreamSettings)] =
-        []
+    /// Buffers closed to new records, oldest first, not yet in the bucket. One is published once no
+    /// reserved segment for it is outstanding.
+    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason)] = []
     private var retryTask: Task<Void, Never>?
     private var consecutiveFailures = 0
+
+    // Tickets: every reserved segment gets the next number; segments are written in number order.
+    private var nextTicket: UInt64 = 0
+    private var nextToWrite: UInt64 = 0
+    /// The buffer of each reserved, not yet written ticket.
+    private var ticketBuffers: [UInt64: StagingBuffer] = [:]
+    /// Encoded segments waiting for the tickets before them.
+    private var encoded: [UInt64: EncodedSegment] = [:]
+    /// Why a written ticket failed, until its request collects it.
+    private var ticketFailures: [UInt64: FileSystemError] = [:]
+    private var writeWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// While a flush waits for its buffers' outstanding segments, objects published meanwhile by
+    /// other requests are kept here so the flush can report them.
+    private var flushesWaiting = 0
+    private var publishedDuringFlush: [UUID: DeliveredObject] = [:]
+
+    /// Below this much content a request's share is compressed on the actor by the buffer's serial
+    /// deflater; above it, priming a fresh deflater with 32 KiB of history is cheap next to the work.
+    static let parallelSegmentBytes = 64 * 1024
 
     // Group commit: every committed request gets a sequence number; one fsync covers every request
     // committed before it started.
@@ -102,20 +127,75 @@ actor DeliveryStream {
     /// Buffers the records (in order), delivers every buffer that fills, and returns once the records
     /// are as durable as configured. Throws when they could not be staged; a failed delivery of an
     /// already staged buffer is logged and retried with backoff.
-    func append(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> [DeliveredObject] {
-        for index in 0..<records.count {
-            let buffer = try openBuffer(arrival: arrival)
-            buffer.append(records[index], newline: settings.appendsNewline)
-            if buffer.uncompressedBytes >= settings.bufferSizeBytes {
-                try commit(buffer)
-                retire(buffer, reason: .size)
+    @concurrent
+    nonisolated func append(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> [DeliveredObject] {
+        switch try await reserve(records, arrival: arrival) {
+        case .finished(let delivered):
+            return delivered
+        case .encode(let tickets, let jobs):
+            // Off the actor: this is where one stream's compression spreads over the cores.
+            let segments = jobs.map { (ticket: $0.ticket, segment: $0.job.encode()) }
+            return try await finish(tickets, encoded: segments)
+        }
+    }
+
+    enum Reservation: Sendable {
+        case finished([DeliveredObject])
+        case encode(tickets: Range<UInt64>, jobs: [(ticket: UInt64, job: SegmentJob)])
+    }
+
+    private func reserve(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> Reservation {
+        let first = nextTicket
+        var jobs: [(ticket: UInt64, job: SegmentJob)] = []
+        var index = 0
+        while index < records.count {
+            let buffer: StagingBuffer
+            do {
+                buffer = try openBuffer(arrival: arrival)
+            } catch {
+                // Shares already reserved must still be written: later tickets may build on them.
+                for (ticket, job) in jobs { encoded[ticket] = job.encode() }
+                _ = drain()
+                _ = collectFailures(first..<nextTicket)
+                throw error
             }
+            let newline = buffer.settings.appendsNewline ? 1 : 0
+            var end = index
+            var bytes = buffer.reservedBytes
+            while end < records.count && bytes < buffer.settings.bufferSizeBytes {
+                bytes += records.range(of: end).count + newline
+                end += 1
+            }
+            let run = RecordRun(records: records, range: index..<end, newline: newline == 1)
+            let ticket = nextTicket
+            nextTicket += 1
+            ticketBuffers[ticket] = buffer
+            switch buffer.reserve(run, inParallel: bytes - buffer.reservedBytes >= Self.parallelSegmentBytes) {
+            case .ready(let segment): encoded[ticket] = segment
+            case .job(let job): jobs.append((ticket, job))
+            }
+            if buffer.reservedBytes >= buffer.settings.bufferSizeBytes { retire(buffer, reason: .size) }
+            index = end
         }
-        if let buffer {
-            try commit(buffer)
-            if settings.bufferIntervalSeconds == 0 { retire(buffer, reason: .interval) }
+        if let buffer, buffer.settings.bufferIntervalSeconds == 0 { retire(buffer, reason: .interval) }
+        let tickets = first..<nextTicket
+        if jobs.isEmpty {
+            return .finished(try await finish(tickets, encoded: []))
         }
-        let delivered = publishLoggingFailure()
+        return .encode(tickets: tickets, jobs: jobs)
+    }
+
+    /// Takes the request's encoded segments, writes every segment whose turn has come, waits for the
+    /// request's own to be written and made durable, and returns the objects delivered on the way.
+    private func finish(_ tickets: Range<UInt64>, encoded segments: [(ticket: UInt64, segment: EncodedSegment)])
+        async throws(FileSystemError) -> [DeliveredObject]
+    {
+        for (ticket, segment) in segments { encoded[ticket] = segment }
+        let delivered = drain()
+        if nextToWrite < tickets.upperBound {
+            await withCheckedContinuation { writeWaiters.append((tickets.upperBound, $0)) }
+        }
+        if let failure = collectFailures(tickets) { throw failure }
         if durability == .fsync {
             committedSequence += 1
             try await waitUntilDurable(committedSequence)
@@ -123,13 +203,70 @@ actor DeliveryStream {
         return delivered
     }
 
-    /// Delivers the open buffer, and any earlier one whose delivery failed, now.
-    func flush(reason: DeliveredObject.Reason = .flush) throws(FileSystemError) -> [DeliveredObject] {
-        if let buffer {
-            try commit(buffer)
-            retire(buffer, reason: reason)
+    private func collectFailures(_ tickets: Range<UInt64>) -> FileSystemError? {
+        guard !ticketFailures.isEmpty else { return nil }
+        var first: FileSystemError?
+        for ticket in tickets {
+            if let failure = ticketFailures.removeValue(forKey: ticket) { first = first ?? failure }
         }
-        return try publishRetired()
+        return first
+    }
+
+    /// Writes and commits every encoded segment whose turn has come, wakes the requests they
+    /// complete, and publishes the buffers that no longer wait for anything.
+    private func drain() -> [DeliveredObject] {
+        guard encoded[nextToWrite] != nil else { return [] }
+        var touched: [(buffer: StagingBuffer, tickets: [UInt64])] = []
+        while let segment = encoded.removeValue(forKey: nextToWrite) {
+            let ticket = nextToWrite
+            nextToWrite += 1
+            let buffer = ticketBuffers.removeValue(forKey: ticket)!
+            guard !buffer.isAbandoned else {
+                buffer.dropReservation()
+                ticketFailures[ticket] = FileSystemError(operation: "commit", path: buffer.dataPath, errno: ENOENT)
+                continue
+            }
+            buffer.stage(segment)
+            if let position = touched.firstIndex(where: { $0.buffer === buffer }) {
+                touched[position].tickets.append(ticket)
+            } else {
+                touched.append((buffer, [ticket]))
+            }
+        }
+        for (buffer, tickets) in touched {
+            do {
+                try commit(buffer)
+            } catch {
+                for ticket in tickets { ticketFailures[ticket] = error }
+            }
+        }
+        if !writeWaiters.isEmpty {
+            let written = nextToWrite
+            writeWaiters.removeAll { waiter in
+                guard waiter.ticket <= written else { return false }
+                waiter.continuation.resume()
+                return true
+            }
+        }
+        return publishLoggingFailure()
+    }
+
+    /// Delivers the open buffer, and any earlier one whose delivery failed, now: everything
+    /// acknowledged before the call is in the returned objects' files when it returns.
+    func flush(reason: DeliveredObject.Reason = .flush) async throws(FileSystemError) -> [DeliveredObject] {
+        if let buffer { retire(buffer, reason: reason) }
+        let awaited = Set(retired.map { $0.buffer.id })
+        // Requests still encoding into these buffers must be written first; new ones go to a new buffer.
+        let reserved = nextTicket
+        if nextToWrite < reserved {
+            flushesWaiting += 1
+            await withCheckedContinuation { writeWaiters.append((reserved, $0)) }
+            flushesWaiting -= 1
+        }
+        var delivered = awaited.compactMap { publishedDuringFlush[$0] }
+        if flushesWaiting == 0 { publishedDuringFlush.removeAll() }
+        delivered += try publishRetired()
+        return delivered
     }
 
     /// Drops the open buffer without delivering it.
@@ -204,20 +341,11 @@ actor DeliveryStream {
     }
 
     private func makeBuffer(arrival: Date) throws(FileSystemError) -> StagingBuffer {
-        try StagingBuffer(
-            directory: stagingDirectory, streamName: settings.name, versionID: settings.versionID,
-            firstArrival: arrival, compression: settings.compression, gzipLevel: settings.gzipLevel)
+        try StagingBuffer(directory: stagingDirectory, settings: settings, firstArrival: arrival)
     }
 
     private func deliverOnInterval(bufferID: UUID) {
         guard let buffer, buffer.id == bufferID else { return }
-        do {
-            try commit(buffer)
-        } catch {
-            logger.error("Could not commit the buffer for delivery", metadata: ["error": .string(error.description)])
-            scheduleRetry()
-            return
-        }
         retire(buffer, reason: .interval)
         _ = publishLoggingFailure()
     }
@@ -227,21 +355,24 @@ actor DeliveryStream {
         intervalTimer?.cancel()
         intervalTimer = nil
         self.buffer = nil
-        retired.append((buffer, reason, settings))
+        retired.append((buffer, reason))
     }
 
     /// Delivers what is buffered under the current settings, then switches to `newSettings`
     /// (UpdateDestination). Returns the objects delivered on the way.
-    func update(to newSettings: DeliveryStreamSettings) throws(FileSystemError) -> [DeliveredObject] {
-        let delivered = try flush(reason: .flush)
+    func update(to newSettings: DeliveryStreamSettings) async throws(FileSystemError) -> [DeliveredObject] {
+        let delivered = try await flush(reason: .flush)
+        // A request that arrived while the flush waited opened a buffer under the old settings;
+        // it is delivered under them (each buffer keeps its own), and the next one uses the new.
+        if let buffer { retire(buffer, reason: .flush) }
         settings = newSettings
-        return delivered
+        return delivered + publishLoggingFailure()
     }
 
     /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
     func discardAll() {
         discard()
-        for (buffer, _, _) in retired { buffer.discard() }
+        for (buffer, _) in retired { buffer.discard() }
         retired.removeAll()
         retryTask?.cancel()
         retryTask = nil
@@ -341,17 +472,19 @@ actor DeliveryStream {
 
     private func retryDelivery() {
         retryTask = nil
-        if let buffer, buffer.recordCount > 0, retired.isEmpty, settings.bufferIntervalSeconds == 0 {
+        if let buffer, buffer.recordCount > 0, retired.isEmpty, buffer.settings.bufferIntervalSeconds == 0 {
             retire(buffer, reason: .interval)
         }
         guard !retired.isEmpty else { return }
         _ = publishLoggingFailure()
     }
 
-    /// Seals each retired buffer and renames it to its key, in order. A failure leaves that buffer
-    /// (and those after it) queued, so nothing acknowledged is dropped.
+    /// Seals each retired buffer and renames it to its key, in order, stopping at one that still
+    /// waits for reserved segments. A failure leaves that buffer (and those after it) queued, so
+    /// nothing acknowledged is dropped.
     private func publishRetired(into delivered: inout [DeliveredObject]) throws(FileSystemError) {
-        while let (buffer, reason, settings) = retired.first {
+        while let (buffer, reason) = retired.first, buffer.pendingSegments == 0 {
+            let settings = buffer.settings
             let key = settings.keyLayout.objectKey(
                 versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
                 randomSource: &random)
@@ -374,6 +507,7 @@ actor DeliveryStream {
                 firstArrival: buffer.firstArrival)
             announce(object)
             delivered.append(object)
+            if flushesWaiting > 0 { publishedDuringFlush[buffer.id] = object }
         }
     }
 

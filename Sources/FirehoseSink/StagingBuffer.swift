@@ -14,18 +14,29 @@ import FirehoseWire
 /// The open buffer of a delivery stream, kept as files in the data directory's staging folder.
 ///
 /// Records are encoded (compressed) as they arrive and appended to `<id>.partial`, so memory holds
-/// only the compressor's window whatever the buffer size. Each request ends with a *commit*: the
-/// encoder is flushed to a byte boundary, the bytes are written, and a line is appended to
-/// `<id>.journal` saying how many stored bytes (and their CRC-32) hold how many records. Once both
-/// files are fsynced the request's records survive a crash: recovery keeps exactly the committed
-/// prefix, so a torn write never yields a torn record. Delivery finishes the encoding, fsyncs and
-/// renames the data file to its key, which makes the object appear atomically.
+/// only the compressor's window whatever the buffer size. Each request's share is a *segment*: for
+/// GZIP a run of raw deflate ending in a sync flush (the file starts with the gzip header and sealing
+/// adds the final block and trailer), so segments compressed on different cores join into one gzip
+/// member. Segments are written in the order they were reserved, and each write ends with a
+/// *commit*: a line appended to `<id>.journal` saying how many stored bytes (and their CRC-32) hold
+/// how many records. Once both files are fsynced the request's records survive a crash: recovery
+/// keeps exactly the committed prefix, so a torn write never yields a torn record. Delivery finishes
+/// the encoding, fsyncs and renames the data file to its key, which makes the object appear
+/// atomically.
 final class StagingBuffer {
     let id: UUID
     let dataPath: String
     let journalPath: String
+    /// The settings the buffer was opened under; it is delivered under them even after an update.
+    let settings: DeliveryStreamSettings
     /// Arrival time of the oldest record: fixes the object key's time and the interval deadline.
     let firstArrival: Date
+    /// Content bytes reserved by requests, written or not: what the size hint is checked against.
+    private(set) var reservedBytes = 0
+    /// Reserved segments not yet handed to `stage`.
+    var pendingSegments = 0
+    /// The files were removed or the stream deleted: segments for it must fail, not be written.
+    private(set) var isAbandoned = false
     private(set) var recordCount = 0
     /// Bytes as delivered before compression (records plus delimiters): what `SizeInMBs` counts.
     private(set) var uncompressedBytes = 0
@@ -35,37 +46,40 @@ final class StagingBuffer {
     private var dataFD: Int32
     private var journalFD: Int32
     private var journalBytes = 0
-    private let compressor: GzipCompressor?
-    /// Encoded bytes not yet in the data file.
-    private var unwritten: [UInt8] = []
+    /// Encoded bytes not yet in the data file, with their CRC-32s.
+    private var unwritten: [(bytes: [UInt8], crc: UInt32)] = []
+    /// CRC-32 of the content so far (the gzip trailer's).
+    private var contentCRC: UInt32 = 0
+    /// GZIP: the last 32 KiB of reserved content, the dictionary of the next parallel segment.
+    private var history: HistoryRing?
+    /// GZIP: compresses small segments in order, keeping its history between them.
+    private var serialDeflater: RawDeflater?
+    /// False once a parallel segment was reserved after the serial deflater's last one: its history
+    /// no longer ends where the stream does.
+    private var serialDeflaterInStep = true
     /// What the last journal line recorded.
     private var committed = (storedBytes: 0, uncompressedBytes: 0, records: 0)
+    /// CRC-32 of the stored bytes after the last journaled commit.
+    private var uncommittedCRC: UInt32 = 0
 
-    init(
-        directory: String, streamName: String, versionID: Int, firstArrival: Date,
-        compression: DeliveryStreamSettings.Compression, gzipLevel: Int32
-    ) throws(FileSystemError) {
+    init(directory: String, settings: DeliveryStreamSettings, firstArrival: Date) throws(FileSystemError) {
         id = UUID()
         let base = "\(directory)/\(id.uuidString.lowercased())"
         dataPath = base + ".partial"
         journalPath = base + ".journal"
+        self.settings = settings
         self.firstArrival = firstArrival
-        if compression == .gzip {
-            do {
-                compressor = try GzipCompressor(level: gzipLevel)
-            } catch {
-                throw FileSystemError(operation: "deflateInit", path: dataPath, errno: ENOMEM)
-            }
-        } else {
-            compressor = nil
+        if settings.compression == .gzip {
+            history = HistoryRing()
+            unwritten = [(GzipMember.header, GzipMember.header.withUnsafeBytes { Gzip.crc32($0) })]
         }
         dataFD = try POSIX.open(dataPath, flags: O_WRONLY | O_CREAT | O_EXCL)
         do {
             journalFD = try POSIX.open(journalPath, flags: O_WRONLY | O_CREAT | O_EXCL)
             let header = StagingJournal.Header(
-                stream: streamName, versionID: versionID,
+                stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
-                compression: compression)
+                compression: settings.compression)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count
@@ -82,24 +96,69 @@ final class StagingBuffer {
         if journalFD >= 0 { POSIX.close(journalFD) }
     }
 
-    func append(_ record: ArraySlice<UInt8>, newline: Bool) {
-        recordCount += 1
-        uncompressedBytes += record.count + (newline ? 1 : 0)
-        if let compressor {
-            compressor.append(record)
-            if newline { compressor.append(CollectionOfOne(UInt8(ascii: "\n"))) }
-        } else {
-            unwritten.append(contentsOf: record)
-            if newline { unwritten.append(UInt8(ascii: "\n")) }
-        }
+    enum PlannedSegment {
+        /// Encoded on the spot (small, or nothing to compress).
+        case ready(EncodedSegment)
+        /// To be encoded by the caller, off the stream's executor.
+        case job(SegmentJob)
     }
 
-    /// Writes everything appended so far and journals it. Not durable until `syncDescriptors` are
+    /// Reserves `run` as the buffer's next segment. Large GZIP runs become jobs primed with the
+    /// history before them; small ones are compressed here by the serial deflater, which for a
+    /// stream of small requests costs no more than one continuous deflate stream.
+    func reserve(_ run: RecordRun, inParallel parallel: Bool) -> PlannedSegment {
+        reservedBytes += run.contentLength
+        pendingSegments += 1
+        guard history != nil else {
+            let job = SegmentJob(run: run, encoding: .uncompressed)
+            return parallel ? .job(job) : .ready(job.encode())
+        }
+        // In place: a copy of the ring would copy its 32 KiB on every request.
+        defer { history!.append(run) }
+        if parallel {
+            serialDeflaterInStep = false
+            return .job(SegmentJob(run: run, encoding: .gzip(level: settings.gzipLevel, dictionary: history!.bytes)))
+        }
+        let deflater: RawDeflater
+        if let serialDeflater, serialDeflaterInStep {
+            deflater = serialDeflater
+        } else {
+            guard let made = serialDeflater ?? (try? RawDeflater(level: settings.gzipLevel)) else {
+                preconditionFailure("deflateInit failed: out of memory")
+            }
+            history!.bytes.withUnsafeBytes { made.reset(dictionary: $0) }
+            deflater = made
+            serialDeflater = made
+            serialDeflaterInStep = true
+        }
+        return .ready(
+            run.withContent { content in
+                let stored = deflater.compress(content)
+                return EncodedSegment(
+                    stored: stored, storedCRC: stored.withUnsafeBytes { Gzip.crc32($0) },
+                    contentCRC: Gzip.crc32(content), contentLength: content.count, records: run.range.count)
+            })
+    }
+
+    /// Queues an encoded segment (in reservation order) for the next `commit`.
+    func stage(_ segment: EncodedSegment) {
+        pendingSegments -= 1
+        recordCount += segment.records
+        uncompressedBytes += segment.contentLength
+        contentCRC = Gzip.crc32Combine(contentCRC, segment.contentCRC, secondLength: segment.contentLength)
+        if !segment.stored.isEmpty { unwritten.append((segment.stored, segment.storedCRC)) }
+    }
+
+    /// A reserved segment that will never be staged (its buffer was abandoned).
+    func dropReservation() {
+        pendingSegments -= 1
+    }
+
+    /// Writes everything staged so far and journals it. Not durable until `syncDescriptors` are
     /// fsynced (or `seal` runs). On failure nothing is journaled and the bytes are kept, so the next
     /// commit writes them again at the same offset: a transient error (disk full) tears nothing.
     func commit() throws(FileSystemError) {
         guard recordCount != committed.records else { return }
-        compressor?.syncFlush()
         try writePending()
         // The CRC covers every byte since the last journaled commit, including bytes written by a
         // commit whose journal line failed (disk full): recovery checks exactly that range.
@@ -118,9 +177,6 @@ final class StagingBuffer {
         uncommittedCRC = 0
     }
 
-    /// CRC-32 of the stored bytes after the last journaled commit.
-    private var uncommittedCRC: UInt32 = 0
-
     /// True once the staging files were removed from under the buffer.
     var isUnlinked: Bool {
         (dataFD >= 0 && POSIX.linkCount(dataFD) == 0) || !POSIX.exists(dataPath)
@@ -133,25 +189,28 @@ final class StagingBuffer {
         return [(dup(dataFD), dataPath), (dup(journalFD), journalPath)].filter { $0.descriptor >= 0 }
     }
 
-    /// Writes the pending bytes, extending the CRC of the not yet journaled range.
+    /// Writes the staged bytes, extending the CRC of the not yet journaled range. Stops at the first
+    /// failure, keeping what was not written.
     private func writePending() throws(FileSystemError) {
-        if let compressor {
-            let produced = compressor.takeOutput()
-            if unwritten.isEmpty { unwritten = produced } else { unwritten.append(contentsOf: produced) }
+        while let (bytes, crc) = unwritten.first {
+            try POSIX.writeAll(dataFD, bytes, at: Int64(storedBytes), path: dataPath)
+            uncommittedCRC = Gzip.crc32Combine(uncommittedCRC, crc, secondLength: bytes.count)
+            storedBytes += bytes.count
+            unwritten.removeFirst()
         }
-        guard !unwritten.isEmpty else { return }
-        try POSIX.writeAll(dataFD, unwritten, at: Int64(storedBytes), path: dataPath)
-        uncommittedCRC = Gzip.crc32(unwritten[...], continuing: uncommittedCRC)
-        storedBytes += unwritten.count
-        // An uncompressed 4 MiB batch must not pin 4 MiB per stream for the buffer's lifetime.
-        if unwritten.capacity > 1 << 16 { unwritten = [] } else { unwritten.removeAll(keepingCapacity: true) }
     }
 
     /// Completes the encoding, writes and fsyncs the data file, and closes both files. Safe to call
     /// again after a failure.
     func seal() throws(FileSystemError) {
         guard !isSealed else { return }
-        compressor?.finish()
+        if history != nil {
+            let trailer = GzipMember.trailer(crc: contentCRC, length: uncompressedBytes)
+            unwritten.append((trailer, trailer.withUnsafeBytes { Gzip.crc32($0) }))
+            // Sealing again after a failed write must not add a second trailer.
+            history = nil
+            serialDeflater = nil
+        }
         try writePending()
         try POSIX.fsync(dataFD, path: dataPath)
         POSIX.close(dataFD)
@@ -168,6 +227,7 @@ final class StagingBuffer {
 
     /// Drops both files (a deleted stream discards its buffer, as in AWS).
     func discard() {
+        isAbandoned = true
         if dataFD >= 0 { POSIX.close(dataFD) }
         if journalFD >= 0 { POSIX.close(journalFD) }
         dataFD = -1
