@@ -198,6 +198,7 @@ def standard_streams() -> list[dict]:
         ext_stream("cli"),
         ext_stream("cli-batch"),
         ext_stream("conc"),
+        ext_stream("conc-gz", **DELIMITER, **gz),
         ext_stream("conns"),
         ext_stream("big-batch"),
     ]

@@ -7,7 +7,10 @@ import http.client
 import json
 import random
 import re
+import shutil
+import subprocess
 import threading
+import zlib
 
 import boto3
 import pytest
@@ -138,3 +141,61 @@ def test_full_500_record_4_mib_batch(server, fh):
     keys = server.stream_keys("big-batch")
     assert len(keys) == 1, "4 MiB fits in the default 5 MiB buffer: one object"
     assert server.read_object(BUCKET, keys[0], decompress=False) == b"".join(records)
+
+
+@pytest.mark.timeout_s(120)
+def test_concurrent_large_batches_to_one_gzip_stream_make_one_valid_member(server):
+    """Large batches to one GZIP stream are compressed in parallel segments and joined: the object
+    must still be a single gzip member that independent decoders (Python's zlib, gzip -t) accept,
+    with every record once and each client's records in order."""
+    stream, threads, batches, per_batch = "conc-gz", 10, 3, 250
+    session = boto3.session.Session()
+    clients = [server.client(session=session, cache=False) for _ in range(threads)]
+    errors: list[str] = []
+
+    def rec(t: int, seq: int) -> bytes:
+        rng = random.Random(t * 100_000 + seq)
+        words = [b"screen_view", b"purchase", b"session", b'"sku":"A-', b"tap", b"ios", b"17.4"]
+        body = b" ".join(rng.choice(words) for _ in range(30 + seq % 50))
+        return b"t%02d-%05d|" % (t, seq) + body
+
+    def worker(t: int) -> None:
+        seq = 0
+        try:
+            for _ in range(batches):
+                recs = [rec(t, seq + i) for i in range(per_batch)]
+                seq += per_batch
+                resp = clients[t].put_record_batch(DeliveryStreamName=stream, Records=[{"Data": r} for r in recs])
+                if resp["FailedPutCount"]:
+                    errors.append(f"thread {t}: {resp['FailedPutCount']} failed")
+                # A small put between large ones takes the serial path inside the same object.
+                clients[t].put_record(DeliveryStreamName=stream, Record={"Data": rec(t, seq)})
+                seq += 1
+        except Exception as exc:  # noqa: BLE001
+            errors.append(f"thread {t}: {exc!r}")
+
+    workers = [threading.Thread(target=worker, args=(t,), daemon=True) for t in range(threads)]
+    for th in workers:
+        th.start()
+    for th in workers:
+        th.join(90)
+    assert not errors, errors[:5]
+    server.flush(stream)
+    keys = server.stream_keys(stream)
+    assert len(keys) == 1
+    raw = server.read_object(BUCKET, keys[0], decompress=False)
+    inflater = zlib.decompressobj(wbits=31)
+    content = inflater.decompress(raw) + inflater.flush()
+    assert inflater.eof and inflater.unused_data == b"", "the object must be exactly one gzip member"
+    path = dict(server.object_paths())[keys[0]]
+    if shutil.which("gzip"):
+        subprocess.run(["gzip", "-t", str(path)], check=True, timeout=30)
+    lines = content.split(b"\n")
+    assert lines[-1] == b""
+    expected = {rec(t, s) for t in range(threads) for s in range(batches * (per_batch + 1))}
+    assert collections.Counter(lines[:-1]) == collections.Counter(expected)
+    order: dict[int, list[int]] = collections.defaultdict(list)
+    for line in lines[:-1]:
+        m = re.match(rb"t(\d{2})-(\d{5})\|", line)
+        order[int(m.group(1))].append(int(m.group(2)))
+    assert all(s == sorted(s) for s in order.values()), "a client's records are out of order"
