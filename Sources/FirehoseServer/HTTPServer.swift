@@ -112,8 +112,16 @@ struct SinkShutdownService: Service {
 struct FirehoseResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let api: FirehoseAPI
-    let bodyTimeout: Duration
     let budget: RequestMemoryBudget
+    let deadlines: BodyDeadlines<BodyOutcome?>
+
+    init(api: FirehoseAPI, bodyTimeout: Duration, budget: RequestMemoryBudget) {
+        self.api = api
+        self.budget = budget
+        deadlines = BodyDeadlines(timeout: bodyTimeout)
+    }
+
+    var bodyTimeout: Duration { deadlines.timeout }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let limit = api.configuration.maxBodyBytes
@@ -121,12 +129,12 @@ struct FirehoseResponder: HTTPResponder {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
-        let body: ByteBuffer
+        let body: [UInt8]
         let reserved: Int
         switch await collectBody(of: request, limit: limit) {
-        case .body(let buffer, let bytes):
-            body = buffer
-            reserved = bytes
+        case .body(let bytes, let charged):
+            body = bytes
+            reserved = charged
         case .tooLarge:
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         case .busy:
@@ -155,14 +163,13 @@ struct FirehoseResponder: HTTPResponder {
         if let authority = request.head.authority { headers.append(("host", authority)) }
         for field in request.headers { headers.append((field.name.rawName, field.value)) }
         let apiRequest = APIRequest(
-            method: request.method.rawValue, target: request.head.path ?? "/", headers: headers,
-            body: Array(body.readableBytesView))
+            method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
         return Self.convert(await api.handle(apiRequest))
     }
 
     enum BodyOutcome: Sendable {
         /// The body, and the bytes reserved for it in the memory budget (the caller releases them).
-        case body(ByteBuffer, reserved: Int)
+        case body([UInt8], reserved: Int)
         case tooLarge
         /// The memory budget is spent: shed load (503) rather than queue behind slow uploads.
         case busy
@@ -172,54 +179,51 @@ struct FirehoseResponder: HTTPResponder {
     /// Reads the whole body, bounded in size, in time (a slow client cannot hold a request open) and
     /// by the shared memory budget, charged as bytes actually arrive — a stalled upload holds only what
     /// it sent. Every byte is charged twice: the body and its decoded records live together.
+    ///
+    /// The body is read in a task of its own because only cancelling the reading task stops a read
+    /// that waits on the connection; the shared `deadlines` timer does that, with no timer per request.
     func collectBody(of request: Request, limit: Int) async -> BodyOutcome {
-        await withTaskGroup(of: BodyOutcome?.self) { group in
-            group.addTask { [budget] in
-                var buffer = ByteBuffer()
-                var reserved = 0
-                var outcome: BodyOutcome? = nil
-                do {
-                    for try await chunk in request.body {
-                        if buffer.readableBytes + chunk.readableBytes > limit {
-                            outcome = .tooLarge
-                            break
-                        }
-                        guard budget.tryReserve(2 * chunk.readableBytes) else {
-                            outcome = .busy
-                            break
-                        }
-                        reserved += 2 * chunk.readableBytes
-                        buffer.writeImmutableBuffer(chunk)
-                    }
-                    if outcome == nil, !Task.isCancelled { return .body(buffer, reserved: reserved) }
-                } catch {
-                    outcome = Task.isCancelled ? nil : .tooLarge
-                }
-                budget.release(reserved)
-                return outcome
-            }
-            group.addTask { [bodyTimeout] in
-                do {
-                    try await Task.sleep(for: bodyTimeout)
-                    return .timedOut
-                } catch {
-                    return nil
-                }
-            }
-            var outcome = BodyOutcome.timedOut
-            while let next = await group.next() {
-                if let next {
-                    outcome = next
+        let reader = Task { [budget] in await Self.readBody(request.body, limit: limit, budget: budget) }
+        let clock = deadlines.start(reader)
+        let outcome = await withTaskCancellationHandler {
+            await reader.value
+        } onCancel: {
+            reader.cancel()
+        }
+        guard deadlines.finish(clock) else {
+            // The body completed just as the deadline passed: the timeout wins, as it would have a
+            // moment later.
+            if case .body(_, let reserved)? = outcome { budget.release(reserved) }
+            return .timedOut
+        }
+        return outcome ?? .timedOut
+    }
+
+    /// The body, or why not; nil when cancelled (the reservation is already returned then).
+    static func readBody(_ body: RequestBody, limit: Int, budget: RequestMemoryBudget) async -> BodyOutcome? {
+        // Collected straight into the array the API reads: one copy of every byte, not two.
+        var bytes: [UInt8] = []
+        var reserved = 0
+        var outcome: BodyOutcome? = nil
+        do {
+            for try await chunk in body {
+                if bytes.count + chunk.readableBytes > limit {
+                    outcome = .tooLarge
                     break
                 }
+                guard budget.tryReserve(2 * chunk.readableBytes) else {
+                    outcome = .busy
+                    break
+                }
+                reserved += 2 * chunk.readableBytes
+                chunk.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
             }
-            group.cancelAll()
-            // A body that completed just as the timer fired still holds a reservation.
-            for await late in group {
-                if case .body(_, let reserved)? = late { budget.release(reserved) }
-            }
-            return outcome
+            if outcome == nil, !Task.isCancelled { return .body(bytes, reserved: reserved) }
+        } catch {
+            outcome = Task.isCancelled ? nil : .tooLarge
         }
+        budget.release(reserved)
+        return outcome
     }
 
     static func convert(_ response: APIResponse) -> Response {
