@@ -2,13 +2,21 @@
 /// land in one contiguous allocation. Padding may be omitted (some encoders do); any character
 /// outside the alphabet, misplaced padding or an impossible length is an error.
 public enum Base64 {
-    private static let invalid: UInt8 = 0xFF
-    private static let table: [UInt8] = {
-        var table = [UInt8](repeating: invalid, count: 256)
-        for (index, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
-            table[Int(character)] = UInt8(index)
+    /// Set in a table entry for a byte outside the alphabet; above the 24 bits a quantum decodes to,
+    /// so OR-ing a quantum's four entries keeps it and one test per quantum finds any bad character.
+    static let invalidBit: UInt32 = 0x0100_0000
+
+    /// Four 256-entry tables back to back: entry `k * 256 + c` is the 6-bit value of character `c`
+    /// already shifted to its place in a 24-bit quantum (`18 - 6k` bits), or `invalidBit`. Callers take
+    /// a pointer once per call: reading a lazy global per character costs a `swift_once` check each time.
+    static let decodeTables: [UInt32] = {
+        var tables = [UInt32](repeating: invalidBit, count: 4 * 256)
+        for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            for position in 0..<4 {
+                tables[position * 256 + Int(character)] = UInt32(value) << (18 - 6 * position)
+            }
         }
-        return table
+        return tables
     }()
 
     /// Exact decoded length, or nil when `encodedLength` (padding removed) cannot be base64.
@@ -21,6 +29,75 @@ public enum Base64 {
         }
     }
 
+    /// The character count without padding and the decoded length, or nil for an impossible length.
+    /// Padding is only recognised on a text whose length is a multiple of 4; elsewhere `=` is simply a
+    /// character outside the alphabet, which decoding then rejects.
+    @inline(__always)
+    static func measure(_ encoded: UnsafePointer<UInt8>, count: Int) -> (unpaddedCount: Int, decodedLength: Int)? {
+        var unpadded = count
+        if count % 4 == 0, count > 0 {
+            if encoded[unpadded - 1] == UInt8(ascii: "=") { unpadded -= 1 }
+            if encoded[unpadded - 1] == UInt8(ascii: "=") { unpadded -= 1 }
+        }
+        guard let length = decodedLength(unpaddedCount: unpadded) else { return nil }
+        return (unpadded, length)
+    }
+
+    /// Decodes `unpaddedCount` characters (as given by `measure`) into `output`, which must have room
+    /// for the decoded length. Returns false when a character is outside the alphabet or the final
+    /// bits are not canonical; `output` then holds garbage the caller discards.
+    @inline(__always)
+    static func decode(
+        _ encoded: UnsafePointer<UInt8>, unpaddedCount: Int, into output: UnsafeMutablePointer<UInt8>,
+        tables: UnsafePointer<UInt32>
+    ) -> Bool {
+        let t0 = tables
+        let t1 = tables + 256
+        let t2 = tables + 512
+        let t3 = tables + 768
+        var input = encoded
+        var out = output
+        var quanta = unpaddedCount / 4
+        // One test at the end instead of a branch per quantum: a failed decode is discarded whole anyway.
+        var seen: UInt32 = 0
+        // All quanta but the last store 4 bytes at once (the 4th is overwritten by the next quantum), so
+        // the last one, which has no room past it, stores byte by byte.
+        while quanta > 1 {
+            let value =
+                t0[Int(input[0])] | t1[Int(input[1])] | t2[Int(input[2])] | t3[Int(input[3])]
+            seen |= value
+            UnsafeMutableRawPointer(out).storeBytes(of: (value << 8).bigEndian, as: UInt32.self)
+            input += 4
+            out += 3
+            quanta -= 1
+        }
+        if quanta == 1 {
+            let value =
+                t0[Int(input[0])] | t1[Int(input[1])] | t2[Int(input[2])] | t3[Int(input[3])]
+            seen |= value
+            out[0] = UInt8(truncatingIfNeeded: value >> 16)
+            out[1] = UInt8(truncatingIfNeeded: value >> 8)
+            out[2] = UInt8(truncatingIfNeeded: value)
+            input += 4
+            out += 3
+        }
+        switch unpaddedCount % 4 {
+        case 2:
+            let value = t0[Int(input[0])] | t1[Int(input[1])]
+            // Non-canonical trailing bits would make two different texts decode alike; reject them.
+            seen |= value & 0xFFFF == 0 ? value : invalidBit
+            out[0] = UInt8(truncatingIfNeeded: value >> 16)
+        case 3:
+            let value = t0[Int(input[0])] | t1[Int(input[1])] | t2[Int(input[2])]
+            seen |= value & 0xFF == 0 ? value : invalidBit
+            out[0] = UInt8(truncatingIfNeeded: value >> 16)
+            out[1] = UInt8(truncatingIfNeeded: value >> 8)
+        default:
+            break
+        }
+        return seen & invalidBit == 0
+    }
+
     /// Decodes `encoded` and appends the bytes to `output`. Returns the number of bytes appended,
     /// or nil (leaving `output` unchanged) when the text is not valid base64.
     @discardableResult
@@ -29,46 +106,27 @@ public enum Base64 {
     }
 
     public static func decode(_ encoded: UnsafeBufferPointer<UInt8>, appendingTo output: inout [UInt8]) -> Int? {
-        var count = encoded.count
-        if count % 4 == 0, count > 0 {
-            if encoded[count - 1] == UInt8(ascii: "=") { count -= 1 }
-            if encoded[count - 1] == UInt8(ascii: "=") { count -= 1 }
-        }
-        guard let length = decodedLength(unpaddedCount: count) else { return nil }
+        guard let base = encoded.baseAddress else { return 0 }
+        guard let (unpaddedCount, length) = measure(base, count: encoded.count) else { return nil }
         let start = output.count
         // Grow geometrically: reserving exactly `start + length` on every call would reallocate a
         // batch's shared buffer once per record.
         if output.capacity < start + length { output.reserveCapacity(max(start + length, output.capacity * 2)) }
-        var index = 0
-        while index + 4 <= count {
-            let a = table[Int(encoded[index])]
-            let b = table[Int(encoded[index + 1])]
-            let c = table[Int(encoded[index + 2])]
-            let d = table[Int(encoded[index + 3])]
-            guard (a | b | c | d) & 0xC0 == 0 else {
-                output.removeSubrange(start...)
-                return nil
+        // Array offers no way to write into spare capacity in place, so extend it with zeros (a memset)
+        // and decode over them.
+        output.append(contentsOf: repeatElement(0, count: length))
+        let valid = decodeTables.withUnsafeBufferPointer { tables in
+            output.withUnsafeMutableBufferPointer { buffer in
+                decode(
+                    base, unpaddedCount: unpaddedCount, into: buffer.baseAddress! + start,
+                    tables: tables.baseAddress!)
             }
-            output.append((a << 2) | (b >> 4))
-            output.append((b << 4) | (c >> 2))
-            output.append((c << 6) | d)
-            index += 4
         }
-        let remaining = count - index
-        if remaining >= 2 {
-            let a = table[Int(encoded[index])]
-            let b = table[Int(encoded[index + 1])]
-            let c = remaining == 3 ? table[Int(encoded[index + 2])] : 0
-            // Non-canonical trailing bits would make two different texts decode alike; reject them.
-            let unusedBits = remaining == 2 ? b & 0x0F : c & 0x03
-            guard (a | b | c) & 0xC0 == 0, unusedBits == 0 else {
-                output.removeSubrange(start...)
-                return nil
-            }
-            output.append((a << 2) | (b >> 4))
-            if remaining == 3 { output.append((b << 4) | (c >> 2)) }
+        guard valid else {
+            output.removeSubrange(start...)
+            return nil
         }
-        return output.count - start
+        return length
     }
 
     /// Standard base64 with padding.

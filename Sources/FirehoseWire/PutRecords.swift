@@ -13,6 +13,12 @@ public struct RecordBatch: Sendable, Equatable {
 
     public init() {}
 
+    /// Records already laid out by a decoder: `ends` ascending, the last one `storage.count`.
+    init(storage: [UInt8], ends: [Int]) {
+        self.storage = storage
+        self.ends = ends
+    }
+
     public init(_ records: [[UInt8]]) {
         for record in records { append(record) }
     }
@@ -59,6 +65,51 @@ public struct PutRecordsRequest: Sendable, Equatable {
 
     /// Decodes a PutRecord body: `{"DeliveryStreamName": "...", "Record": {"Data": "<base64>"}}`.
     public static func decodePutRecord(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
+        if let request = try decodePutRecordFast(body) { return request }
+        return try decodePutRecordReference(body)
+    }
+
+    /// Decodes a PutRecordBatch body and enforces the per-record and record-count limits. The 4 MiB
+    /// total is left to the caller, because AWS reports it after resolving the stream.
+    public static func decodePutRecordBatch(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
+        if let request = try decodePutRecordBatchFast(body) { return request }
+        return try decodePutRecordBatchReference(body)
+    }
+
+    // MARK: Fast path
+
+    /// The scanner's answer for a PutRecord body, or nil when the body is outside what it handles.
+    /// Checks in the reference's order: the JSON, then base64 (which throws), then the violations.
+    static func decodePutRecordFast(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest? {
+        guard let scanned = PutRecordsScanner.scan(body, batch: false) else { return nil }
+        if scanned.firstInvalidBase64 != nil { throw invalidBase64(path: "record") }
+        var violations = ServiceLimits.streamNameViolations(scanned.deliveryStreamName)
+        if scanned.entryCount == nil { violations.append(.missing("record")) }
+        violations += scanned.entryViolations
+        if !violations.isEmpty { throw .validation(violations) }
+        return PutRecordsRequest(deliveryStreamName: scanned.deliveryStreamName!, records: scanned.records)
+    }
+
+    /// The scanner's answer for a PutRecordBatch body, or nil when the body is outside what it handles.
+    static func decodePutRecordBatchFast(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest? {
+        guard let scanned = PutRecordsScanner.scan(body, batch: true) else { return nil }
+        if let index = scanned.firstInvalidBase64 { throw invalidBase64(path: entryPath(index)) }
+        var violations = ServiceLimits.streamNameViolations(scanned.deliveryStreamName)
+        if let count = scanned.entryCount {
+            if let violation = recordCountViolation(count) { violations.append(violation) }
+        } else {
+            violations.append(.missing("records"))
+        }
+        violations += scanned.entryViolations
+        if !violations.isEmpty { throw .validation(violations) }
+        return PutRecordsRequest(deliveryStreamName: scanned.deliveryStreamName!, records: scanned.records)
+    }
+
+    // MARK: Reference path
+
+    /// `JSONDecoder` into Codable shapes: the behaviour the fast path must reproduce, and the decoder of
+    /// every body it does not handle.
+    static func decodePutRecordReference(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
         let shape = try decodeJSON(PutRecordShape.self, from: body)
         var violations = ServiceLimits.streamNameViolations(shape.DeliveryStreamName)
         var records = RecordBatch()
@@ -71,27 +122,16 @@ public struct PutRecordsRequest: Sendable, Equatable {
         return PutRecordsRequest(deliveryStreamName: shape.DeliveryStreamName!, records: records)
     }
 
-    /// Decodes a PutRecordBatch body and enforces the per-record and record-count limits. The 4 MiB
-    /// total is left to the caller, because AWS reports it after resolving the stream.
-    public static func decodePutRecordBatch(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
+    static func decodePutRecordBatchReference(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
         let shape = try decodeJSON(PutRecordBatchShape.self, from: body)
         var violations = ServiceLimits.streamNameViolations(shape.DeliveryStreamName)
         var records = RecordBatch()
         if let entries = shape.Records {
-            if entries.isEmpty {
-                violations.append(
-                    ValidationViolation(
-                        value: "[]", path: "records", constraint: "Member must have length greater than or equal to 1"))
-            } else if entries.count > ServiceLimits.maxBatchRecords {
-                violations.append(
-                    ValidationViolation(
-                        value: "[\(entries.count) records]", path: "records",
-                        constraint: "Member must have length less than or equal to \(ServiceLimits.maxBatchRecords)"))
-            }
+            if let violation = recordCountViolation(entries.count) { violations.append(violation) }
             // Past the limit the request is refused anyway; checking each entry would only let a
             // hostile batch buy work.
             for (index, entry) in entries.prefix(ServiceLimits.maxBatchRecords).enumerated() {
-                let path = "records.\(index + 1).member"
+                let path = entryPath(index)
                 guard let entry else {
                     violations.append(.missing(path))
                     continue
@@ -112,18 +152,41 @@ public struct PutRecordsRequest: Sendable, Equatable {
             violations.append(.missing("\(path).data"))
             return
         }
-        guard let size = records.appendBase64(data) else {
-            // AWS reports an undecodable blob as a SerializationException, not a constraint violation.
-            throw .serialization("Value at '\(path).data' is not valid base64.")
-        }
+        guard let size = records.appendBase64(data) else { throw invalidBase64(path: path) }
         if size > ServiceLimits.maxRecordBytes {
             records.removeLast()
-            // AWS's validator prints the Java buffer it decoded into; matching it keeps log-scrapers working.
-            violations.append(
-                ValidationViolation(
-                    value: "java.nio.HeapByteBuffer[pos=0 lim=\(size) cap=\(size)]", path: "\(path).data",
-                    constraint: "Member must have length less than or equal to \(ServiceLimits.maxRecordBytes)"))
+            violations.append(oversizedRecord(size: size, path: path))
         }
+    }
+
+    // MARK: Messages both paths share
+
+    /// `records.N.member`, 1-based as AWS reports it.
+    static func entryPath(_ index: Int) -> String { "records.\(index + 1).member" }
+
+    static func recordCountViolation(_ count: Int) -> ValidationViolation? {
+        if count == 0 {
+            return ValidationViolation(
+                value: "[]", path: "records", constraint: "Member must have length greater than or equal to 1")
+        }
+        if count > ServiceLimits.maxBatchRecords {
+            return ValidationViolation(
+                value: "[\(count) records]", path: "records",
+                constraint: "Member must have length less than or equal to \(ServiceLimits.maxBatchRecords)")
+        }
+        return nil
+    }
+
+    /// AWS reports an undecodable blob as a SerializationException, not a constraint violation.
+    static func invalidBase64(path: String) -> FirehoseError {
+        .serialization("Value at '\(path).data' is not valid base64.")
+    }
+
+    /// AWS's validator prints the Java buffer it decoded into; matching it keeps log-scrapers working.
+    static func oversizedRecord(size: Int, path: String) -> ValidationViolation {
+        ValidationViolation(
+            value: "java.nio.HeapByteBuffer[pos=0 lim=\(size) cap=\(size)]", path: "\(path).data",
+            constraint: "Member must have length less than or equal to \(ServiceLimits.maxRecordBytes)")
     }
 
     private static func decodeJSON<Shape: Decodable>(_ type: Shape.Type, from body: [UInt8]) throws(FirehoseError)

@@ -89,3 +89,108 @@ struct Base64Tests {
         }
     }
 }
+
+/// The decoder before it moved to pre-shifted tables and unchecked pointers, kept verbatim as the
+/// reference for exactly which texts are accepted and what they decode to.
+private func referenceDecode(_ encoded: [UInt8], appendingTo output: inout [UInt8]) -> Int? {
+    var table = [UInt8](repeating: 0xFF, count: 256)
+    for (index, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+        table[Int(character)] = UInt8(index)
+    }
+    var count = encoded.count
+    if count % 4 == 0, count > 0 {
+        if encoded[count - 1] == UInt8(ascii: "=") { count -= 1 }
+        if encoded[count - 1] == UInt8(ascii: "=") { count -= 1 }
+    }
+    guard count % 4 != 1 else { return nil }
+    let start = output.count
+    var index = 0
+    while index + 4 <= count {
+        let a = table[Int(encoded[index])]
+        let b = table[Int(encoded[index + 1])]
+        let c = table[Int(encoded[index + 2])]
+        let d = table[Int(encoded[index + 3])]
+        guard (a | b | c | d) & 0xC0 == 0 else {
+            output.removeSubrange(start...)
+            return nil
+        }
+        output.append((a << 2) | (b >> 4))
+        output.append((b << 4) | (c >> 2))
+        output.append((c << 6) | d)
+        index += 4
+    }
+    let remaining = count - index
+    if remaining >= 2 {
+        let a = table[Int(encoded[index])]
+        let b = table[Int(encoded[index + 1])]
+        let c = remaining == 3 ? table[Int(encoded[index + 2])] : 0
+        let unusedBits = remaining == 2 ? b & 0x0F : c & 0x03
+        guard (a | b | c) & 0xC0 == 0, unusedBits == 0 else {
+            output.removeSubrange(start...)
+            return nil
+        }
+        output.append((a << 2) | (b >> 4))
+        if remaining == 3 { output.append((b << 4) | (c >> 2)) }
+    }
+    return output.count - start
+}
+
+@Suite("Base64 decoding matches the reference decoder")
+struct Base64ReferenceTests {
+    /// Every text of up to 4 characters over a small alphabet that mixes valid characters (with and
+    /// without set trailing bits), padding and junk: all placements of `=` and every length remainder.
+    @Test("Exhaustively for short texts")
+    func exhaustiveShort() {
+        let alphabet = Array("AQgw/+=$".utf8) + [0x00, 0x80, 0xFF]
+        var texts: [[UInt8]] = [[]]
+        var frontier: [[UInt8]] = [[]]
+        for _ in 1...4 {
+            frontier = frontier.flatMap { text in alphabet.map { text + [$0] } }
+            texts += frontier
+        }
+        for text in texts {
+            expectSameAsReference(text)
+        }
+    }
+
+    /// Long valid texts with one edit each (a junk byte, a `=`, a dropped or added character), so the
+    /// bad spot falls in the many-quanta loop, the last full quantum and the tail alike.
+    @Test("Long texts with one edit anywhere")
+    func editedLong() {
+        var generator = SeededGenerator(seed: 0xED17)
+        let edits: [UInt8] = Array("=A/+-_ \n\\\"".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xFF]
+        for round in 0..<3_000 {
+            let length = round < 200 ? round % 40 : Int.random(in: 0...600, using: &generator)
+            var text = Array(Base64.encode(generator.bytes(length)).utf8)
+            if round % 5 == 0 { text = Array(text.prefix { $0 != UInt8(ascii: "=") }) }
+            let position = text.isEmpty ? 0 : Int.random(in: 0..<text.count, using: &generator)
+            switch round % 4 {
+            case 0 where !text.isEmpty: text[position] = edits.randomElement(using: &generator)!
+            case 1: text.insert(edits.randomElement(using: &generator)!, at: position)
+            case 2 where !text.isEmpty: text.remove(at: position)
+            default: break
+            }
+            expectSameAsReference(text)
+        }
+    }
+
+    @Test("Non-canonical trailing bits are refused for every last character")
+    func trailingBits() {
+        for character in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8 {
+            for prefix in ["Q", "QU", "QUJDQ", "QUJDQU"] {
+                expectSameAsReference(Array(prefix.utf8) + [character])
+                expectSameAsReference(
+                    Array(prefix.utf8) + [character] + Array(repeating: UInt8(ascii: "="), count: 3 - prefix.count % 4))
+            }
+        }
+    }
+
+    private func expectSameAsReference(_ text: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+        var expected: [UInt8] = [1, 2]
+        var actual: [UInt8] = [1, 2]
+        let expectedCount = referenceDecode(text, appendingTo: &expected)
+        let actualCount = Base64.decode(text, appendingTo: &actual)
+        #expect(actualCount == expectedCount, "\(text)", sourceLocation: sourceLocation)
+        #expect(actual == expected, "\(text)", sourceLocation: sourceLocation)
+    }
+}
