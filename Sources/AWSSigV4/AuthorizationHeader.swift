@@ -9,8 +9,72 @@ struct AuthorizationHeader: Sendable {
     var credential: Substring?
     var signedHeaders: Substring?
     var signature: Substring?
+    /// Every value is then ASCII too, so it can be split by bytes (see `ASCII.split`).
+    var isASCII = false
 
     init(parsing raw: String) throws(SigV4Error) {
+        if ASCII.isASCII(raw) {
+            try self.init(parsingASCII: raw)
+        } else {
+            try self.init(parsingCharacters: raw)
+        }
+    }
+
+    /// The same grammar over bytes, for the headers every client sends. In ASCII text each byte is one
+    /// `Character` (CR LF, the one exception, is whitespace either way) and `Character.isWhitespace`
+    /// holds for exactly `ASCII.isWhitespace`, so this splits exactly as the `Character` parse does,
+    /// without looking up Unicode properties for every character.
+    init(parsingASCII raw: String) throws(SigV4Error) {
+        var raw = raw
+        self.raw = raw
+        self.isASCII = true
+        // Offsets into the contiguous UTF-8, turned into `Substring`s only for the words kept.
+        let words = raw.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count, ASCII.isWhitespace(bytes[index]) { index += 1 }
+            let algorithmStart = index
+            while index < bytes.count, !ASCII.isWhitespace(bytes[index]) { index += 1 }
+            var words = [(start: algorithmStart, equals: -1, end: index)]
+            while true {
+                while index < bytes.count, ASCII.isWhitespace(bytes[index]) || bytes[index] == ASCII.comma {
+                    index += 1
+                }
+                guard index < bytes.count else { break }
+                let start = index
+                var equals = -1
+                while index < bytes.count, !ASCII.isWhitespace(bytes[index]), bytes[index] != ASCII.comma {
+                    if equals < 0, bytes[index] == ASCII.equals { equals = index }
+                    index += 1
+                }
+                words.append((start, equals, index))
+            }
+            return words
+        }
+        let utf8 = raw.utf8
+        func text(_ start: Int, _ end: Int) -> Substring {
+            Substring(utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)])
+        }
+        self.algorithm = text(words[0].start, words[0].end)
+        for word in words.dropFirst() {
+            guard word.equals >= 0 else {
+                throw .incomplete(
+                    "'\(text(word.start, word.end))' not a valid key=value pair (missing equal-sign) in Authorization header: '\(raw)'."
+                )
+            }
+            let key = text(word.start, word.equals)
+            let value = text(word.equals + 1, word.end)
+            switch key.utf8.count {
+            case 10 where key == "Credential": try Self.set(&credential, value, name: "Credential", raw: raw)
+            case 13 where key == "SignedHeaders": try Self.set(&signedHeaders, value, name: "SignedHeaders", raw: raw)
+            case 9 where key == "Signature": try Self.set(&signature, value, name: "Signature", raw: raw)
+            default: continue
+            }
+        }
+    }
+
+    /// The reference grammar, over `Character`s: still the parser for a header with non-ASCII text,
+    /// where Unicode whitespace and grapheme clusters decide how words split.
+    init(parsingCharacters raw: String) throws(SigV4Error) {
         self.raw = raw
         let trimmed = raw.drop(while: { $0.isWhitespace })
         let algorithmEnd = trimmed.firstIndex(where: { $0.isWhitespace }) ?? trimmed.endIndex

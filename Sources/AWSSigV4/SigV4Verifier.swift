@@ -43,9 +43,7 @@ public struct SigV4Verifier: Sendable {
     /// - Throws: `SigV4Error` with the code and message AWS would answer (all HTTP 400).
     public func verify(_ request: SigV4Request, now: Date) throws(SigV4Error) -> AWSCredentials {
         let authorizationValues = request.values(of: "authorization")
-        guard let rawAuthorization = authorizationValues.first,
-            rawAuthorization.contains(where: { !$0.isWhitespace })
-        else {
+        guard let rawAuthorization = authorizationValues.first, ASCII.containsNonWhitespace(rawAuthorization) else {
             throw .missingAuthenticationToken
         }
         guard authorizationValues.count == 1 else {
@@ -96,7 +94,9 @@ public struct SigV4Verifier: Sendable {
         }
         try checkSkew(timestamp, now: now)
 
-        let signedHeaderNames = signedHeaders.split(separator: ";")
+        let signedHeaderNames =
+            authorization.isASCII
+            ? ASCII.split(signedHeaders, separator: ASCII.semicolon) : signedHeaders.split(separator: ";")
         guard signedHeaderNames.contains(where: { ASCII.equalsIgnoringCase($0.utf8, lowercased: "host".utf8) }) else {
             throw .invalid("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
         }
@@ -107,7 +107,7 @@ public struct SigV4Verifier: Sendable {
             )
         }
 
-        let scope = try checkScope(credential, timestamp: timestamp)
+        let scope = try checkScope(credential, isASCII: authorization.isASCII, timestamp: timestamp)
 
         guard let credentials = lookup(scope.accessKeyId) else {
             throw .unrecognizedClient
@@ -163,8 +163,11 @@ public struct SigV4Verifier: Sendable {
         let tolerance = Double(seconds) + Double(attoseconds) / 1e18
         let nowSeconds = now.timeIntervalSince1970
         let requestSeconds = Double(timestamp.secondsSince1970)
-        let toleranceText = seconds % 60 == 0 && attoseconds == 0 ? "\(seconds / 60) min." : "\(seconds) sec."
-        let nowText = AMZTimestamp(now).iso8601Basic
+        // Only a rejection needs the texts; a request within the window should not pay for them.
+        var toleranceText: String {
+            seconds % 60 == 0 && attoseconds == 0 ? "\(seconds / 60) min." : "\(seconds) sec."
+        }
+        var nowText: String { AMZTimestamp(now).iso8601Basic }
 
         if requestSeconds < nowSeconds - tolerance {
             let earliest = AMZTimestamp(Date(timeIntervalSince1970: nowSeconds - tolerance)).iso8601Basic
@@ -187,13 +190,23 @@ public struct SigV4Verifier: Sendable {
         var scope: String
     }
 
-    private func checkScope(_ credential: Substring, timestamp: AMZTimestamp) throws(SigV4Error) -> Scope {
+    private func checkScope(_ credential: Substring, isASCII: Bool, timestamp: AMZTimestamp) throws(SigV4Error)
+        -> Scope
+    {
         // AWS ignores trailing slashes here.
         var trimmed = credential
-        while trimmed.last == "/" {
-            trimmed = trimmed.dropLast()
+        let parts: [Substring]
+        if isASCII {
+            while trimmed.utf8.last == ASCII.slash {
+                trimmed = Substring(trimmed.utf8.dropLast())
+            }
+            parts = ASCII.split(trimmed, separator: ASCII.slash, omittingEmptySubsequences: false)
+        } else {
+            while trimmed.last == "/" {
+                trimmed = trimmed.dropLast()
+            }
+            parts = trimmed.split(separator: "/", omittingEmptySubsequences: false)
         }
-        let parts = trimmed.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5 else {
             throw .incomplete(
                 "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '\(credential)'"
@@ -228,10 +241,5 @@ public struct SigV4Verifier: Sendable {
 }
 
 extension String {
-    fileprivate var trimmed: String {
-        var view = self[...]
-        while view.first?.isWhitespace == true { view = view.dropFirst() }
-        while view.last?.isWhitespace == true { view = view.dropLast() }
-        return String(view)
-    }
+    fileprivate var trimmed: String { ASCII.trimmingWhitespace(self) }
 }

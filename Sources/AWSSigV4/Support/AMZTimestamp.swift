@@ -138,14 +138,15 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
         return value
     }
 
+    /// The last `count` decimal digits of `value`, most significant first. Digit by digit from the
+    /// top, so that formatting a timestamp (on every request) allocates nothing.
     private static func appendDigits(_ value: Int64, count: Int, to out: inout [UInt8]) {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: count)
-        var remaining = value
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            digits[index] = UInt8(0x30 + remaining % 10)
-            remaining /= 10
+        var divisor: Int64 = 1
+        for _ in 1..<count { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(0x30 + value / divisor % 10))
+            divisor /= 10
         }
-        out.append(contentsOf: digits)
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {

@@ -24,6 +24,56 @@ enum ASCII {
         byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)
     }
 
+    /// Whether every byte is ASCII. Then each byte is one `Character` (but CR LF, whitespace either way)
+    /// and `Character.isWhitespace` agrees with `isWhitespace`, so byte loops can stand in for
+    /// `Character` ones, which look up Unicode properties per character.
+    static func isASCII(_ text: String) -> Bool {
+        // OR-ing whole buffer lets the loop vectorize; native strings are always contiguous.
+        let contiguous = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.reduce(0, |) < 0x80
+        }
+        return contiguous ?? text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// `text.split(separator: Character(separator), omittingEmptySubsequences:)` for ASCII `text`, where
+    /// each byte is one `Character` and splitting needs no grapheme breaking.
+    static func split(_ text: Substring, separator: UInt8, omittingEmptySubsequences: Bool = true) -> [Substring] {
+        let bytes = text.utf8
+        var parts: [Substring] = []
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == separator {
+                if !omittingEmptySubsequences || start < index { parts.append(Substring(bytes[start..<index])) }
+                start = bytes.index(after: index)
+            }
+            bytes.formIndex(after: &index)
+        }
+        if !omittingEmptySubsequences || start < index { parts.append(Substring(bytes[start..<index])) }
+        return parts
+    }
+
+    /// `text.contains { !$0.isWhitespace }`.
+    static func containsNonWhitespace(_ text: String) -> Bool {
+        isASCII(text) ? text.utf8.contains { !isWhitespace($0) } : text.contains { !$0.isWhitespace }
+    }
+
+    /// `text` without leading and trailing `Character.isWhitespace` characters.
+    static func trimmingWhitespace(_ text: String) -> String {
+        guard isASCII(text) else {
+            var view = text[...]
+            while view.first?.isWhitespace == true { view = view.dropFirst() }
+            while view.last?.isWhitespace == true { view = view.dropLast() }
+            return String(view)
+        }
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }),
+            let last = bytes.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        if first == bytes.startIndex, last == bytes.index(before: bytes.endIndex) { return text }
+        return String(Substring(bytes[first...last]))
+    }
+
     @inline(__always)
     static func isDigit(_ byte: UInt8) -> Bool {
         byte &- 0x30 < 10
@@ -31,6 +81,8 @@ enum ASCII {
 
     /// Compares a header name as received with a name already in lowercase.
     static func equalsIgnoringCase(_ name: String, lowercased other: String) -> Bool {
+        // Most headers differ in length from the one looked for; `utf8.count` of a native string is O(1).
+        guard name.utf8.count == other.utf8.count else { return false }
         var lhs = name.utf8.makeIterator()
         var rhs = other.utf8.makeIterator()
         while true {
