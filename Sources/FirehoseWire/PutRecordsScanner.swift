@@ -219,34 +219,56 @@ enum PutRecordsScanner {
             } else {
                 // The reference decodes no further after an invalid record, but the text must still
                 // be a string it would read the same way.
-                guard isPlain(start..<end) else { return false }
+                guard isPlain(start..<end) || unescapingSlashes(start..<end) != nil else { return false }
             }
             skipWhitespace()
             return consume(UInt8(ascii: "}"))
         }
 
-        /// Decodes one record into the output; false when the text is not a plain string (the subset's
-        /// only way out here).
+        /// Decodes one record into the output; false when the text leaves the subset.
         private mutating func decodeRecord(_ range: Range<Int>, index: Int, path: () -> String) -> Bool {
-            let text = input + range.lowerBound
             // A valid base64 text is all alphabet and padding, so it is also a plain JSON string that
             // decodes to these very bytes; only a failure needs the closer look.
-            if let (unpaddedCount, length) = Base64.measure(text, count: range.count) {
-                // Holds by construction (see `scan`); checked because the writes below are unchecked.
-                guard written + length <= capacity else { return false }
-                if Base64.decode(text, unpaddedCount: unpaddedCount, into: output + written, tables: tables) {
-                    if length > ServiceLimits.maxRecordBytes {
-                        entryViolations.append(PutRecordsRequest.oversizedRecord(size: length, path: path()))
-                    } else {
-                        written += length
-                        ends.append(written)
-                    }
-                    return true
-                }
+            switch decodeBase64(input + range.lowerBound, count: range.count, path: path) {
+            case .decoded: return true
+            case .noRoom: return false
+            case .invalid: break
             }
-            guard isPlain(range) else { return false }
-            firstInvalidBase64 = index
-            return true
+            if isPlain(range) {
+                firstInvalidBase64 = index
+                return true
+            }
+            // Some JSON encoders write every "/" as "\/", the one escape a base64 text can need.
+            guard let text = unescapingSlashes(range) else { return false }
+            let result = text.withUnsafeBufferPointer { text in
+                decodeBase64(text.baseAddress!, count: text.count, path: path)
+            }
+            switch result {
+            case .decoded: return true
+            case .noRoom: return false
+            case .invalid:
+                firstInvalidBase64 = index
+                return true
+            }
+        }
+
+        private enum Decoded { case decoded, invalid, noRoom }
+
+        /// Decodes base64 text into the output, or reports an oversized record in its place.
+        private mutating func decodeBase64(_ text: UnsafePointer<UInt8>, count: Int, path: () -> String) -> Decoded {
+            guard let (unpaddedCount, length) = Base64.measure(text, count: count) else { return .invalid }
+            // Holds by construction (see `scan`); checked because the writes below are unchecked.
+            guard written + length <= capacity else { return .noRoom }
+            guard Base64.decode(text, unpaddedCount: unpaddedCount, into: output + written, tables: tables) else {
+                return .invalid
+            }
+            if length > ServiceLimits.maxRecordBytes {
+                entryViolations.append(PutRecordsRequest.oversizedRecord(size: length, path: path()))
+            } else {
+                written += length
+                ends.append(written)
+            }
+            return .decoded
         }
 
         // MARK: Lexing
@@ -284,6 +306,27 @@ enum PutRecordsScanner {
                 if byte < 0x20 || byte >= 0x7F || byte == backslash { return false }
             }
             return true
+        }
+
+        /// The value of a string whose only escape is `\/`, or nil for any other escape or a byte that
+        /// `isPlain` refuses.
+        private func unescapingSlashes(_ range: Range<Int>) -> [UInt8]? {
+            var value: [UInt8] = []
+            value.reserveCapacity(range.count)
+            var index = range.lowerBound
+            while index < range.upperBound {
+                let byte = input[index]
+                if byte == backslash {
+                    guard index + 1 < range.upperBound, input[index + 1] == UInt8(ascii: "/") else { return nil }
+                    value.append(UInt8(ascii: "/"))
+                    index += 2
+                } else {
+                    guard byte >= 0x20, byte < 0x7F else { return nil }
+                    value.append(byte)
+                    index += 1
+                }
+            }
+            return value
         }
 
         /// The index of the next `"` from the position, eight bytes at a time: records are long.
