@@ -66,10 +66,19 @@ public struct APIResponse: Sendable {
 
 extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count
-            && zip(utf8, other.utf8).allSatisfy { a, b in
-                a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
+        guard utf8.count == other.utf8.count else { return false }
+        // Header names are native strings: compare their bytes in place (several lookups per request).
+        let contiguous = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                zip(a, b).allSatisfy(Self.sameIgnoringASCIICase)
             }
+        }
+        if let contiguous, let equal = contiguous { return equal }
+        return zip(utf8, other.utf8).allSatisfy(Self.sameIgnoringASCIICase)
+    }
+
+    private static func sameIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
     }
 
     /// `%XX` and `+` decoding for query values; invalid escapes are kept as written.

@@ -56,6 +56,7 @@ public final class FirehoseAPI: Sendable {
     let clock: any SinkClock
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
+    private let requestIDs = RequestIDGenerator()
 
     public init(configuration: Configuration, sink: FirehoseSink, clock: any SinkClock = SystemClock(), logger: Logger)
     {
@@ -78,14 +79,18 @@ public final class FirehoseAPI: Sendable {
     }
 
     public func handle(_ request: APIRequest) async -> APIResponse {
-        let requestID = UUID().uuidString.lowercased()
+        let requestID = requestIDs.next()
         if request.path.hasPrefix("/_local/") || request.path == "/_local" {
             return await LocalEndpoints(api: self).handle(request, requestID: requestID)
         }
         let started = ContinuousClock.now
-        let operation = (try? FirehoseOperation(target: request.header("x-amz-target")))?.rawValue ?? "unknown"
+        // Parsed once: the metrics label needs it even when the request fails before dispatch.
+        let target = Result { () throws(FirehoseError) in
+            try FirehoseOperation(target: request.header("x-amz-target"))
+        }
+        let operation = try? target.get()
         do {
-            let response = try await handleFirehose(request, requestID: requestID)
+            let response = try await handleFirehose(request, operation: target, requestID: requestID)
             metrics.requestFinished(
                 operation: operation, errorCode: nil, durationSeconds: Self.seconds(since: started))
             return response
@@ -102,7 +107,9 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    private func handleFirehose(_ request: APIRequest, requestID: String) async throws(FirehoseError) -> APIResponse {
+    private func handleFirehose(
+        _ request: APIRequest, operation target: Result<FirehoseOperation, FirehoseError>, requestID: String
+    ) async throws(FirehoseError) -> APIResponse {
         guard request.body.count <= configuration.maxBodyBytes else {
             throw .requestTooLarge(limit: configuration.maxBodyBytes)
         }
@@ -120,12 +127,15 @@ public final class FirehoseAPI: Sendable {
             throw .unknownOperation(
                 "firehose-local serves the Firehose API as POST / (got \(request.method) \(request.path)).")
         }
-        guard FirehoseOperation.isAcceptedContentType(request.header("content-type")) else {
+        let contentType = request.header("content-type")
+        // What SDKs send matches exactly; only variants need parsing.
+        guard contentType == FirehoseOperation.contentType || FirehoseOperation.isAcceptedContentType(contentType)
+        else {
             throw .unknownOperation(
-                "Unsupported Content-Type '\(request.header("content-type") ?? "")': Firehose expects \(FirehoseOperation.contentType)."
+                "Unsupported Content-Type '\(contentType ?? "")': Firehose expects \(FirehoseOperation.contentType)."
             )
         }
-        let operation = try FirehoseOperation(target: request.header("x-amz-target"))
+        let operation = try target.get()
         let body = try decodedBody(request)
         switch operation {
         case .putRecord:
@@ -219,20 +229,96 @@ public final class FirehoseAPI: Sendable {
 
 /// Opaque, unique record ids: a random per-process part and a counter, rendered as digits like AWS's.
 final class RecordIDGenerator: Sendable {
-    private let processPart: String
+    private let processPart: [UInt8]
     private let counter = Atomic<UInt64>(0)
 
     init() {
-        processPart = Self.digits(UInt64.random(in: 0...UInt64.max), width: 20)
+        processPart = Self.digits(UInt64.random(in: 0...UInt64.max))
+    }
+
+    /// 40 digits: the process part, then the counter zero-padded to 20 digits.
+    func next() -> String {
+        let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        return String(unsafeUninitializedCapacity: 40) { output in
+            _ = output.initialize(from: processPart)
+            Self.writeDigits(value, into: UnsafeMutableBufferPointer(rebasing: output[20..<40]))
+            return 40
+        }
+    }
+
+    private static func digits(_ value: UInt64) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 20) { output, count in
+            writeDigits(value, into: output)
+            count = 20
+        }
+    }
+
+    /// `value` in decimal, zero-padded to the buffer's 20 bytes (UInt64.max has 20 digits).
+    private static func writeDigits(_ value: UInt64, into output: UnsafeMutableBufferPointer<UInt8>) {
+        var rest = value
+        for index in stride(from: 19, through: 0, by: -1) {
+            output[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+    }
+}
+
+/// `x-amzn-RequestId` values: version 4 UUIDs in lowercase, as AWS sends, without a system call per
+/// request (`UUID()` opens, reads and closes /dev/urandom every time). 60 random bits fixed per process
+/// and a 62-bit bijective scramble of a counter: unique within the process, and unpredictable enough
+/// for what they are, ids to quote in a bug report.
+final class RequestIDGenerator: Sendable {
+    private let high: UInt64
+    private let salt: UInt64
+    private let counter = Atomic<UInt64>(0)
+
+    private static let mask62: UInt64 = (1 << 62) - 1
+
+    init() {
+        var random = SystemRandomNumberGenerator()
+        // Version 4 in the high nibble of the third group.
+        high = (random.next() & ~0xF000) | 0x4000
+        salt = random.next()
     }
 
     func next() -> String {
-        let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return processPart + Self.digits(value, width: 20)
+        let count = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        // Each step is a bijection on 62 bits: xor-shift right, and multiplication by an odd number.
+        var x = (count &+ salt) & Self.mask62
+        x ^= x >> 31
+        x = (x &* 0x7FB5_D329_728E_A185) & Self.mask62
+        x ^= x >> 27
+        x = (x &* 0x81DA_DEF4_BC2D_D44D) & Self.mask62
+        x ^= x >> 33
+        // RFC 4122 variant: 10 in the two high bits of the fourth group.
+        return Self.format(high: high, low: x | (1 << 63))
     }
 
-    private static func digits(_ value: UInt64, width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
+    /// 8-4-4-4-12 lowercase hex.
+    static func format(high: UInt64, low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 36) { output in
+            var index = 0
+            func put(_ value: UInt64, nibbles: Int) {
+                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                    output[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+                    index += 1
+                }
+            }
+            func dash() {
+                output[index] = UInt8(ascii: "-")
+                index += 1
+            }
+            put(high >> 32, nibbles: 8)
+            dash()
+            put(high >> 16, nibbles: 4)
+            dash()
+            put(high, nibbles: 4)
+            dash()
+            put(low >> 48, nibbles: 4)
+            dash()
+            put(low, nibbles: 12)
+            return 36
+        }
     }
 }

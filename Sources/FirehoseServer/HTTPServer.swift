@@ -72,6 +72,9 @@ public struct FirehoseHTTPServer: Sendable {
         let logger = self.logger
         let host = configuration.host
         let idle = configuration.idleTimeout.components
+        // Hummingbird derives each request's logger from this one.
+        var requestLogger = logger
+        requestLogger.handler = DeferredMetadataLogHandler(wrapping: logger.handler)
         return Application(
             responder: FirehoseResponder(
                 api: api, bodyTimeout: configuration.bodyTimeout,
@@ -93,7 +96,7 @@ public struct FirehoseHTTPServer: Sendable {
                     ])
                 await onListening(host, port)
             },
-            logger: logger
+            logger: requestLogger
         )
     }
 }
@@ -125,8 +128,23 @@ struct FirehoseResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let limit = api.configuration.maxBodyBytes
-        // Refuse a declared oversize body before reading any of it.
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+        // One pass over the fields makes the API's header list and finds Content-Length.
+        // HTTP/1.1 `Host` arrives as the `:authority` pseudo-header; SigV4 signs it as `host`.
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(request.headers.count + 1)
+        if let authority = request.head.authority { headers.append(("host", authority)) }
+        var contentLength: String?
+        var contentLengthFields = 0
+        for field in request.headers {
+            headers.append((field.name.rawName, field.value))
+            if field.name == .contentLength {
+                contentLength = field.value
+                contentLengthFields += 1
+            }
+        }
+        // Refuse a declared oversize body before reading any of it. (Repeated fields would read as a
+        // list, which is no number.)
+        if contentLengthFields == 1, let declared = contentLength.flatMap({ Int($0) }), declared > limit {
             return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
         let body: [UInt8]
@@ -157,11 +175,6 @@ struct FirehoseResponder: HTTPResponder {
             return response
         }
         defer { budget.release(reserved) }
-        // HTTP/1.1 `Host` arrives as the `:authority` pseudo-header; SigV4 signs it as `host`.
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(request.headers.count + 1)
-        if let authority = request.head.authority { headers.append(("host", authority)) }
-        for field in request.headers { headers.append((field.name.rawName, field.value)) }
         let apiRequest = APIRequest(
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
         return Self.convert(await api.handle(apiRequest))
@@ -183,7 +196,8 @@ struct FirehoseResponder: HTTPResponder {
     /// The body is read in a task of its own because only cancelling the reading task stops a read
     /// that waits on the connection; the shared `deadlines` timer does that, with no timer per request.
     func collectBody(of request: Request, limit: Int) async -> BodyOutcome {
-        let reader = Task { [budget] in await Self.readBody(request.body, limit: limit, budget: budget) }
+        // Detached: reading needs none of the request task's locals, so none are copied.
+        let reader = Task.detached { [budget] in await Self.readBody(request.body, limit: limit, budget: budget) }
         let clock = deadlines.start(reader)
         let outcome = await withTaskCancellationHandler {
             await reader.value
@@ -226,10 +240,25 @@ struct FirehoseResponder: HTTPResponder {
         return outcome
     }
 
+    private static let requestIDField = HTTPField.Name("x-amzn-RequestId")!
+    private static let errorTypeField = HTTPField.Name("x-amzn-ErrorType")!
+
+    /// The header names the API answers with on every request, made once instead of validated and
+    /// lowercased per response.
+    private static func fieldName(_ name: String) -> HTTPField.Name? {
+        switch name {
+        case "Content-Type": .contentType
+        case "x-amzn-RequestId": requestIDField
+        case "x-amzn-ErrorType": errorTypeField
+        default: HTTPField.Name(name)
+        }
+    }
+
     static func convert(_ response: APIResponse) -> Response {
         var fields = HTTPFields()
+        fields.reserveCapacity(response.headers.count + 3)
         for (name, value) in response.headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            if let fieldName = fieldName(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         return Response(
             status: HTTPResponse.Status(code: response.status), headers: fields,

@@ -1,4 +1,5 @@
 import FirehoseSink
+import FirehoseWire
 import Prometheus
 import Synchronization
 
@@ -33,9 +34,12 @@ public final class FirehoseMetrics: Sendable {
         0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 900, 3600,
     ]
 
-    private struct RequestKey: Hashable {
-        var operation: String
-        var code: String
+    /// The series of one operation (nil: an unknown X-Amz-Target), made on first use so a scrape shows
+    /// only what was seen, then found without building or hashing label strings.
+    private struct OperationSeries {
+        var succeeded: Counter?
+        var failed: [String: Counter] = [:]
+        var duration: ValueHistogram
     }
 
     /// The per-stream series, made once so the request path only touches atomics.
@@ -47,8 +51,7 @@ public final class FirehoseMetrics: Sendable {
     }
 
     private struct State {
-        var requests: [RequestKey: Counter] = [:]
-        var durations: [String: ValueHistogram] = [:]
+        var operations: [FirehoseOperation?: OperationSeries] = [:]
         var streams: [String: StreamSeries] = [:]
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
         /// Buffer gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
@@ -70,31 +73,42 @@ public final class FirehoseMetrics: Sendable {
         MetricNameDescriptor(namespace: "firehose_local", metricName: name, unitName: unit, helpText: help)
     }
 
-    /// One Firehose API request answered: `operation` is the X-Amz-Target operation (or "unknown"),
+    /// One Firehose API request answered: `operation` is the X-Amz-Target operation (nil: "unknown"),
     /// `errorCode` nil for success.
-    func requestFinished(operation: String, errorCode: String?, durationSeconds: Double) {
-        let key = RequestKey(operation: operation, code: errorCode ?? Self.successCode)
+    func requestFinished(operation: FirehoseOperation?, errorCode: String?, durationSeconds: Double) {
         let (counter, histogram) = state.withLock { state -> (Counter, ValueHistogram) in
-            let counter =
-                state.requests[key]
-                ?? registry.makeCounter(
-                    descriptor: Self.descriptor(
-                        "requests", unit: "total",
-                        help: "Firehose API requests answered, by operation and error code (OK for success)."),
-                    labels: [("operation", key.operation), ("code", key.code)])
-            state.requests[key] = counter
-            let histogram =
-                state.durations[operation]
-                ?? registry.makeValueHistogram(
-                    descriptor: Self.descriptor(
-                        "request_duration", unit: "seconds",
-                        help: "Time from a Firehose API request's arrival (body read) to its answer."),
-                    labels: [("operation", operation)], buckets: Self.requestDurationBuckets)
-            state.durations[operation] = histogram
-            return (counter, histogram)
+            if let series = state.operations[operation] {
+                let existing: Counter?
+                if let errorCode { existing = series.failed[errorCode] } else { existing = series.succeeded }
+                if let existing { return (existing, series.duration) }
+            }
+            // The first request of this operation, or of this outcome.
+            var series = state.operations[operation] ?? OperationSeries(duration: makeDurationHistogram(operation))
+            let counter = makeRequestCounter(operation, code: errorCode ?? Self.successCode)
+            if let errorCode { series.failed[errorCode] = counter } else { series.succeeded = counter }
+            state.operations[operation] = series
+            return (counter, series.duration)
         }
         counter.increment()
         histogram.record(max(0, durationSeconds))
+    }
+
+    private static func label(_ operation: FirehoseOperation?) -> String { operation?.rawValue ?? "unknown" }
+
+    private func makeDurationHistogram(_ operation: FirehoseOperation?) -> ValueHistogram {
+        registry.makeValueHistogram(
+            descriptor: Self.descriptor(
+                "request_duration", unit: "seconds",
+                help: "Time from a Firehose API request's arrival (body read) to its answer."),
+            labels: [("operation", Self.label(operation))], buckets: Self.requestDurationBuckets)
+    }
+
+    private func makeRequestCounter(_ operation: FirehoseOperation?, code: String) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.descriptor(
+                "requests", unit: "total",
+                help: "Firehose API requests answered, by operation and error code (OK for success)."),
+            labels: [("operation", Self.label(operation)), ("code", code)])
     }
 
     func recordsReceived(stream: String, records: Int, bytes: Int) {

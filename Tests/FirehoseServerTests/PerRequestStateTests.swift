@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 @testable import FirehoseServer
@@ -49,5 +51,63 @@ struct PerRequestStateTests {
         #expect(!late.isCancelled)
         #expect(deadlines.finish(lateClock))
         late.cancel()
+    }
+
+    @Test func requestIDsAreLowercaseVersion4UUIDsAndUnique() {
+        let generator = RequestIDGenerator()
+        let ids = (0..<50_000).map { _ in generator.next() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(1_000) {
+            #expect(id.count == 36)
+            #expect(id == id.lowercased())
+            #expect(UUID(uuidString: id)?.uuidString.lowercased() == id)
+            let characters = Array(id)
+            #expect(characters[14] == "4")
+            #expect("89ab".contains(characters[19]))
+        }
+    }
+
+    @Test func requestIDsDifferBetweenGenerators() {
+        #expect(RequestIDGenerator().next() != RequestIDGenerator().next())
+    }
+
+    @Test func recordIDsAreTheProcessPartThenTheZeroPaddedCounter() {
+        let generator = RecordIDGenerator()
+        let first = generator.next()
+        let second = generator.next()
+        #expect(first.prefix(20) == second.prefix(20))
+        #expect(first.suffix(20) == "00000000000000000001")
+        #expect(second.suffix(20) == "00000000000000000002")
+    }
+
+    final class CapturedLines: TextOutputStream, Sendable {
+        let text = Mutex("")
+        func write(_ string: String) { text.withLock { $0 += string } }
+        /// The lines without their timestamps.
+        var lines: [Substring] {
+            text.withLock { $0 }.split(separator: "\n").map { $0.drop { $0 != " " } }
+        }
+    }
+
+    @Test func deferredMetadataPrintsTheSameLinesAsTheStreamHandler() {
+        let plain = CapturedLines()
+        let deferred = CapturedLines()
+        var base = Logger(label: "firehose-local") { StreamLogHandler(label: $0, stream: plain) }
+        base[metadataKey: "z"] = "base"
+        var wrapped = Logger(label: "firehose-local") { StreamLogHandler(label: $0, stream: deferred) }
+        wrapped[metadataKey: "z"] = "base"
+        wrapped.handler = DeferredMetadataLogHandler(wrapping: wrapped.handler)
+        for var logger in [base, wrapped] {
+            logger.info("no request metadata")
+            logger[metadataKey: "hb.request.id"] = "0123abcd"
+            logger.info("with request metadata")
+            logger.warning("and explicit", metadata: ["a": "explicit", "hb.request.id": "overridden"])
+            logger.debug("below the level")
+            #expect(logger[metadataKey: "hb.request.id"] == "0123abcd")
+            #expect(logger[metadataKey: "z"] == "base")
+        }
+        #expect(deferred.lines == plain.lines)
+        #expect(plain.lines.count == 3)
+        #expect(plain.lines.last?.contains("a=explicit hb.request.id=overridden z=base") == true)
     }
 }
