@@ -33,7 +33,7 @@ public struct FirehoseClient: Sendable {
             endpoint: URL,
             region: String,
             credentialsProvider: any CredentialsProvider,
-            transport: any HTTPTransport = URLSessionTransport(),
+            transport: any HTTPTransport = DefaultTransport(),
             gzipRequestBodies: Bool = false,
             gzipLevel: Int32 = 6,
             timeout: Duration = .seconds(30),
@@ -68,7 +68,7 @@ public struct FirehoseClient: Sendable {
 
     public init(
         endpoint: URL, region: String, credentialsProvider: any CredentialsProvider,
-        transport: any HTTPTransport = URLSessionTransport(), gzipRequestBodies: Bool = false
+        transport: any HTTPTransport = DefaultTransport(), gzipRequestBodies: Bool = false
     ) {
         self.init(
             configuration: Configuration(

@@ -3,34 +3,62 @@ import Foundation
 
 /// Keeps records on disk until Firehose has them, and says what happened to every one.
 ///
-/// - `saveRecord` writes to SQLite (WAL, `synchronous=FULL`) and returns once the record is durable.
-///   It never waits for the network: a submit in progress is suspended on its request, and the actor
-///   runs the save meanwhile.
+/// - `saveRecord` appends the record to a journal file and returns once it is durable — by default,
+///   once it would survive the app crashing or being killed; with `Durability.powerLoss`, once it is
+///   synced to stable storage (see `Configuration.durability`). Journaled records move into SQLite
+///   (WAL) in batches of hundreds, one transaction each. A save never waits for the network: a submit
+///   in progress is suspended on its requests, and the actor runs the save meanwhile.
 /// - `submitAllRecords` sends what was stored when it began, in PutRecordBatch calls that respect
-///   Firehose's limits, classifies every outcome (see `docs/recorder.md`) and returns a summary.
-///   Submits run one at a time; a second call waits for the first.
+///   Firehose's limits, up to `maxConcurrentRequests` of them at a time once the first has gone
+///   through, classifies every outcome (see `docs/recorder.md`) and returns a summary. Submits run
+///   one at a time; a second call waits for the first.
 /// - Nothing is dropped silently: every drop is in the summary and in `events`.
 ///
-/// One recorder per directory per process: two recorders on the same files would both send them.
+/// One recorder per directory: a second one on the same directory (in this process or another)
+/// fails to open with a `.storage` error until the first is released.
 public actor FirehoseRecorder {
     public let directory: URL
     public let client: FirehoseClient
     public private(set) var configuration: Configuration
     private let environment: Environment
     private let store: RecordStore
+    private let journal: RecordJournal
 
     /// Events, buffered (the newest 1,000) until read. One reader: iterate it from one task.
     public nonisolated let events: AsyncStream<RecorderEvent>
     private let eventSink: AsyncStream<RecorderEvent>.Continuation
+
+    /// Saves in the journal that the store does not have yet, oldest first.
+    private var pending: [RecordJournal.Entry] = []
+    private var pendingBytes = 0
+    private var oldestPending = Double.infinity
+    /// The id the next save gets: ids only grow, and the store remembers the highest one it had.
+    private var nextID: Int64
+    /// Stream names already validated (checking one costs more than the rest of a save).
+    private var validStreams: Set<String> = []
+    /// The last failure to move journaled records into the store, and when to try again (saves
+    /// keep succeeding meanwhile: their records are in the journal).
+    private var flushFailure: RecorderError?
+    private var retryFlushAt = 0
+    /// Present while `durability` is `.powerLoss` and the store commits with `synchronous=FULL`.
+    private var syncer: JournalSyncer?
 
     private var inFlight: Set<Int64> = []
     private var aboveThreshold = false
     private var submitting = false
     private var submitWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// Records moved from the journal to the store per transaction: enough that the commit's cost
+    /// is spread thin, few enough that the save which triggers it is not noticeably slow.
+    static let flushRecords = 512
+    static let flushBytes = 1 << 20
+    /// Past this much unflushed data (the store failing meanwhile), saves are refused.
+    static let maxPendingBytes = 32 << 20
+
     /// Opens the store in `directory` (created if missing). Choose a directory that the OS keeps —
     /// on iOS, Application Support — never a temporary or caches directory, which the OS may purge.
     ///
+    /// Records that an earlier process journaled but did not move into the database yet are moved now.
     /// A database that cannot be read is moved aside and replaced; `events` then starts with
     /// `.databaseRecovered`.
     public init(
@@ -43,10 +71,28 @@ public actor FirehoseRecorder {
         self.environment = environment
         (events, eventSink) = AsyncStream.makeStream(of: RecorderEvent.self, bufferingPolicy: .bufferingNewest(1_000))
         do {
-            let (store, recovery) = try RecordStore.open(directory: directory, now: environment.now())
+            let now = environment.now()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // The journal first: its lock keeps a second recorder away from both files.
+            let (journal, entries, unreadableJournal) = try RecordJournal.open(directory: directory, now: now)
+            let (store, recovery) = try RecordStore.open(
+                directory: directory, now: now, durability: configuration.durability)
+            if !entries.isEmpty {
+                _ = try store.insert(entries, expireBefore: nil, incoming: 0, byteLimit: .max, inFlight: [])
+            }
+            if recovery != nil { try store.seedIDs(above: Int64(now.timeIntervalSince1970 * 1_000_000)) }
+            try journal.reset()
+            self.journal = journal
             self.store = store
+            nextID = store.snapshot.highestID + 1
+            if configuration.durability == .powerLoss { syncer = JournalSyncer(file: journal.file) }
             if let recovery {
                 eventSink.yield(.databaseRecovered(movedTo: recovery.movedTo, reason: recovery.reason))
+            }
+            if let unreadableJournal {
+                eventSink.yield(
+                    .databaseRecovered(
+                        movedTo: unreadableJournal, reason: "the save journal is not in a format this version reads"))
             }
         } catch let error as RecorderError {
             throw error
@@ -57,8 +103,17 @@ public actor FirehoseRecorder {
 
     deinit {
         eventSink.finish()
+        // Leave nothing to replay when possible; if this fails, the next open replays the journal.
+        if !pending.isEmpty,
+            (try? store.insert(pending, expireBefore: nil, incoming: 0, byteLimit: .max, inFlight: [])) != nil
+        {
+            try? journal.reset()
+        }
         store.close()
     }
+
+    /// Syncs of the journal so far (tests: concurrent saves share them).
+    var journalSyncCount: Int { syncer?.syncCount ?? 0 }
 
     // MARK: Knobs
 
@@ -67,40 +122,60 @@ public actor FirehoseRecorder {
     public var notificationByteThreshold: Int { configuration.notificationByteThreshold }
     public var batchRecordsByteLimit: Int { configuration.batchRecordsByteLimit }
     public var maxAttempts: Int { configuration.maxAttempts }
+    public var durability: Durability { configuration.durability }
 
     /// Changes the knobs; they apply from the next save or submit.
     public func configure(_ change: @Sendable (inout Configuration) -> Void) {
+        let before = configuration.durability
         change(&configuration)
-        if let totals = try? store.totals() { updateThreshold(bytes: totals.bytes) }
+        if configuration.durability != before {
+            do {
+                try store.setDurability(configuration.durability)
+                syncer = configuration.durability == .powerLoss ? JournalSyncer(file: journal.file) : nil
+            } catch {
+                // Keep the promise the store can keep: stronger only if the store commits with FULL.
+                configuration.durability = before
+            }
+        }
+        updateThreshold(bytes: bytesUsed)
     }
 
     // MARK: State
 
     /// Bytes of the stored records (data only; the SQLite files add page and WAL overhead).
     public var diskBytesUsed: Int {
-        get throws(RecorderError) { try storage { try store.totals().bytes } }
+        get throws(RecorderError) { bytesUsed }
     }
 
     public var recordCount: Int {
-        get throws(RecorderError) { try storage { try store.totals().records } }
+        get throws(RecorderError) { store.snapshot.records + pending.count }
     }
+
+    private var bytesUsed: Int { store.snapshot.bytes + pendingBytes }
 
     /// Every stored record, oldest first (for tools and tests; loads them all).
     public func storedRecords() throws(RecorderError) -> [(id: Int64, streamName: String, data: Data, attempts: Int)] {
-        try storage { try store.all().map { ($0.id, $0.stream, $0.data, $0.attempts) } }
+        let stored = try storage { try store.all() }
+        return stored.map { ($0.id, $0.stream, $0.data, $0.attempts) } + pending.map { ($0.id, $0.stream, $0.data, 0) }
     }
 
     // MARK: Saving
 
-    /// Stores a record for `streamName` and returns its id once it is durable on disk.
+    /// Stores a record for `streamName` and returns its id once it is durable (see
+    /// `Configuration.durability`).
     ///
     /// - Throws: `.recordTooLarge` for records over 1,024,000 bytes (Firehose's limit) or over
-    ///   `diskByteLimit`; `.invalidStreamName`; `.storage` when the disk write fails.
+    ///   `diskByteLimit`; `.invalidStreamName`; `.storage` when the disk write fails (the record is
+    ///   then not stored).
     @discardableResult
-    public func saveRecord(_ data: Data, streamName: String) throws(RecorderError) -> Int64 {
-        let violations = ServiceLimits.streamNameViolations(streamName)
-        guard violations.isEmpty else {
-            throw RecorderError(kind: .invalidStreamName, message: FirehoseError.validation(violations).message)
+    public func saveRecord(_ data: Data, streamName: String) async throws(RecorderError) -> Int64 {
+        if !validStreams.contains(streamName) {
+            let violations = ServiceLimits.streamNameViolations(streamName)
+            guard violations.isEmpty else {
+                throw RecorderError(kind: .invalidStreamName, message: FirehoseError.validation(violations).message)
+            }
+            if validStreams.count >= 1_000 { validStreams.removeAll() }
+            validStreams.insert(streamName)
         }
         guard data.count <= ServiceLimits.maxRecordBytes else {
             throw .recordTooLarge(data.count, limit: ServiceLimits.maxRecordBytes, why: "Firehose's limit per record")
@@ -109,20 +184,81 @@ public actor FirehoseRecorder {
             throw .recordTooLarge(data.count, limit: configuration.diskByteLimit, why: "diskByteLimit")
         }
         let now = environment.now()
-        let result = try storage {
-            try store.save(
-                stream: streamName, data: data, createdAt: now, expireBefore: expiryCutoff(now),
-                byteLimit: configuration.diskByteLimit, inFlight: inFlight)
+        let cutoff = expiryCutoff(now)
+        let snapshot = store.snapshot
+        let expiring = cutoff.map {
+            min(snapshot.oldestCreatedAt ?? .infinity, oldestPending) < $0.timeIntervalSince1970
         }
+        if expiring == true || snapshot.bytes + pendingBytes + data.count > configuration.diskByteLimit {
+            // Make room (and drop what is too old) before the record is written, in one transaction
+            // with the journaled records; if that fails, the record is not saved and the caller knows.
+            try storage { try flush(expireBefore: cutoff, incoming: data.count) }
+        } else if pendingBytes > Self.maxPendingBytes, let flushFailure {
+            throw RecorderError(
+                kind: .storage, message: "The record store cannot take records (\(flushFailure.message)); not saved.")
+        }
+
+        let id = nextID
+        nextID += 1
+        let sequence = try storage {
+            try journal.append(id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970)
+        }
+        // Durable now (or once synced, below); whatever happens to the store from here on, the
+        // record is in the journal and the save has succeeded.
+        pending.append(
+            RecordJournal.Entry(id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970))
+        pendingBytes += data.count
+        oldestPending = min(oldestPending, now.timeIntervalSince1970)
+        if pending.count >= max(Self.flushRecords, retryFlushAt) || pendingBytes >= Self.flushBytes {
+            do {
+                try flush(expireBefore: nil)
+            } catch {
+                flushFailure = error as? RecorderError ?? RecorderError(kind: .storage, message: "\(error)")
+                retryFlushAt = pending.count + Self.flushRecords
+            }
+        }
+        updateThreshold(bytes: bytesUsed)
+        if let syncer {
+            syncer.written(sequence)
+            do {
+                try await syncer.wait(for: sequence)
+            } catch {
+                throw RecorderError(
+                    kind: .storage,
+                    message: "Record \(id) was written but could not be synced to stable storage: \(error)")
+            }
+        }
+        return id
+    }
+
+    /// Moves the journaled records into the store in one transaction that also drops records past
+    /// the age limit and evicts the oldest until `incoming` more bytes fit under `diskByteLimit`;
+    /// then cuts the journal back.
+    private func flush(expireBefore: Date?, incoming: Int = 0) throws {
+        let result = try store.insert(
+            pending, expireBefore: expireBefore, incoming: incoming, byteLimit: configuration.diskByteLimit,
+            inFlight: inFlight)
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+        oldestPending = .infinity
+        flushFailure = nil
+        retryFlushAt = 0
+        // A FULL commit made every journaled frame durable, synced or not.
+        syncer?.durable(through: journal.sequence)
+        // If this fails the frames stay, and a replay skips them: the store has their ids.
+        try? journal.reset()
         report(result.expired, reason: .ageLimit, into: nil)
         report(result.evicted, reason: .diskByteLimit, into: nil)
-        updateThreshold(bytes: result.bytesUsed)
-        return result.id
     }
 
     /// Deletes every stored record (not reported as dropped: you asked).
     public func removeAllRecords() throws(RecorderError) {
-        _ = try storage { try store.removeAll() }
+        _ = try storage { try store.removeAll(highestID: nextID - 1) }
+        pending.removeAll()
+        pendingBytes = 0
+        oldestPending = .infinity
+        syncer?.durable(through: journal.sequence)
+        try? journal.reset()
         updateThreshold(bytes: 0)
     }
 
@@ -130,6 +266,11 @@ public actor FirehoseRecorder {
 
     /// Sends every record stored when the call began and returns what happened. Always returns:
     /// retries are bounded (`maxRetriesPerSubmit`, with backoff) and offline or refused streams stop.
+    ///
+    /// Batches of a stream go out `maxConcurrentRequests` at a time once one has been delivered
+    /// whole (until then, and again after any failure, one at a time), so their records can arrive
+    /// in another order than they were saved — as with any two PutRecordBatch calls, Firehose does
+    /// not order records across requests.
     public func submitAllRecords() async -> SubmitSummary {
         await acquireSubmit()
         defer { releaseSubmit() }
@@ -141,62 +282,109 @@ public actor FirehoseRecorder {
         } catch {
             summary.status = .storageFailed(RecorderError(kind: .storage, message: "Record store failed: \(error)"))
         }
-        summary.remainingRecords = (try? store.totals().records) ?? summary.remainingRecords
-        if let totals = try? store.totals() { updateThreshold(bytes: totals.bytes) }
+        summary.remainingRecords = store.snapshot.records + pending.count
+        updateThreshold(bytes: bytesUsed)
         eventSink.yield(.submitFinished(summary))
         return summary
     }
 
     private func runSubmit(_ summary: inout SubmitSummary) async throws {
+        if !pending.isEmpty { try flush(expireBefore: nil) }
         if let cutoff = expiryCutoff(environment.now()) {
             report(try store.expire(before: cutoff), reason: .ageLimit, into: &summary)
         }
         let maxID = try store.maxID()
         streams: for stream in try store.streams(upTo: maxID) {
-            var cursor: Int64 = 0
-            while true {
-                if Task.isCancelled {
-                    summary.status = .cancelled
-                    break streams
-                }
-                let candidates = try store.candidates(
-                    stream: stream, after: cursor, upTo: maxID, limit: configuration.effectiveBatchCount)
-                guard !candidates.isEmpty else { break }
-                // Limits are checked before adding a record; the first record always goes (alone if it
-                // is over batchRecordsByteLimit, which is below Firehose's per-record limit).
-                var chosen: [Int64] = []
-                var bytes = 0
-                for candidate in candidates {
-                    if !chosen.isEmpty, bytes + candidate.size > configuration.effectiveBatchBytes { break }
-                    chosen.append(candidate.id)
-                    bytes += candidate.size
-                }
-                cursor = chosen.last!
-                let records = try store.load(ids: chosen)
-                guard !records.isEmpty else { continue }
-                switch try await send(records, stream: stream, summary: &summary, round: 0) {
-                case .next:
-                    continue
-                case .stopStream(let stop):
-                    summary.stoppedStreams[stream] = stop
-                    if case .completed = summary.status { summary.status = .streamsStopped }
-                    continue streams
-                case .stopAll(let error):
-                    summary.status = .offline(error)
-                    break streams
-                case .cancelled:
-                    summary.status = .cancelled
-                    break streams
-                }
+            switch try await submit(stream: stream, upTo: maxID, summary: &summary) {
+            case .next:
+                continue
+            case .stopStream(let stop):
+                summary.stoppedStreams[stream] = stop
+                if case .completed = summary.status { summary.status = .streamsStopped }
+            case .stopAll(let error):
+                summary.status = .offline(error)
+                break streams
+            case .cancelled:
+                summary.status = .cancelled
+                break streams
             }
         }
     }
 
-    enum BatchOutcome {
+    /// Sends the records of one stream, batch after batch, keeping up to `maxConcurrentRequests`
+    /// batches on the wire — but one at a time until one is delivered whole, and again after any
+    /// failure, so that a stream that is missing, refused, throttled or offline costs one request,
+    /// not a volley. A batch that stops the stream (or everything) stops new batches; those already
+    /// sent are seen through, so their outcome is recorded.
+    private func submit(stream: String, upTo maxID: Int64, summary: inout SubmitSummary) async throws -> BatchOutcome {
+        var window = 1
+        var cursor: Int64 = 0
+        var exhausted = false
+        var outcome = BatchOutcome.next
+        try await withThrowingTaskGroup(of: Delivery.self) { group in
+            var running = 0
+            while true {
+                while !exhausted, case .next = outcome, running < window {
+                    if Task.isCancelled {
+                        outcome = .cancelled
+                        break
+                    }
+                    let batch = try store.nextBatch(
+                        stream: stream, after: cursor, upTo: maxID, count: configuration.effectiveBatchCount,
+                        bytes: configuration.effectiveBatchBytes)
+                    guard let last = batch.last else {
+                        exhausted = true
+                        break
+                    }
+                    cursor = last.id
+                    group.addTask { try await self.deliver(batch, stream: stream) }
+                    running += 1
+                }
+                guard running > 0, let delivery = try await group.next() else { break }
+                running -= 1
+                summary.merge(delivery.summary)
+                window = delivery.clean ? configuration.effectiveConcurrency : 1
+                outcome = outcome.combined(with: delivery.outcome)
+            }
+        }
+        return outcome
+    }
+
+    enum BatchOutcome: Sendable {
         case next
         case stopStream(StreamStop)
         case stopAll(FirehoseClientError)
         case cancelled
+
+        /// Of two batches' outcomes, the one that stops more.
+        func combined(with other: BatchOutcome) -> BatchOutcome {
+            func rank(_ outcome: BatchOutcome) -> Int {
+                switch outcome {
+                case .next: return 0
+                case .stopStream: return 1
+                case .stopAll: return 2
+                case .cancelled: return 3
+                }
+            }
+            return rank(other) > rank(self) ? other : self
+        }
+    }
+
+    struct Delivery: Sendable {
+        var outcome: BatchOutcome
+        var summary: SubmitSummary
+        /// Delivered whole by its first request: the endpoint is taking requests.
+        var clean: Bool
+    }
+
+    private func deliver(_ batch: [RecordStore.Pending], stream: String) async throws -> Delivery {
+        var summary = SubmitSummary()
+        let outcome = try await send(batch, stream: stream, summary: &summary, round: 0)
+        var clean = false
+        if case .next = outcome {
+            clean = summary.requests == 1 && summary.failedAttempts == 0 && summary.dropped.isEmpty
+        }
+        return Delivery(outcome: outcome, summary: summary, clean: clean)
     }
 
     /// Sends one batch until each record is delivered, dropped or left for later.

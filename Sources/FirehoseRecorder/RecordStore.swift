@@ -1,9 +1,15 @@
 import Foundation
 import GRDB
+import Synchronization
 
-/// The SQLite side of the recorder: one table of records, ids from AUTOINCREMENT (never reused),
-/// byte and row totals kept by triggers in the same transactions, WAL with `synchronous=FULL` so a
-/// committed save survives a crash or power loss.
+/// The SQLite side of the recorder: one table of records, byte and row totals kept by triggers in
+/// the same transactions, WAL. Records arrive in batches from the journal (`RecordJournal`) with the
+/// ids `saveRecord` gave them; `sqlite_sequence` (AUTOINCREMENT) remembers the highest id ever
+/// stored, so ids are never reused and a journal frame at or below it is known to be here already.
+///
+/// Commits use `synchronous=NORMAL` (the WAL is synced at checkpoints: a commit survives the process,
+/// not necessarily a power loss) or, for `Durability.powerLoss`, `FULL`. Records are safe in the
+/// journal until a commit has them, so NORMAL loses nothing the journal's own durability keeps.
 final class RecordStore: Sendable {
     static let fileName = "firehose-records.sqlite"
     static let schemaVersion = 1
@@ -20,37 +26,71 @@ final class RecordStore: Sendable {
         var attempts: Int
     }
 
-    struct SaveResult: Sendable {
-        var id: Int64
-        var expired: [Row]
-        var evicted: [Row]
-        var bytesUsed: Int
+    struct InsertResult: Sendable {
+        var expired: [Row] = []
+        var evicted: [Row] = []
+    }
+
+    /// What the last write transaction left, read inside it: the recorder's saves check the limits
+    /// against this instead of asking SQLite each time.
+    struct Snapshot: Sendable {
+        var bytes = 0
+        var records = 0
+        /// `created_at` of the oldest record (seconds since 1970), nil when empty.
+        var oldestCreatedAt: Double?
+        /// The highest id ever stored (`sqlite_sequence`).
+        var highestID: Int64 = 0
     }
 
     let pool: DatabasePool
     let path: String
+    private let snapshotState = Mutex(Snapshot())
 
     private init(pool: DatabasePool, path: String) {
         self.pool = pool
         self.path = path
     }
 
+    var snapshot: Snapshot { snapshotState.withLock { $0 } }
+
     /// Opens (creating if needed) the store in `directory`. A file SQLite cannot read, or one that
     /// fails `quick_check`, is moved aside and replaced; the second result says where it went and why.
-    static func open(directory: URL, now: Date) throws -> (RecordStore, recovery: (movedTo: URL, reason: String)?) {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// After a replacement, call `seedIDs(above:)` once the journal is replayed.
+    static func open(directory: URL, now: Date, durability: FirehoseRecorder.Durability) throws -> (
+        RecordStore, recovery: (movedTo: URL, reason: String)?
+    ) {
         let url = directory.appendingPathComponent(fileName)
+        var recovery: (movedTo: URL, reason: String)?
+        let store: RecordStore
         do {
-            return (try openChecked(url), nil)
+            store = try openChecked(url)
         } catch let failure as Unreadable {
             let movedTo = try moveAside(url, now: now)
-            let store = try openChecked(url)
-            // Ids of the lost database are unknown: start far above any it could have used.
-            try store.pool.write { db in
-                let seed = Int64(now.timeIntervalSince1970 * 1_000_000)
-                try db.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES ('record', ?)", arguments: [seed])
+            store = try openChecked(url)
+            recovery = (movedTo, failure.reason)
+        }
+        try store.setDurability(durability)
+        try store.pool.read { db in try store.refreshSnapshot(db) }
+        return (store, recovery)
+    }
+
+    /// Ids of a lost database are unknown: later ones start far above any it could have used.
+    func seedIDs(above seed: Int64) throws {
+        try write { db in try Self.markUsed(db, through: seed) }
+    }
+
+    /// GRDB turns `synchronous` to NORMAL when it opens a pool in WAL mode (after any
+    /// `prepareDatabase`), so the writer's setting is made here, on the open pool.
+    func setDurability(_ durability: FirehoseRecorder.Durability) throws {
+        try pool.writeWithoutTransaction { db in
+            switch durability {
+            case .appCrash:
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            case .powerLoss:
+                // fullfsync: on Apple platforms a plain fsync leaves the data in the drive's cache.
+                try db.execute(
+                    sql: "PRAGMA synchronous = FULL; PRAGMA fullfsync = ON; PRAGMA checkpoint_fullfsync = ON")
             }
-            return (store, (movedTo, failure.reason))
         }
     }
 
@@ -62,10 +102,6 @@ final class RecordStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "FirehoseRecorder"
-        configuration.prepareDatabase { db in
-            // WAL + FULL: a commit is on stable storage when it returns.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: url.path, configuration: configuration)
@@ -157,38 +193,58 @@ final class RecordStore: Sendable {
         return (row?["bytes"] ?? 0, row?["records"] ?? 0)
     }
 
-    // MARK: Saving
-
-    /// Inserts a record and, in the same transaction, drops expired records and evicts the oldest
-    /// ones (not `inFlight`, unless nothing else is left) until the total is within `byteLimit`.
-    func save(
-        stream: String, data: Data, createdAt: Date, expireBefore: Date?, byteLimit: Int, inFlight: Set<Int64>
-    ) throws -> SaveResult {
+    /// A write transaction that leaves `snapshot` up to date.
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.write { db in
-            var expired: [Row] = []
-            if let expireBefore { expired = try Self.expire(db, before: expireBefore) }
-            try db.execute(
-                sql: "INSERT INTO record (stream, data, size, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [stream, data, data.count, createdAt.timeIntervalSince1970])
-            let id = db.lastInsertedRowID
-            var evicted: [Row] = []
-            var bytes = try Self.totals(db).bytes
-            if bytes > byteLimit {
-                evicted = try Self.evict(db, excess: bytes - byteLimit, keep: id, inFlight: inFlight)
-                bytes = try Self.totals(db).bytes
-            }
-            return SaveResult(id: id, expired: expired, evicted: evicted, bytesUsed: bytes)
+            let result = try body(db)
+            try refreshSnapshot(db)
+            return result
         }
     }
 
-    private static func evict(_ db: Database, excess: Int, keep: Int64, inFlight: Set<Int64>) throws -> [Row] {
+    private func refreshSnapshot(_ db: Database) throws {
+        let totals = try Self.totals(db)
+        let oldest = try Double.fetchOne(db, sql: "SELECT MIN(created_at) FROM record")
+        let highest = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'record'") ?? 0
+        snapshotState.withLock {
+            $0 = Snapshot(bytes: totals.bytes, records: totals.records, oldestCreatedAt: oldest, highestID: highest)
+        }
+    }
+
+    // MARK: Saving
+
+    /// Stores journal entries and, in the same transaction, drops expired records and evicts the
+    /// oldest ones (not `inFlight`, unless nothing else is left) until `incoming` more bytes fit
+    /// within `byteLimit`. Entries at or below the highest id ever stored are here already (a
+    /// journal replayed after a crash between a commit and the journal's reset) and are skipped.
+    func insert(
+        _ entries: [RecordJournal.Entry], expireBefore: Date?, incoming: Int, byteLimit: Int, inFlight: Set<Int64>
+    ) throws -> InsertResult {
+        try write { db in
+            var result = InsertResult()
+            let highest = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'record'") ?? 0
+            let statement = try db.cachedStatement(
+                sql: "INSERT INTO record (id, stream, data, size, created_at) VALUES (?, ?, ?, ?, ?)")
+            for entry in entries where entry.id > highest {
+                statement.setUncheckedArguments([entry.id, entry.stream, entry.data, entry.data.count, entry.createdAt])
+                try statement.execute()
+            }
+            if let expireBefore { result.expired = try Self.expire(db, before: expireBefore) }
+            let bytes = try Self.totals(db).bytes
+            if bytes + incoming > byteLimit {
+                result.evicted = try Self.evict(db, excess: bytes + incoming - byteLimit, inFlight: inFlight)
+            }
+            return result
+        }
+    }
+
+    private static func evict(_ db: Database, excess: Int, inFlight: Set<Int64>) throws -> [Row] {
         var victims: [Int64] = []
         var deferred: [(id: Int64, size: Int)] = []
         var freed = 0
         // Oldest first; records on the wire only if nothing else is left (their send may still
-        // succeed); the record just saved never.
-        let cursor = try GRDB.Row.fetchCursor(
-            db, sql: "SELECT id, size FROM record WHERE id <> ? ORDER BY id", arguments: [keep])
+        // succeed). The record being saved is not stored yet, so it is never a victim.
+        let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT id, size FROM record ORDER BY id")
         while freed < excess, let row = try cursor.next() {
             let id: Int64 = row["id"]
             let size: Int = row["size"]
@@ -214,7 +270,7 @@ final class RecordStore: Sendable {
     }
 
     func expire(before: Date) throws -> [Row] {
-        try pool.write { db in try Self.expire(db, before: before) }
+        try write { db in try Self.expire(db, before: before) }
     }
 
     // MARK: Submitting
@@ -231,14 +287,29 @@ final class RecordStore: Sendable {
         }
     }
 
-    /// Ids and sizes of the next records of `stream` after `cursor`, oldest first.
-    func candidates(stream: String, after cursor: Int64, upTo maxID: Int64, limit: Int) throws -> [Row] {
+    /// The next batch of `stream` after `cursor`, oldest first: at most `count` records and
+    /// `bytes` bytes, checked before adding a record; the first record always goes (alone if it is
+    /// over `bytes`). One query, read only as far as the batch goes.
+    func nextBatch(stream: String, after cursor: Int64, upTo maxID: Int64, count: Int, bytes: Int) throws
+        -> [Pending]
+    {
         try pool.read { db in
-            try GRDB.Row.fetchAll(
-                db,
-                sql: "SELECT id, size FROM record WHERE stream = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?",
-                arguments: [stream, cursor, maxID, limit]
-            ).map { Row(id: $0["id"], stream: stream, size: $0["size"]) }
+            let rows = try GRDB.Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, size, data, attempts FROM record
+                        WHERE stream = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?
+                        """),
+                arguments: [stream, cursor, maxID, count])
+            var batch: [Pending] = []
+            var total = 0
+            while let row = try rows.next() {
+                let size: Int = row[1]
+                if !batch.isEmpty, total + size > bytes { break }
+                batch.append(Pending(id: row[0], data: row[2], attempts: row[3]))
+                total += size
+            }
+            return batch
         }
     }
 
@@ -254,7 +325,7 @@ final class RecordStore: Sendable {
 
     func delete(ids: [Int64]) throws -> [Row] {
         guard !ids.isEmpty else { return [] }
-        return try pool.write { db in try Self.delete(db, ids: ids) }
+        return try write { db in try Self.delete(db, ids: ids) }
     }
 
     private static func delete(_ db: Database, ids: [Int64]) throws -> [Row] {
@@ -273,7 +344,7 @@ final class RecordStore: Sendable {
     /// Counts one failed attempt for each record; returns the records (still present) with their new count.
     func countAttempt(ids: [Int64]) throws -> [(id: Int64, attempts: Int)] {
         guard !ids.isEmpty else { return [] }
-        return try pool.write { db in
+        return try write { db in
             try GRDB.Row.fetchAll(
                 db,
                 sql: "UPDATE record SET attempts = attempts + 1 WHERE id IN (\(Self.list(ids))) RETURNING id, attempts"
@@ -281,11 +352,24 @@ final class RecordStore: Sendable {
         }
     }
 
-    func removeAll() throws -> Int {
-        try pool.write { db in
+    /// Deletes every record, and marks ids up to `highestID` as used so that journal frames not yet
+    /// moved here are not replayed later.
+    func removeAll(highestID: Int64) throws -> Int {
+        try write { db in
             try db.execute(sql: "DELETE FROM record")
-            return db.changesCount
+            let removed = db.changesCount
+            try Self.markUsed(db, through: highestID)
+            return removed
         }
+    }
+
+    private static func markUsed(_ db: Database, through id: Int64) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO sqlite_sequence(name, seq)
+                VALUES ('record', MAX(?, IFNULL((SELECT seq FROM sqlite_sequence WHERE name = 'record'), 0)))
+                """,
+            arguments: [id])
     }
 
     /// Every record, oldest first (tests and tools).

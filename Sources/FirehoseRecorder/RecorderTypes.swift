@@ -23,6 +23,12 @@ extension FirehoseRecorder {
         /// First retry delay; doubles each retry up to `retryMaxDelay`, with jitter.
         public var retryBaseDelay: Duration
         public var retryMaxDelay: Duration
+        /// What a record whose `saveRecord` returned survives. Default `.appCrash`.
+        public var durability: Durability
+        /// PutRecordBatch requests of a stream on the wire at once during a submit, after the first
+        /// one has been delivered whole (one at a time before that and after any failure). 1 sends
+        /// batches strictly one after the other, in the order records were saved.
+        public var maxConcurrentRequests: Int
 
         public init(
             diskAgeLimit: Duration? = nil,
@@ -33,7 +39,9 @@ extension FirehoseRecorder {
             maxAttempts: Int = 10,
             maxRetriesPerSubmit: Int = 3,
             retryBaseDelay: Duration = .milliseconds(500),
-            retryMaxDelay: Duration = .seconds(20)
+            retryMaxDelay: Duration = .seconds(20),
+            durability: Durability = .appCrash,
+            maxConcurrentRequests: Int = 4
         ) {
             self.diskAgeLimit = diskAgeLimit
             self.diskByteLimit = diskByteLimit
@@ -44,10 +52,28 @@ extension FirehoseRecorder {
             self.maxRetriesPerSubmit = maxRetriesPerSubmit
             self.retryBaseDelay = retryBaseDelay
             self.retryMaxDelay = retryMaxDelay
+            self.durability = durability
+            self.maxConcurrentRequests = maxConcurrentRequests
         }
 
+        var effectiveConcurrency: Int { max(1, maxConcurrentRequests) }
         var effectiveBatchBytes: Int { max(1, min(batchRecordsByteLimit, ServiceLimits.maxBatchBytes)) }
         var effectiveBatchCount: Int { max(1, min(batchRecordsCountLimit, ServiceLimits.maxBatchRecords)) }
+    }
+
+    /// What a record whose `saveRecord` returned survives. Either way the store is never corrupted
+    /// and never holds a record twice; the difference is what the last moments of saves survive.
+    public enum Durability: Sendable, Equatable {
+        /// The app crashing, being killed or terminated by the OS: `saveRecord` returns once the
+        /// record is written to the journal file, that is, in the OS's file cache. An OS crash or a
+        /// power loss can lose the saves of about the last half minute (the OS's write-back delay),
+        /// as with SQLite's WAL at `synchronous=NORMAL`, GRDB's default.
+        case appCrash
+        /// Also an OS crash or a power loss: `saveRecord` returns once the journal is synced to
+        /// stable storage (`fdatasync`; `F_FULLFSYNC` on Apple platforms), and the store commits with
+        /// `synchronous=FULL`. Concurrent saves share one sync, but a single saver waits a whole
+        /// sync per record — milliseconds on most disks.
+        case powerLoss
     }
 
     /// Time and randomness, injectable so tests neither sleep nor depend on chance.
@@ -151,6 +177,15 @@ public struct SubmitSummary: Sendable {
     public var remainingRecords = 0
 
     public var droppedCount: Int { dropped.reduce(0) { $0 + $1.count } }
+
+    /// Adds what one batch's delivery did (the status and remaining count are the submit's own).
+    mutating func merge(_ other: SubmitSummary) {
+        sentRecords += other.sentRecords
+        sentBytes += other.sentBytes
+        requests += other.requests
+        failedAttempts += other.failedAttempts
+        dropped += other.dropped
+    }
 
     public var isOffline: Bool {
         if case .offline = status { return true }

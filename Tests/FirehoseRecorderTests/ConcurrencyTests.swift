@@ -99,7 +99,9 @@ struct ConcurrencyTests {
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(summaries.reduce(0) { $0 + $1.sentRecords } == 60)
-        #expect(harness.delivered() == saved)
+        // Batches overlap on the wire, so the order across them is not the saving order.
+        #expect(harness.delivered().count == saved.count)
+        #expect(Set(harness.delivered()) == Set(saved))
     }
 }
 

@@ -67,10 +67,13 @@ struct RecoveryTests {
 
     @Test("A healthy database opens without any recovery")
     func healthy() async throws {
-        let harness = try Harness()
-        defer { harness.directory.remove() }
-        try await harness.save(3)
-        let reopened = try Harness(directory: harness.directory)
+        let directory = try TestDirectory("recorder")
+        defer { directory.remove() }
+        do {
+            let harness = try Harness(directory: directory)
+            try await harness.save(3)
+        }
+        let reopened = try Harness(directory: directory)
         try await Task.sleep(for: .milliseconds(50))
         #expect(reopened.events.all.isEmpty)
         #expect(try await reopened.recorder.recordCount == 3)

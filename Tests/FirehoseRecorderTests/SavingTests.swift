@@ -9,16 +9,21 @@ import Testing
 struct SavingTests {
     @Test("A saved record is on disk: a new recorder on the directory sees it")
     func durableAcrossReopen() async throws {
-        let harness = try Harness()
-        defer { harness.directory.remove() }
-        let saved = try await harness.save(3)
-        let reopened = try Harness(directory: harness.directory)
+        let directory = try TestDirectory("recorder")
+        defer { directory.remove() }
+        let saved: [Data]
+        do {
+            let harness = try Harness(directory: directory)
+            saved = try await harness.save(3)
+        }
+        let reopened = try Harness(directory: directory)
         let stored = try await reopened.recorder.storedRecords()
         #expect(stored.map(\.data) == saved)
         #expect(stored.map(\.streamName) == ["events", "events", "events"])
         #expect(try await reopened.recorder.diskBytesUsed == saved.reduce(0) { $0 + $1.count })
-        #expect(FileManager.default.fileExists(atPath: harness.directory.appending("firehose-records.sqlite").path))
-        #expect(FileManager.default.fileExists(atPath: harness.directory.appending("firehose-records.sqlite-wal").path))
+        #expect(FileManager.default.fileExists(atPath: directory.appending("firehose-records.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: directory.appending("firehose-records.sqlite-wal").path))
+        #expect(FileManager.default.fileExists(atPath: directory.appending("firehose-records.journal").path))
     }
 
     @Test("Saving never touches the network")
@@ -33,18 +38,21 @@ struct SavingTests {
 
     @Test("Ids are never reused: not after delivery, not after removeAllRecords, not after reopening")
     func idsNeverReused() async throws {
-        let harness = try Harness()
-        defer { harness.directory.remove() }
+        let directory = try TestDirectory("recorder")
+        defer { directory.remove() }
         var ids: [Int64] = []
-        for index in 0..<3 {
-            ids.append(try await harness.recorder.saveRecord(Data([UInt8(index)]), streamName: "events"))
+        do {
+            let harness = try Harness(directory: directory)
+            for index in 0..<3 {
+                ids.append(try await harness.recorder.saveRecord(Data([UInt8(index)]), streamName: "events"))
+            }
+            _ = await harness.recorder.submitAllRecords()
+            ids.append(try await harness.recorder.saveRecord(Data([9]), streamName: "events"))
+            try await harness.recorder.removeAllRecords()
+            #expect(try await harness.recorder.recordCount == 0)
+            ids.append(try await harness.recorder.saveRecord(Data([10]), streamName: "events"))
         }
-        _ = await harness.recorder.submitAllRecords()
-        ids.append(try await harness.recorder.saveRecord(Data([9]), streamName: "events"))
-        try await harness.recorder.removeAllRecords()
-        #expect(try await harness.recorder.recordCount == 0)
-        ids.append(try await harness.recorder.saveRecord(Data([10]), streamName: "events"))
-        let reopened = try Harness(directory: harness.directory)
+        let reopened = try Harness(directory: directory)
         try await reopened.recorder.removeAllRecords()
         ids.append(try await reopened.recorder.saveRecord(Data([11]), streamName: "events"))
         #expect(ids == ids.sorted())

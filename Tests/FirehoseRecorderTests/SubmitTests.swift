@@ -28,9 +28,10 @@ struct SubmitTests {
         #expect(again.requests == 0)
     }
 
+    // The batching tests send one request at a time so that the requests' order is the records'.
     @Test("Batches hold at most 500 records")
     func batchCount() async throws {
-        let harness = try Harness(.init(diskByteLimit: 50_000_000))
+        let harness = try Harness(.init(diskByteLimit: 50_000_000, maxConcurrentRequests: 1))
         defer { harness.directory.remove() }
         try await harness.save(1_201)
         let summary = await harness.recorder.submitAllRecords()
@@ -40,7 +41,7 @@ struct SubmitTests {
 
     @Test("Batches hold at most 4 MiB of record data, checked before adding")
     func batchBytes() async throws {
-        let harness = try Harness(.init(diskByteLimit: 50_000_000))
+        let harness = try Harness(.init(diskByteLimit: 50_000_000, maxConcurrentRequests: 1))
         defer { harness.directory.remove() }
         try await harness.save(100, size: 100_000)
         _ = await harness.recorder.submitAllRecords()
@@ -52,7 +53,7 @@ struct SubmitTests {
 
     @Test("batchRecordsByteLimit is respected; a record bigger than it travels alone")
     func batchByteLimit() async throws {
-        let harness = try Harness(.init(batchRecordsByteLimit: 1_000))
+        let harness = try Harness(.init(batchRecordsByteLimit: 1_000, maxConcurrentRequests: 1))
         defer { harness.directory.remove() }
         try await harness.save(7, size: 300)
         try await harness.recorder.saveRecord(Data(count: 1_500), streamName: "events")

@@ -44,8 +44,9 @@ public struct HTTPResponse: Sendable {
 /// Sends requests. Any error a transport throws is treated as a *network* failure (no HTTP answer:
 /// refused, dropped, timed out), never as a service answer: the request's fate is unknown to the caller.
 ///
-/// The default is `URLSessionTransport`; tests use `FakeFirehoseEndpoint` from FirehoseTestSupport,
-/// and an app can plug in its own (an `AsyncHTTPClient` wrapper on a server, a background session on iOS).
+/// The default is `DefaultTransport` (URLSession; `HTTP1Transport` for firehose-local on Linux);
+/// tests use `FakeFirehoseEndpoint` from FirehoseTestSupport, and an app can plug in its own (an
+/// `AsyncHTTPClient` wrapper on a server, a background session on iOS).
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }

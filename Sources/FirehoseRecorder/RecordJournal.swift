@@ -1,0 +1,375 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where `saveRecord` makes a record durable before the record store has it: an append-only file of
+/// checksummed frames, one `pwrite` per save. Records move from here to SQLite in batches (one
+/// transaction for hundreds of saves instead of one each), after which the file is cut back to its
+/// header. On open, frames that SQLite does not have yet are replayed into it.
+///
+/// A frame is safe once `pwrite` returns: the bytes are in the OS's file cache, which outlives the
+/// process (a crash, a SIGKILL, iOS terminating the app). With `Durability.powerLoss` a save also
+/// waits for the file to be synced (`JournalSyncer`).
+///
+/// Frames are written at `length`, the end of the last frame known to be whole, never with
+/// O_APPEND: a failed or torn write is overwritten by the next one, so the whole frames are always
+/// a prefix of the file and reading stops at the first frame that does not check out.
+///
+/// Only the recorder's actor uses it, except the file descriptor, which the syncer shares.
+final class RecordJournal: @unchecked Sendable {
+    static let fileName = "firehose-records.journal"
+    /// File header: format name and version.
+    static let header: [UInt8] = Array("FHRJRNL1".utf8)
+    /// Frame header: body length (UInt32) and checksum of the body (UInt64), little-endian.
+    static let frameHeaderLength = 12
+    /// Body before the stream name: id (Int64), created-at seconds (Float64 bits), stream name length (UInt16).
+    static let bodyFixedLength = 18
+
+    struct Entry: Sendable {
+        var id: Int64
+        var stream: String
+        var data: Data
+        var createdAt: Double
+    }
+
+    let url: URL
+    let file: JournalFile
+    /// End of the last whole frame.
+    private(set) var length: Int
+    /// Frames appended since the file was last cut back; each save's sequence number for the syncer.
+    private(set) var sequence: UInt64 = 0
+    private var frame: [UInt8] = []
+
+    private init(url: URL, file: JournalFile, length: Int) {
+        self.url = url
+        self.file = file
+        self.length = length
+    }
+
+    /// Opens (creating if needed) the journal in `directory`, takes its lock, and returns the whole
+    /// frames it holds. A file whose header is not ours is moved aside (`moved`) and a fresh one started.
+    static func open(directory: URL, now: Date) throws -> (RecordJournal, entries: [Entry], moved: URL?) {
+        let url = directory.appendingPathComponent(fileName)
+        let existed = FileManager.default.fileExists(atPath: url.path)
+        let file = try JournalFile(path: url.path)
+        try file.lock()
+        var moved: URL?
+        let bytes = try file.readAll()
+        var entries: [Entry] = []
+        var length = header.count
+        if bytes.count >= header.count, Array(bytes[0..<header.count]) == header {
+            (entries, length) = parse(bytes)
+        } else if !bytes.isEmpty {
+            // Not a journal of this version: keep it for inspection rather than guess at its frames.
+            let target = URL(fileURLWithPath: url.path + ".unreadable-\(Int(now.timeIntervalSince1970))")
+            try? FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: url, to: target)
+            moved = target
+            length = 0
+        } else {
+            length = 0
+        }
+        let journal = RecordJournal(url: url, file: file, length: length)
+        if length == 0 {
+            try file.truncate(to: 0)
+            try file.write(header, at: 0)
+            journal.length = header.count
+        }
+        if !existed {
+            // The new name must survive a power loss as well as the frames written under it.
+            try? JournalFile.syncDirectory(directory.path)
+        }
+        return (journal, entries, moved)
+    }
+
+    /// The whole frames of a journal's bytes and where they end.
+    static func parse(_ bytes: [UInt8]) -> (entries: [Entry], length: Int) {
+        var entries: [Entry] = []
+        var offset = header.count
+        bytes.withUnsafeBytes { raw in
+            while offset + frameHeaderLength + bodyFixedLength <= raw.count {
+                let bodyLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let checksum = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
+                let bodyStart = offset + frameHeaderLength
+                guard bodyLength >= bodyFixedLength, bodyLength <= raw.count - bodyStart else { break }
+                let body = UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength])
+                guard Self.checksum(body) == checksum else { break }
+                let id = Int64(littleEndian: body.loadUnaligned(fromByteOffset: 0, as: Int64.self))
+                let created = Double(
+                    bitPattern: UInt64(littleEndian: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                let streamLength = Int(UInt16(littleEndian: body.loadUnaligned(fromByteOffset: 16, as: UInt16.self)))
+                guard bodyFixedLength + streamLength <= bodyLength else { break }
+                let stream = String(
+                    decoding: body[bodyFixedLength..<bodyFixedLength + streamLength], as: UTF8.self)
+                let data = Data(body[(bodyFixedLength + streamLength)...])
+                entries.append(Entry(id: id, stream: stream, data: data, createdAt: created))
+                offset = bodyStart + bodyLength
+            }
+        }
+        return (entries, offset)
+    }
+
+    /// Writes one record's frame; once this returns the record survives the process. Returns the
+    /// frame's sequence number (for `JournalSyncer.wait`).
+    func append(id: Int64, stream: String, data: Data, createdAt: Double) throws -> UInt64 {
+        let streamBytes = stream.utf8
+        let bodyLength = Self.bodyFixedLength + streamBytes.count + data.count
+        frame.removeAll(keepingCapacity: true)
+        frame.reserveCapacity(Self.frameHeaderLength + bodyLength)
+        Self.appendLE(UInt32(bodyLength), to: &frame)
+        Self.appendLE(UInt64(0), to: &frame)  // checksum, filled in below
+        Self.appendLE(UInt64(bitPattern: id), to: &frame)
+        Self.appendLE(createdAt.bitPattern, to: &frame)
+        Self.appendLE(UInt16(streamBytes.count), to: &frame)
+        frame.append(contentsOf: streamBytes)
+        frame.append(contentsOf: data)
+        frame.withUnsafeMutableBytes { raw in
+            let sum = Self.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.frameHeaderLength...]))
+            raw.storeBytes(of: sum.littleEndian, toByteOffset: 4, as: UInt64.self)
+        }
+        try file.write(frame, at: length)
+        length += frame.count
+        sequence &+= 1
+        return sequence
+    }
+
+    /// Cuts the file back to its header: every frame is in the record store now.
+    func reset() throws {
+        try file.truncate(to: Self.header.count)
+        length = Self.header.count
+    }
+
+    var isEmpty: Bool { length == Self.header.count }
+
+    private static func appendLE<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A 64-bit checksum, a word at a time: it only has to tell a whole frame from a torn or stale
+    /// one, and must cost far less than the write it protects.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+        var index = 0
+        let count = bytes.count
+        while index + 8 <= count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            hash = (hash ^ word) &* multiplier
+            hash ^= hash >> 29
+            index += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < count {
+            tail |= UInt64(bytes[index]) << shift
+            shift += 8
+            index += 1
+        }
+        hash = (hash ^ tail ^ 0x5A) &* multiplier
+        hash ^= hash >> 32
+        hash = hash &* 0xFF51_AFD7_ED55_8CCD
+        return hash ^ (hash >> 33)
+    }
+}
+
+/// The journal's file descriptor, closed when the last user (journal or syncer) lets go.
+final class JournalFile: Sendable {
+    let descriptor: Int32
+    let path: String
+
+    init(path: String) throws {
+        let descriptor = systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw JournalFile.error("open", path: path) }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        _ = close(descriptor)
+    }
+
+    /// An exclusive advisory lock for the life of the descriptor: a second recorder on the same
+    /// directory would write frames over this one's.
+    func lock() throws {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK {
+                throw RecorderError(
+                    kind: .storage,
+                    message: "\(path) is in use by another FirehoseRecorder (one recorder per directory).")
+            }
+            throw Self.error("flock", path: path)
+        }
+    }
+
+    func readAll() throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var offset = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.error("read", path: path)
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+            offset += count
+        }
+    }
+
+    func write(_ bytes: [UInt8], at offset: Int) throws {
+        try bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let count = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.error("write", path: path)
+                }
+                done += count
+            }
+        }
+    }
+
+    func truncate(to length: Int) throws {
+        while ftruncate(descriptor, off_t(length)) != 0 {
+            if errno == EINTR { continue }
+            throw Self.error("truncate", path: path)
+        }
+    }
+
+    /// Data (and the size that reaches it) on stable storage. On Apple platforms fsync only hands the
+    /// data to the drive, whose cache a power loss empties; F_FULLFSYNC flushes that too.
+    func sync() throws {
+        #if canImport(Darwin)
+            if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+            if fsync(descriptor) == 0 { return }
+        #else
+            if fdatasync(descriptor) == 0 { return }
+        #endif
+        throw Self.error("sync", path: path)
+    }
+
+    static func syncDirectory(_ path: String) throws {
+        let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
+        guard descriptor >= 0 else { throw error("open", path: path) }
+        defer { _ = close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw error("sync", path: path) }
+    }
+
+    static func error(_ operation: String, path: String) -> RecorderError {
+        let code = errno
+        return RecorderError(
+            kind: .storage, message: "Cannot \(operation) \(path): \(String(cString: strerror(code))) (errno \(code))")
+    }
+}
+
+/// `open(2)`, named apart from the many `open`s in scope.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
+/// Group commit for `Durability.powerLoss`: a save waits until a sync that began after its frame
+/// was written has finished. One sync runs at a time, on its own thread; the saves that arrive
+/// meanwhile share the next one, so concurrent savers pay about one sync each round, not one each.
+final class JournalSyncer: Sendable {
+    private struct Waiter {
+        var sequence: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        /// Sequence number of the last frame written (its `pwrite` returned).
+        var written: UInt64 = 0
+        /// Every frame up to this one is on stable storage.
+        var synced: UInt64 = 0
+        var running = false
+        var waiters: [Waiter] = []
+    }
+
+    private let file: JournalFile
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "FirehoseRecorder.journal-sync")
+    /// Syncs performed (tests check that concurrent saves share them).
+    private let syncs = Atomic<Int>(0)
+
+    init(file: JournalFile) {
+        self.file = file
+    }
+
+    var syncCount: Int { syncs.load(ordering: .relaxed) }
+
+    func written(_ sequence: UInt64) {
+        state.withLock { $0.written = max($0.written, sequence) }
+    }
+
+    /// Frames up to `sequence` are durable another way (the record store committed them with a sync).
+    func durable(through sequence: UInt64) {
+        let ready = state.withLock { state -> [Waiter] in
+            state.synced = max(state.synced, sequence)
+            return Self.take(&state.waiters) { $0.sequence <= state.synced }
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once frame `sequence` is on stable storage; throws if the sync failed.
+    func wait(for sequence: UInt64) async throws {
+        if state.withLock({ $0.synced >= sequence }) { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let (done, start) = state.withLock { state -> (Bool, Bool) in
+                if state.synced >= sequence { return (true, false) }
+                state.waiters.append(Waiter(sequence: sequence, continuation: continuation))
+                if state.running { return (false, false) }
+                state.running = true
+                return (false, true)
+            }
+            if done { continuation.resume() }
+            if start { queue.async { self.run() } }
+        }
+    }
+
+    private func run() {
+        while true {
+            let target = state.withLock { state -> UInt64? in
+                if state.waiters.isEmpty {
+                    state.running = false
+                    return nil
+                }
+                return state.written
+            }
+            guard let target else { return }
+            var failure: (any Error)?
+            do {
+                try file.sync()
+                syncs.add(1, ordering: .relaxed)
+            } catch {
+                failure = error
+            }
+            let ready = state.withLock { state -> [Waiter] in
+                if failure != nil {
+                    // After a failed sync the OS may have dropped any of the pages written so far.
+                    return Self.take(&state.waiters) { _ in true }
+                }
+                state.synced = max(state.synced, target)
+                return Self.take(&state.waiters) { $0.sequence <= state.synced }
+            }
+            for waiter in ready {
+                if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
+            }
+        }
+    }
+
+    private static func take(_ waiters: inout [Waiter], where condition: (Waiter) -> Bool) -> [Waiter] {
+        let taken = waiters.filter(condition)
+        waiters.removeAll(where: condition)
+        return taken
+    }
+}
