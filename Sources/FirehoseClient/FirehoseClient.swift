@@ -129,8 +129,9 @@ public struct FirehoseClient: Sendable {
                 kind: .invalidRequest, code: "InvalidArgumentException",
                 message: "Records size exceeds 4 MB limit (\(total) bytes; at most \(ServiceLimits.maxBatchBytes)).")
         }
-        let body = ClientRequestEncoding.putRecordBatch(deliveryStreamName: deliveryStreamName, records: records)
+        let body = BatchBody.encode(deliveryStreamName: deliveryStreamName, records: records)
         let response = try await send(.putRecordBatch, body: body, compressible: true)
+        if let output = BatchResponse.decode(response.body, expectedCount: records.count) { return output }
         do {
             return try ClientResponseDecoding.putRecordBatch(response.body, expectedCount: records.count)
         } catch {

@@ -417,7 +417,7 @@ public actor FirehoseRecorder {
                         lastCode = code
                     }
                 }
-                _ = try store.delete(ids: delivered)
+                try store.deleteDelivered(ids: delivered)
                 let deliveredSet = Set(delivered)
                 summary.sentRecords += delivered.count
                 summary.sentBytes += pending.filter { deliveredSet.contains($0.id) }.reduce(0) { $0 + $1.data.count }

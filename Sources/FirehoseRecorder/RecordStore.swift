@@ -22,7 +22,8 @@ final class RecordStore: Sendable {
 
     struct Pending: Sendable {
         var id: Int64
-        var data: Data
+        /// A slice of one buffer that holds the whole batch: no allocation per record.
+        var data: ArraySlice<UInt8>
         var attempts: Int
     }
 
@@ -102,6 +103,12 @@ final class RecordStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "FirehoseRecorder"
+        configuration.prepareDatabase { db in
+            // Builds with SQLITE_SECURE_DELETE (Debian's, for one) zero every deleted record, which
+            // writes each delivered batch's pages a second time; FAST zeroes only pages written anyway.
+            // Statement journals (a multi-row DELETE with triggers spills one) stay in memory.
+            try db.execute(sql: "PRAGMA secure_delete = FAST; PRAGMA temp_store = MEMORY")
+        }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: url.path, configuration: configuration)
@@ -301,15 +308,20 @@ final class RecordStore: Sendable {
                         WHERE stream = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?
                         """),
                 arguments: [stream, cursor, maxID, count])
-            var batch: [Pending] = []
-            var total = 0
+            var records: [(id: Int64, end: Int, attempts: Int)] = []
+            var arena: [UInt8] = []
             while let row = try rows.next() {
                 let size: Int = row[1]
-                if !batch.isEmpty, total + size > bytes { break }
-                batch.append(Pending(id: row[0], data: row[2], attempts: row[3]))
-                total += size
+                if !records.isEmpty, arena.count + size > bytes { break }
+                if arena.isEmpty { arena.reserveCapacity(min(bytes, size * count)) }
+                try row.withUnsafeData(atIndex: 2) { data in if let data { arena.append(contentsOf: data) } }
+                records.append((row[0], arena.count, row[3]))
             }
-            return batch
+            var start = 0
+            return records.map { record in
+                defer { start = record.end }
+                return Pending(id: record.id, data: arena[start..<record.end], attempts: record.attempts)
+            }
         }
     }
 
@@ -319,7 +331,18 @@ final class RecordStore: Sendable {
         return try pool.read { db in
             try GRDB.Row.fetchAll(
                 db, sql: "SELECT id, data, attempts FROM record WHERE id IN (\(Self.list(ids))) ORDER BY id"
-            ).map { Pending(id: $0["id"], data: $0["data"], attempts: $0["attempts"]) }
+            ).map { Pending(id: $0["id"], data: ArraySlice([UInt8]($0["data"] as Data)), attempts: $0["attempts"]) }
+        }
+    }
+
+    /// Deletes delivered records; unlike `delete(ids:)` nothing is reported, so nothing is returned.
+    func deleteDelivered(ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                try db.execute(
+                    sql: "DELETE FROM record WHERE id IN (\(Self.list(ids[start..<min(start + 500, ids.count)])))")
+            }
         }
     }
 

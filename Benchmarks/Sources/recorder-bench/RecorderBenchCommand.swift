@@ -4,6 +4,12 @@ import FirehoseRecorder
 import Foundation
 import LoadSupport
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// FirehoseRecorder's two rates: how fast `saveRecord` stores records (one call at a time, as an app
 /// does), and how fast `submitAllRecords` sends what was stored to a local firehose-local.
 @main
@@ -33,6 +39,12 @@ struct RecorderBenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for the recorder's database (a fresh sub-folder is made and removed).")
     var workDir = "/var/tmp"
 
+    @Option(help: "FirehoseRecorder's maxConcurrentRequests (default: the recorder's default).")
+    var maxConcurrentRequests: Int?
+
+    @Option(help: "What a returned save survives: appCrash (the recorder's default) or powerLoss.")
+    var durability: Durability = .appCrash
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -46,6 +58,10 @@ struct RecorderBenchCommand: AsyncParsableCommand {
         var submitRequests: Int
         var submitSeconds: Double
         var submitPayloadMBPerSecond: Double
+        /// CPU time of this process (user + system) in each phase: what the recorder costs, whatever
+        /// else the machine is doing.
+        var saveCPUSeconds: Double
+        var submitCPUSeconds: Double
         var remainingRecords: Int
         var submitStatus: String
     }
@@ -53,6 +69,9 @@ struct RecorderBenchCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...1_000_000).contains(records) else { throw ValidationError("--records must be 1-1,000,000") }
         guard (1...60).contains(saveSeconds) else { throw ValidationError("--save-seconds must be 1-60") }
+        if let maxConcurrentRequests, !(1...64).contains(maxConcurrentRequests) {
+            throw ValidationError("--max-concurrent-requests must be 1-64")
+        }
         do { _ = try LoopbackEndpoint(endpoint) } catch { throw ValidationError(error.description) }
     }
 
@@ -62,12 +81,14 @@ struct RecorderBenchCommand: AsyncParsableCommand {
         let client = FirehoseClient(
             endpoint: URL(string: endpoint)!, region: "us-east-1",
             credentialsProvider: StaticCredentialsProvider(accessKeyId: "test", secretAccessKey: "test"))
-        let recorder = try FirehoseRecorder(
-            directory: directory, client: client,
-            configuration: .init(diskByteLimit: 4 * 1_024 * 1_024 * 1_024))
+        var configuration = FirehoseRecorder.Configuration(diskByteLimit: 4 * 1_024 * 1_024 * 1_024)
+        configuration.durability = durability == .powerLoss ? .powerLoss : .appCrash
+        if let maxConcurrentRequests { configuration.maxConcurrentRequests = maxConcurrentRequests }
+        let recorder = try FirehoseRecorder(directory: directory, client: client, configuration: configuration)
         let pool = recordProfile.records(count: min(records, 16_384), seed: seed).map { Data($0) }
 
         let clock = ContinuousClock()
+        let saveCPUStart = cpuSeconds()
         let saveStart = clock.now
         let saveDeadline = saveStart + .milliseconds(Int(saveSeconds * 1_000))
         var saved = 0
@@ -77,16 +98,19 @@ struct RecorderBenchCommand: AsyncParsableCommand {
             if saved % 256 == 0 && clock.now >= saveDeadline { break }
         }
         let saveSeconds = seconds(clock.now - saveStart)
+        let submitCPUStart = cpuSeconds()
 
         let submitStart = clock.now
         let summary = await recorder.submitAllRecords()
         let submitSeconds = seconds(clock.now - submitStart)
+        let submitCPUEnd = cpuSeconds()
 
         let result = Result(
             recordProfile: recordProfile.rawValue, savedRecords: saved, saveSeconds: saveSeconds,
             saveRecordsPerSecond: Double(saved) / saveSeconds, submittedRecords: summary.sentRecords,
             submittedBytes: summary.sentBytes, submitRequests: summary.requests, submitSeconds: submitSeconds,
             submitPayloadMBPerSecond: Double(summary.sentBytes) / submitSeconds / 1e6,
+            saveCPUSeconds: submitCPUStart - saveCPUStart, submitCPUSeconds: submitCPUEnd - submitCPUStart,
             remainingRecords: summary.remainingRecords, submitStatus: "\(summary.status)")
         if json {
             let encoder = JSONEncoder()
@@ -95,12 +119,25 @@ struct RecorderBenchCommand: AsyncParsableCommand {
         } else {
             print(
                 """
-                saveRecord        \(saved) records in \(fixed(saveSeconds, 2)) s: \(fixed(result.saveRecordsPerSecond, 0)) records/s
+                saveRecord        \(saved) records in \(fixed(saveSeconds, 2)) s: \(fixed(result.saveRecordsPerSecond, 0)) records/s, \
+                \(fixed(result.saveCPUSeconds, 2)) s CPU
                 submitAllRecords  \(summary.sentRecords) records, \(summary.sentBytes) bytes in \(summary.requests) requests, \
-                \(fixed(submitSeconds, 2)) s: \(fixed(result.submitPayloadMBPerSecond, 2)) MB/s (status \(summary.status))
+                \(fixed(submitSeconds, 2)) s: \(fixed(result.submitPayloadMBPerSecond, 2)) MB/s, \
+                \(fixed(result.submitCPUSeconds, 2)) s CPU (status \(summary.status))
                 """)
         }
         if summary.sentRecords != saved { throw ExitCode(2) }
+    }
+
+    private func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func value(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return value(usage.ru_utime) + value(usage.ru_stime)
     }
 
     private func seconds(_ duration: Duration) -> Double {
@@ -109,3 +146,7 @@ struct RecorderBenchCommand: AsyncParsableCommand {
 }
 
 extension RecordProfile: ExpressibleByArgument {}
+
+enum Durability: String, ExpressibleByArgument {
+    case appCrash, powerLoss
+}
