@@ -209,7 +209,7 @@ public actor FirehoseRecorder {
             RecordJournal.Entry(id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970))
         pendingBytes += data.count
         oldestPending = min(oldestPending, now.timeIntervalSince1970)
-        if pending.count >= max(Self.flushRecords, retryFlushAt) || pendingBytes >= Self.flushBytes {
+        if pending.count >= Self.flushRecords || pendingBytes >= Self.flushBytes, pending.count >= retryFlushAt {
             do {
                 try flush(expireBefore: nil)
             } catch {
@@ -329,9 +329,15 @@ public actor FirehoseRecorder {
                         outcome = .cancelled
                         break
                     }
-                    let batch = try store.nextBatch(
-                        stream: stream, after: cursor, upTo: maxID, count: configuration.effectiveBatchCount,
-                        bytes: configuration.effectiveBatchBytes)
+                    let batch: [RecordStore.Pending]
+                    do {
+                        batch = try await store.nextBatch(
+                            stream: stream, after: cursor, upTo: maxID, count: configuration.effectiveBatchCount,
+                            bytes: configuration.effectiveBatchBytes)
+                    } catch is CancellationError {
+                        outcome = .cancelled
+                        break
+                    }
                     guard let last = batch.last else {
                         exhausted = true
                         break
@@ -402,7 +408,6 @@ public actor FirehoseRecorder {
             } catch {
                 result = .failure(error)
             }
-            inFlight.subtract(pending.map(\.id))
 
             var failed: [RecordStore.Pending] = []
             var lastCode = ""
@@ -417,12 +422,21 @@ public actor FirehoseRecorder {
                         lastCode = code
                     }
                 }
-                try store.deleteDelivered(ids: delivered)
+                // Off the actor (saves and other batches go on meanwhile); the records count as on
+                // the wire until they are gone, so an eviction meanwhile does not pick them.
+                do {
+                    try await store.deleteDelivered(ids: delivered)
+                } catch {
+                    inFlight.subtract(pending.map(\.id))
+                    throw error
+                }
+                inFlight.subtract(pending.map(\.id))
                 let deliveredSet = Set(delivered)
                 summary.sentRecords += delivered.count
                 summary.sentBytes += pending.filter { deliveredSet.contains($0.id) }.reduce(0) { $0 + $1.data.count }
                 if failed.isEmpty { return .next }
             case .failure(let error):
+                inFlight.subtract(pending.map(\.id))
                 if Task.isCancelled { return .cancelled }
                 switch Self.classify(error) {
                 case .offline:

@@ -297,10 +297,12 @@ final class RecordStore: Sendable {
     /// The next batch of `stream` after `cursor`, oldest first: at most `count` records and
     /// `bytes` bytes, checked before adding a record; the first record always goes (alone if it is
     /// over `bytes`). One query, read only as far as the batch goes.
-    func nextBatch(stream: String, after cursor: Int64, upTo maxID: Int64, count: Int, bytes: Int) throws
+    ///
+    /// Async: the read runs on one of GRDB's reader threads, not the caller's.
+    func nextBatch(stream: String, after cursor: Int64, upTo maxID: Int64, count: Int, bytes: Int) async throws
         -> [Pending]
     {
-        try pool.read { db in
+        try await pool.read { db in
             let rows = try GRDB.Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
@@ -336,13 +338,21 @@ final class RecordStore: Sendable {
     }
 
     /// Deletes delivered records; unlike `delete(ids:)` nothing is reported, so nothing is returned.
-    func deleteDelivered(ids: [Int64]) throws {
+    /// Async: the transaction runs on GRDB's writer thread, not the caller's. It runs even if the
+    /// calling task is cancelled (GRDB's async `write` would not start then): the records were
+    /// delivered, and keeping them would send them again.
+    func deleteDelivered(ids: [Int64]) async throws {
         guard !ids.isEmpty else { return }
-        try write { db in
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                try db.execute(
-                    sql: "DELETE FROM record WHERE id IN (\(Self.list(ids[start..<min(start + 500, ids.count)])))")
-            }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pool.asyncWrite(
+                { db in
+                    for start in stride(from: 0, to: ids.count, by: 500) {
+                        let chunk = ids[start..<min(start + 500, ids.count)]
+                        try db.execute(sql: "DELETE FROM record WHERE id IN (\(Self.list(chunk)))")
+                    }
+                    try self.refreshSnapshot(db)
+                },
+                completion: { _, result in continuation.resume(with: result) })
         }
     }
 
