@@ -82,7 +82,8 @@ struct CrashTests {
         for run in 0..<runs {
             // A file of lines as stdin: the child reads as fast as it saves, until killed.
             let input = work.appending("input-\(run).txt")
-            let text = (0..<100_000).map { "run\(run)-\($0)" }.joined(separator: "\n") + "\n"
+            // Far more than it can save before the kill, even on an idle machine (~80,000 saves/s).
+            let text = (0..<2_000_000).map { "run\(run)-\($0)" }.joined(separator: "\n") + "\n"
             try text.write(to: input, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = binary

@@ -76,7 +76,8 @@ struct PipelineTests {
         #expect(summary.requests == 20)
         #expect(summary.sentRecords == 200)
         #expect(gauge.atStart.first == 1)
-        #expect(gauge.peak == 3)
+        // Never more than the window; on a loaded machine a request may finish before the third starts.
+        #expect(gauge.peak >= 2 && gauge.peak <= 3)
         let delivered = endpoint.delivered("events").map { Data($0) }
         #expect(delivered.count == 200)
         #expect(Set(delivered) == Set(saved))
