@@ -96,11 +96,21 @@ struct ClientTests {
         _ = try await client.putRecord([1], deliveryStreamName: "events")
     }
 
-    @Test("URLSessionTransport reports a refused connection as a network error")
-    func urlSessionRefused() async throws {
+    // The default transport sends loopback http over HTTP1Transport on Linux, so both are checked.
+    @Test(
+        "A refused connection is a network error, with each transport",
+        arguments: ["DefaultTransport", "URLSessionTransport", "HTTP1Transport"])
+    func refusedConnection(transportName: String) async throws {
+        let transport: any HTTPTransport =
+            switch transportName {
+            case "URLSessionTransport": URLSessionTransport()
+            case "HTTP1Transport": HTTP1Transport()
+            default: DefaultTransport()
+            }
         let client = FirehoseClient(
             endpoint: URL(string: "http://127.0.0.1:1")!, region: "us-east-1",
-            credentialsProvider: StaticCredentialsProvider(accessKeyId: "test", secretAccessKey: "test"))
+            credentialsProvider: StaticCredentialsProvider(accessKeyId: "test", secretAccessKey: "test"),
+            transport: transport)
         let error = await #expect(throws: FirehoseClientError.self) {
             try await client.putRecord([1], deliveryStreamName: "events")
         }
