@@ -8,7 +8,7 @@ import FirehoseWire
 enum BatchBody {
     static func encode<Records: Collection>(deliveryStreamName: String, records: Records) -> [UInt8]
     where Records.Element: Collection<UInt8> {
-        guard deliveryStreamName.utf8.allSatisfy(isPlainNameByte) else {
+        guard deliveryStreamName.utf8.allSatisfy(ServiceLimits.isValidStreamNameCharacter) else {
             return ClientRequestEncoding.putRecordBatch(deliveryStreamName: deliveryStreamName, records: records)
         }
         let head =
@@ -45,16 +45,6 @@ enum BatchBody {
             buffer[offset] = UInt8(ascii: "]")
             buffer[offset + 1] = UInt8(ascii: "}")
             initialized = offset + 2
-        }
-    }
-
-    private static func isPlainNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
-            return true
-        default:
-            return false
         }
     }
 
