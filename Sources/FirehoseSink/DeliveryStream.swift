@@ -79,6 +79,9 @@ actor DeliveryStream {
     private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason)] = []
     private var retryTask: Task<Void, Never>?
     private var consecutiveFailures = 0
+    /// A publish is under way (its blocking part runs off the actor, which keeps accepting).
+    private var publishing = false
+    private var publishIdleWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Tickets: every reserved segment gets the next number; segments are written in number order.
     private var nextTicket: UInt64 = 0
@@ -155,8 +158,9 @@ actor DeliveryStream {
             } catch {
                 // Shares already reserved must still be written: later tickets may build on them.
                 for (ticket, job) in jobs { encoded[ticket] = job.encode() }
-                _ = drain()
+                drain()
                 _ = collectFailures(first..<nextTicket)
+                _ = await publishLoggingFailure()
                 throw error
             }
             let newline = buffer.settings.appendsNewline ? 1 : 0
@@ -191,7 +195,8 @@ actor DeliveryStream {
         async throws(FileSystemError) -> [DeliveredObject]
     {
         for (ticket, segment) in segments { encoded[ticket] = segment }
-        let delivered = drain()
+        drain()
+        let delivered = await publishLoggingFailure()
         if nextToWrite < tickets.upperBound {
             await withCheckedContinuation { writeWaiters.append((tickets.upperBound, $0)) }
         }
@@ -212,10 +217,10 @@ actor DeliveryStream {
         return first
     }
 
-    /// Writes and commits every encoded segment whose turn has come, wakes the requests they
-    /// complete, and publishes the buffers that no longer wait for anything.
-    private func drain() -> [DeliveredObject] {
-        guard encoded[nextToWrite] != nil else { return [] }
+    /// Writes and commits every encoded segment whose turn has come and wakes the requests they
+    /// complete. Buffers that no longer wait for anything are then published by the caller.
+    private func drain() {
+        guard encoded[nextToWrite] != nil else { return }
         var touched: [(buffer: StagingBuffer, tickets: [UInt64])] = []
         while let segment = encoded.removeValue(forKey: nextToWrite) {
             let ticket = nextToWrite
@@ -248,24 +253,33 @@ actor DeliveryStream {
                 return true
             }
         }
-        return publishLoggingFailure()
     }
 
     /// Delivers the open buffer, and any earlier one whose delivery failed, now: everything
     /// acknowledged before the call is in the returned objects' files when it returns.
     func flush(reason: DeliveredObject.Reason = .flush) async throws(FileSystemError) -> [DeliveredObject] {
         if let buffer { retire(buffer, reason: reason) }
-        let awaited = Set(retired.map { $0.buffer.id })
-        // Requests still encoding into these buffers must be written first; new ones go to a new buffer.
+        let awaited = retired.map { $0.buffer.id }
+        // Requests still encoding into these buffers must be written first; new ones go to a new
+        // buffer. Objects published meanwhile by others are kept for this flush to report.
         let reserved = nextTicket
+        flushesWaiting += 1
         if nextToWrite < reserved {
-            flushesWaiting += 1
             await withCheckedContinuation { writeWaiters.append((reserved, $0)) }
-            flushesWaiting -= 1
         }
-        var delivered = awaited.compactMap { publishedDuringFlush[$0] }
+        let outcome = await publishReady(waitingForOthers: true)
+        // Whatever was published while this flush waited, by it or by requests, is in the map; it
+        // adds what it published of buffers retired after it began.
+        let awaitedIDs = Set(awaited)
+        let delivered =
+            awaited.compactMap { publishedDuringFlush[$0] }
+            + outcome.delivered.filter { !awaitedIDs.contains($0.bufferID) }.map(\.object)
+        flushesWaiting -= 1
         if flushesWaiting == 0 { publishedDuringFlush.removeAll() }
-        delivered += try publishRetired()
+        if let failure = outcome.failure {
+            scheduleRetry()
+            throw failure
+        }
         return delivered
     }
 
@@ -344,10 +358,10 @@ actor DeliveryStream {
         try StagingBuffer(directory: stagingDirectory, settings: settings, firstArrival: arrival)
     }
 
-    private func deliverOnInterval(bufferID: UUID) {
+    private func deliverOnInterval(bufferID: UUID) async {
         guard let buffer, buffer.id == bufferID else { return }
         retire(buffer, reason: .interval)
-        _ = publishLoggingFailure()
+        _ = await publishLoggingFailure()
     }
 
     /// Closes the open buffer to new records and queues it for publishing.
@@ -366,7 +380,7 @@ actor DeliveryStream {
         // it is delivered under them (each buffer keeps its own), and the next one uses the new.
         if let buffer { retire(buffer, reason: .flush) }
         settings = newSettings
-        return delivered + publishLoggingFailure()
+        return delivered + (await publishLoggingFailure())
     }
 
     /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
@@ -426,31 +440,19 @@ actor DeliveryStream {
 
     // MARK: Publishing
 
-    private func publishLoggingFailure() -> [DeliveredObject] {
-        var delivered: [DeliveredObject] = []
-        do {
-            try publishRetired(into: &delivered)
-        } catch {
+    /// Publishes what is ready; a failure is logged and retried with backoff.
+    private func publishLoggingFailure() async -> [DeliveredObject] {
+        let outcome = await publishReady(waitingForOthers: false)
+        if let failure = outcome.failure {
             logger.error(
                 "Delivery failed; the buffer stays staged and is retried",
                 metadata: [
-                    "error": .string(error.description), "pending_objects": .stringConvertible(retired.count),
+                    "error": .string(failure.description), "pending_objects": .stringConvertible(retired.count),
                     "retry_in_seconds": .stringConvertible(Self.retryDelay(after: consecutiveFailures + 1)),
                 ])
             scheduleRetry()
         }
-        return delivered
-    }
-
-    private func publishRetired() throws(FileSystemError) -> [DeliveredObject] {
-        var delivered: [DeliveredObject] = []
-        do {
-            try publishRetired(into: &delivered)
-        } catch {
-            scheduleRetry()
-            throw error
-        }
-        return delivered
+        return outcome.delivered.map(\.object)
     }
 
     static func retryDelay(after failures: Int) -> Int { min(60, 1 << min(failures - 1, 6)) }
@@ -470,45 +472,96 @@ actor DeliveryStream {
         }
     }
 
-    private func retryDelivery() {
+    private func retryDelivery() async {
         retryTask = nil
         if let buffer, buffer.recordCount > 0, retired.isEmpty, buffer.settings.bufferIntervalSeconds == 0 {
             retire(buffer, reason: .interval)
         }
         guard !retired.isEmpty else { return }
-        _ = publishLoggingFailure()
+        _ = await publishLoggingFailure()
     }
 
-    /// Seals each retired buffer and renames it to its key, in order, stopping at one that still
-    /// waits for reserved segments. A failure leaves that buffer (and those after it) queued, so
-    /// nothing acknowledged is dropped.
-    private func publishRetired(into delivered: inout [DeliveredObject]) throws(FileSystemError) {
+    struct PublishOutcome {
+        var delivered: [(bufferID: UUID, object: DeliveredObject)] = []
+        var failure: FileSystemError?
+    }
+
+    /// Publishes the retired buffers in order — completes the encoding, fsyncs the data file,
+    /// renames it to its key, fsyncs the folder, removes the journal — stopping at one that still
+    /// waits for reserved segments. The fsyncs and renames run on the blocking-I/O thread, so the
+    /// stream keeps accepting meanwhile. One publisher at a time: a caller that finds one under way
+    /// returns at once (that one goes on to whatever else became ready), unless `waitingForOthers`.
+    /// A failure leaves that buffer (and those after it) queued, so nothing acknowledged is dropped.
+    private func publishReady(waitingForOthers: Bool) async -> PublishOutcome {
+        while publishing {
+            guard waitingForOthers else { return PublishOutcome() }
+            await withCheckedContinuation { publishIdleWaiters.append($0) }
+        }
+        publishing = true
+        defer {
+            publishing = false
+            let waiters = publishIdleWaiters
+            publishIdleWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
+        var outcome = PublishOutcome()
         while let (buffer, reason) = retired.first, buffer.pendingSegments == 0 {
-            let settings = buffer.settings
-            let key = settings.keyLayout.objectKey(
-                versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
-                randomSource: &random)
-            let path = try objectPath(for: key, bucket: settings.bucket)
-            let parent = String(path[..<path.lastIndex(of: "/")!])
             if buffer.isUnlinked {
                 abandon(buffer)
                 continue
             }
-            try buffer.seal()
-            try POSIX.makeDirectories(parent)
-            try POSIX.rename(buffer.dataPath, path)
-            try POSIX.fsyncDirectory(parent)
-            buffer.removeJournal()
-            retired.removeFirst()
+            let settings = buffer.settings
+            let key = settings.keyLayout.objectKey(
+                versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
+                randomSource: &random)
+            let path: String
+            let descriptor: Int32
+            do {
+                path = try objectPath(for: key, bucket: settings.bucket)
+                try buffer.finishEncoding()
+                descriptor = try buffer.duplicateDataDescriptor()
+            } catch {
+                outcome.failure = error
+                break
+            }
+            let dataPath = buffer.dataPath
+            let journalPath = buffer.journalPath
+            let failure = await BlockingIO.run { () -> FileSystemError? in
+                defer { POSIX.close(descriptor) }
+                do throws(FileSystemError) {
+                    try POSIX.fsync(descriptor, path: dataPath)
+                    let parent = String(path[..<path.lastIndex(of: "/")!])
+                    try POSIX.makeDirectories(parent)
+                    try POSIX.rename(dataPath, path)
+                    try POSIX.fsyncDirectory(parent)
+                } catch {
+                    return error
+                }
+                // The object is in the bucket for good: the journal has done its job.
+                POSIX.unlink(journalPath)
+                return nil
+            }
+            // The stream was deleted meanwhile: its buffers are gone, whatever this one became.
+            guard !buffer.isAbandoned else {
+                retired.removeAll { $0.buffer === buffer }
+                continue
+            }
+            if let failure {
+                outcome.failure = failure
+                break
+            }
+            buffer.close()
+            retired.removeAll { $0.buffer === buffer }
             consecutiveFailures = 0
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason,
                 firstArrival: buffer.firstArrival)
             announce(object)
-            delivered.append(object)
+            outcome.delivered.append((buffer.id, object))
             if flushesWaiting > 0 { publishedDuringFlush[buffer.id] = object }
         }
+        return outcome
     }
 
     /// Delivers records recovered from a crashed run's staging files as one object, encoded with the

@@ -200,29 +200,35 @@ final class StagingBuffer {
         }
     }
 
-    /// Completes the encoding, writes and fsyncs the data file, and closes both files. Safe to call
-    /// again after a failure.
-    func seal() throws(FileSystemError) {
-        guard !isSealed else { return }
+    /// Completes the encoding (GZIP: the final block and trailer) and writes everything staged, so the
+    /// data file is the object. Safe to call again after a failure.
+    func finishEncoding() throws(FileSystemError) {
         if history != nil {
             let trailer = GzipMember.trailer(crc: contentCRC, length: uncompressedBytes)
             unwritten.append((trailer, trailer.withUnsafeBytes { Gzip.crc32($0) }))
-            // Sealing again after a failed write must not add a second trailer.
+            // Finishing again after a failed write must not add a second trailer.
             history = nil
             serialDeflater = nil
         }
         try writePending()
-        try POSIX.fsync(dataFD, path: dataPath)
+    }
+
+    /// A duplicate of the data file's descriptor, for the fsync that publishing does off the
+    /// stream's executor. The caller closes it.
+    func duplicateDataDescriptor() throws(FileSystemError) -> Int32 {
+        let descriptor = dup(dataFD)
+        guard descriptor >= 0 else { throw FileSystemError(operation: "dup", path: dataPath, errno: errno) }
+        return descriptor
+    }
+
+    /// Once the data file is in the bucket: closes both files; no more syncs are needed.
+    func close() {
+        guard !isSealed else { return }
         POSIX.close(dataFD)
         POSIX.close(journalFD)
         dataFD = -1
         journalFD = -1
         isSealed = true
-    }
-
-    /// After the data file has been renamed into the bucket: the journal has done its job.
-    func removeJournal() {
-        POSIX.unlink(journalPath)
     }
 
     /// Drops both files (a deleted stream discards its buffer, as in AWS).

@@ -80,6 +80,7 @@ final class KillingTransport: HTTPTransport, Sendable {
     private final class State: Sendable {
         let count = Mutex(0)
         let unknownFate = Mutex<[Data]>([])
+        let killed = Mutex(false)
     }
     private let inner = DefaultTransport()
     private let state = State()
@@ -103,7 +104,15 @@ final class KillingTransport: HTTPTransport, Sendable {
                 async let response = inner.send(request)
                 try await Task.sleep(for: .milliseconds(2))
                 kill()
+                state.killed.withLock { $0 = true }
                 return try await response
+            }
+            // Later requests go out only once the server is dead, however fast it answered the
+            // ones before: "in the middle of a submit" stays the kill-th request, not a race.
+            if number > killAtRequest {
+                for _ in 0..<5_000 where !state.killed.withLock({ $0 }) {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
             }
             return try await inner.send(request)
         } catch {
