@@ -118,29 +118,22 @@ enum BatchResponse {
             var encrypted: Bool?
             var responses: [PutRecordBatchOutput.Entry]?
             var failed = 0
-            var seen = Set<String>()
-            guard take(UInt8(ascii: "{")) else { return nil }
-            if !take(UInt8(ascii: "}")) {
-                repeat {
-                    guard let key = plainString(), seen.insert(key).inserted, take(UInt8(ascii: ":")) else {
-                        return nil
-                    }
-                    switch key {
-                    case "FailedPutCount":
-                        guard let count = integer() else { return nil }
-                        failedPutCount = count
-                    case "Encrypted":
-                        guard let flag = boolean() else { return nil }
-                        encrypted = flag
-                    case "RequestResponses":
-                        guard let entries = entries(failed: &failed) else { return nil }
-                        responses = entries
-                    default:
-                        guard skipValue() else { return nil }
-                    }
-                } while take(UInt8(ascii: ","))
-                guard take(UInt8(ascii: "}")) else { return nil }
+            let whole = object { scanner, key in
+                switch key {
+                case "FailedPutCount":
+                    failedPutCount = scanner.integer()
+                    return failedPutCount != nil
+                case "Encrypted":
+                    encrypted = scanner.boolean()
+                    return encrypted != nil
+                case "RequestResponses":
+                    responses = scanner.entries(failed: &failed)
+                    return responses != nil
+                default:
+                    return scanner.skipValue()
+                }
             }
+            guard whole else { return nil }
             skipSpace()
             guard index == bytes.count, let responses, responses.count == expectedCount else { return nil }
             return PutRecordBatchOutput(
@@ -152,32 +145,25 @@ enum BatchResponse {
             var entries: [PutRecordBatchOutput.Entry] = []
             if take(UInt8(ascii: "]")) { return entries }
             repeat {
-                guard take(UInt8(ascii: "{")) else { return nil }
                 var recordID: String?
                 var errorCode: String?
                 var errorMessage: String?
-                var seen = Set<String>()
-                if !take(UInt8(ascii: "}")) {
-                    repeat {
-                        guard let key = plainString(), seen.insert(key).inserted, take(UInt8(ascii: ":")) else {
-                            return nil
-                        }
-                        switch key {
-                        case "RecordId":
-                            guard let value = plainString() else { return nil }
-                            recordID = value
-                        case "ErrorCode":
-                            guard let value = plainString() else { return nil }
-                            errorCode = value
-                        case "ErrorMessage":
-                            guard let value = plainString() else { return nil }
-                            errorMessage = value
-                        default:
-                            guard skipValue() else { return nil }
-                        }
-                    } while take(UInt8(ascii: ","))
-                    guard take(UInt8(ascii: "}")) else { return nil }
+                let whole = object { scanner, key in
+                    switch key {
+                    case "RecordId":
+                        recordID = scanner.plainString()
+                        return recordID != nil
+                    case "ErrorCode":
+                        errorCode = scanner.plainString()
+                        return errorCode != nil
+                    case "ErrorMessage":
+                        errorMessage = scanner.plainString()
+                        return errorMessage != nil
+                    default:
+                        return scanner.skipValue()
+                    }
                 }
+                guard whole else { return nil }
                 if let errorCode, !errorCode.isEmpty {
                     failed += 1
                     entries.append(.failure(code: errorCode, message: errorMessage ?? ""))
@@ -192,6 +178,20 @@ enum BatchResponse {
             } while take(UInt8(ascii: ","))
             guard take(UInt8(ascii: "]")) else { return nil }
             return entries
+        }
+
+        /// An object: each member's key goes to `member`, which reads the value and says whether it
+        /// could. False for anything else, a repeated key included.
+        private mutating func object(_ member: (inout Scanner, String) -> Bool) -> Bool {
+            guard take(UInt8(ascii: "{")) else { return false }
+            if take(UInt8(ascii: "}")) { return true }
+            var seen = Set<String>()
+            repeat {
+                guard let key = plainString(), seen.insert(key).inserted, take(UInt8(ascii: ":")),
+                    member(&self, key)
+                else { return false }
+            } while take(UInt8(ascii: ","))
+            return take(UInt8(ascii: "}"))
         }
 
         private mutating func skipSpace() {
