@@ -493,6 +493,8 @@ actor DeliveryStream {
     /// returns at once (that one goes on to whatever else became ready), unless `waitingForOthers`.
     /// A failure leaves that buffer (and those after it) queued, so nothing acknowledged is dropped.
     private func publishReady(waitingForOthers: Bool) async -> PublishOutcome {
+        // Nearly every request passes here; a buffer being published stays in `retired` until done.
+        guard !retired.isEmpty else { return PublishOutcome() }
         while publishing {
             guard waitingForOthers else { return PublishOutcome() }
             await withCheckedContinuation { publishIdleWaiters.append($0) }

@@ -15,7 +15,7 @@ import FirehoseWire
 ///
 /// Records are encoded (compressed) as they arrive and appended to `<id>.partial`, so memory holds
 /// only the compressor's window whatever the buffer size. Each request's share is a *segment*: for
-/// GZIP a run of raw deflate ending in a sync flush (the file starts with the gzip header and sealing
+/// GZIP a run of raw deflate ending in a sync flush (the file starts with the gzip header and finishing
 /// adds the final block and trailer), so segments compressed on different cores join into one gzip
 /// member. Segments are written in the order they were reserved, and each write ends with a
 /// *commit*: a line appended to `<id>.journal` saying how many stored bytes (and their CRC-32) hold
@@ -42,7 +42,6 @@ final class StagingBuffer {
     private(set) var uncompressedBytes = 0
     /// Bytes in the data file.
     private(set) var storedBytes = 0
-    private(set) var isSealed = false
     private var dataFD: Int32
     private var journalFD: Int32
     private var journalBytes = 0
@@ -155,7 +154,7 @@ final class StagingBuffer {
     }
 
     /// Writes everything staged so far and journals it. Not durable until `syncDescriptors` are
-    /// fsynced (or `seal` runs). On failure nothing is journaled and the bytes are kept, so the next
+    /// fsynced (or the data file is, as delivery does). On failure nothing is journaled and the bytes are kept, so the next
     /// commit writes them again at the same offset: a transient error (disk full) tears nothing.
     func commit() throws(FileSystemError) {
         guard recordCount != committed.records else { return }
@@ -183,9 +182,9 @@ final class StagingBuffer {
     }
 
     /// Duplicates of the two descriptors, for an fsync that runs off the stream's executor while the
-    /// buffer goes on accepting (and may even be sealed and closed). The caller closes them.
+    /// buffer goes on accepting (and may even be published and closed). The caller closes them.
     func syncDescriptors() -> [(descriptor: Int32, path: String)] {
-        guard !isSealed else { return [] }
+        guard dataFD >= 0 else { return [] }
         return [(dup(dataFD), dataPath), (dup(journalFD), journalPath)].filter { $0.descriptor >= 0 }
     }
 
@@ -223,21 +222,16 @@ final class StagingBuffer {
 
     /// Once the data file is in the bucket: closes both files; no more syncs are needed.
     func close() {
-        guard !isSealed else { return }
-        POSIX.close(dataFD)
-        POSIX.close(journalFD)
+        if dataFD >= 0 { POSIX.close(dataFD) }
+        if journalFD >= 0 { POSIX.close(journalFD) }
         dataFD = -1
         journalFD = -1
-        isSealed = true
     }
 
     /// Drops both files (a deleted stream discards its buffer, as in AWS).
     func discard() {
         isAbandoned = true
-        if dataFD >= 0 { POSIX.close(dataFD) }
-        if journalFD >= 0 { POSIX.close(journalFD) }
-        dataFD = -1
-        journalFD = -1
+        close()
         POSIX.unlink(dataPath)
         POSIX.unlink(journalPath)
     }
