@@ -129,20 +129,61 @@ public enum Base64 {
         return length
     }
 
+    static let encodeAlphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Bytes of padded base64 for `count` bytes.
+    public static func encodedLength(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+
     /// Standard base64 with padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            out.append(alphabet[Int(first >> 2)])
-            out.append(alphabet[Int((first & 0x03) << 4 | (second ?? 0) >> 4)])
-            out.append(second.map { alphabet[Int(($0 & 0x0F) << 2 | (third ?? 0) >> 6)] } ?? UInt8(ascii: "="))
-            out.append(third.map { alphabet[Int($0 & 0x3F)] } ?? UInt8(ascii: "="))
+        guard !bytes.isEmpty else { return "" }
+        let encoded = [UInt8](unsafeUninitializedCapacity: encodedLength(bytes.count)) { out, initialized in
+            initialized =
+                bytes.withContiguousStorageIfAvailable { encode($0, into: out.baseAddress!) }
+                ?? Array(bytes).withUnsafeBufferPointer { encode($0, into: out.baseAddress!) }
         }
-        return String(decoding: out, as: UTF8.self)
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// Standard base64 with padding, written through `out` (room for `encodedLength(bytes.count)`);
+    /// returns the bytes written. For encoders that build a whole request body in one buffer.
+    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        encodeAlphabet.withUnsafeBufferPointer { table in
+            let table = table.baseAddress!
+            let count = bytes.count
+            guard count > 0, let input = bytes.baseAddress else { return 0 }
+            var index = 0
+            var written = 0
+            while index + 3 <= count {
+                let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                out[written] = table[Int(word >> 18)]
+                out[written + 1] = table[Int(word >> 12 & 0x3F)]
+                out[written + 2] = table[Int(word >> 6 & 0x3F)]
+                out[written + 3] = table[Int(word & 0x3F)]
+                index += 3
+                written += 4
+            }
+            switch count - index {
+            case 1:
+                let a = input[index]
+                out[written] = table[Int(a >> 2)]
+                out[written + 1] = table[Int((a & 0x03) << 4)]
+                out[written + 2] = UInt8(ascii: "=")
+                out[written + 3] = UInt8(ascii: "=")
+                written += 4
+            case 2:
+                let a = input[index]
+                let b = input[index + 1]
+                out[written] = table[Int(a >> 2)]
+                out[written + 1] = table[Int((a & 0x03) << 4 | b >> 4)]
+                out[written + 2] = table[Int((b & 0x0F) << 2)]
+                out[written + 3] = UInt8(ascii: "=")
+                written += 4
+            default:
+                break
+            }
+            return written
+        }
     }
 }
