@@ -79,6 +79,12 @@
             throw ProcessError("firehose-local did not report its port within \(timeout): \(log())")
         }
 
+        /// Sends `signal` without waiting (for example SIGSTOP, to hold requests unanswered).
+        public func signal(_ signal: Int32) {
+            guard let process else { return }
+            _ = Glibc_or_Darwin_kill(process.processIdentifier, signal)
+        }
+
         /// Sends `signal` and waits for the process to end.
         public func kill(_ signal: Int32 = SIGKILL) {
             guard let process else { return }
