@@ -30,11 +30,25 @@ struct RecordRun: Sendable {
     /// delimiters the batch's own storage is used as is.
     func withContent<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard !range.isEmpty else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        if newline { return joined().withUnsafeBytes(body) }
         let first = records.range(of: range.lowerBound).lowerBound
         let last = records.range(of: range.upperBound - 1).upperBound
-        return records.storage.withUnsafeBytes { storage in
-            if !newline { return body(UnsafeRawBufferPointer(rebasing: storage[first..<last])) }
-            let joined = [UInt8](unsafeUninitializedCapacity: contentLength) { typed, initialized in
+        return records.storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[first..<last])) }
+    }
+
+    /// The content as an array of its own, copied once.
+    func content() -> [UInt8] {
+        guard !range.isEmpty else { return [] }
+        if newline { return joined() }
+        let first = records.range(of: range.lowerBound).lowerBound
+        let last = records.range(of: range.upperBound - 1).upperBound
+        return Array(records.storage[first..<last])
+    }
+
+    /// Records and delimiters copied into one new array.
+    private func joined() -> [UInt8] {
+        records.storage.withUnsafeBytes { storage in
+            [UInt8](unsafeUninitializedCapacity: contentLength) { typed, initialized in
                 let buffer = UnsafeMutableRawBufferPointer(typed)
                 var offset = 0
                 for index in range {
@@ -47,7 +61,6 @@ struct RecordRun: Sendable {
                 }
                 initialized = offset
             }
-            return joined.withUnsafeBytes(body)
         }
     }
 }
@@ -66,21 +79,23 @@ struct SegmentJob: Sendable {
     var encoding: Encoding
 
     func encode() -> EncodedSegment {
-        run.withContent { content in
-            let contentCRC = Gzip.crc32(content)
-            switch encoding {
-            case .uncompressed:
-                return EncodedSegment(
-                    stored: Array(content), storedCRC: contentCRC, contentCRC: contentCRC,
-                    contentLength: content.count, records: run.range.count)
-            case .gzip(let level, let dictionary):
+        switch encoding {
+        case .uncompressed:
+            // Stored as is: the content array is what gets written, without a second copy.
+            let content = run.content()
+            let crc = content.withUnsafeBytes { Gzip.crc32($0) }
+            return EncodedSegment(
+                stored: content, storedCRC: crc, contentCRC: crc, contentLength: content.count,
+                records: run.range.count)
+        case .gzip(let level, let dictionary):
+            return run.withContent { content in
                 let stored = DeflaterPool.shared.withDeflater(level: level) { deflater in
                     dictionary.withUnsafeBytes { deflater.reset(dictionary: $0) }
                     return deflater.compress(content)
                 }
                 return EncodedSegment(
-                    stored: stored, storedCRC: stored.withUnsafeBytes { Gzip.crc32($0) }, contentCRC: contentCRC,
-                    contentLength: content.count, records: run.range.count)
+                    stored: stored, storedCRC: stored.withUnsafeBytes { Gzip.crc32($0) },
+                    contentCRC: Gzip.crc32(content), contentLength: content.count, records: run.range.count)
             }
         }
     }
