@@ -253,8 +253,8 @@ public struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Readers polling for the file never see it half-written. Not fsynced (Foundation's
-    /// `Data.write` would): the port means nothing after a crash, and an fsync here waited behind
-    /// the disk's queue, up to ~140 ms of start-up right after a benchmark had written gigabytes.
+    /// `Data.write` would): the port means nothing after a crash, and an fsync here waits behind
+    /// whatever the disk is writing, which slowed start-up while the disk was busy.
     static func writeAtomically(_ text: String, to path: String) throws {
         let temporary = path + ".tmp-\(getpid())"
         func failure(_ operation: String) -> StartupError {

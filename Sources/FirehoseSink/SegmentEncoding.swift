@@ -31,18 +31,18 @@ struct RecordRun: Sendable {
     func withContent<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard !range.isEmpty else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         if newline { return joined().withUnsafeBytes(body) }
-        let first = records.range(of: range.lowerBound).lowerBound
-        let last = records.range(of: range.upperBound - 1).upperBound
-        return records.storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[first..<last])) }
+        return records.storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[storageRange])) }
     }
 
     /// The content as an array of its own, copied once.
     func content() -> [UInt8] {
         guard !range.isEmpty else { return [] }
-        if newline { return joined() }
-        let first = records.range(of: range.lowerBound).lowerBound
-        let last = records.range(of: range.upperBound - 1).upperBound
-        return Array(records.storage[first..<last])
+        return newline ? joined() : Array(records.storage[storageRange])
+    }
+
+    /// Where the run's records lie, back to back, in the batch's storage (not empty runs).
+    private var storageRange: Range<Int> {
+        records.range(of: range.lowerBound).lowerBound..<records.range(of: range.upperBound - 1).upperBound
     }
 
     /// Records and delimiters copied into one new array.
