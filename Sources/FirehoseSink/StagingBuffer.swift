@@ -154,8 +154,9 @@ final class StagingBuffer {
     }
 
     /// Writes everything staged so far and journals it. Not durable until `syncDescriptors` are
-    /// fsynced (or the data file is, as delivery does). On failure nothing is journaled and the bytes are kept, so the next
-    /// commit writes them again at the same offset: a transient error (disk full) tears nothing.
+    /// fsynced (or the data file is, as delivery does). On failure nothing is journaled and the bytes
+    /// are kept, so the next commit writes them again at the same offset: a transient error (disk
+    /// full) tears nothing.
     func commit() throws(FileSystemError) {
         guard recordCount != committed.records else { return }
         try writePending()

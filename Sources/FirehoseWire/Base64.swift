@@ -129,7 +129,7 @@ public enum Base64 {
         return length
     }
 
-    static let encodeAlphabet: [UInt8] = Array(
+    private static let encodeAlphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Bytes of padded base64 for `count` bytes.
@@ -139,16 +139,21 @@ public enum Base64 {
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         guard !bytes.isEmpty else { return "" }
         let encoded = [UInt8](unsafeUninitializedCapacity: encodedLength(bytes.count)) { out, initialized in
-            initialized =
-                bytes.withContiguousStorageIfAvailable { encode($0, into: out.baseAddress!) }
-                ?? Array(bytes).withUnsafeBufferPointer { encode($0, into: out.baseAddress!) }
+            initialized = encode(bytes, into: out.baseAddress!)
         }
         return String(decoding: encoded, as: UTF8.self)
     }
 
     /// Standard base64 with padding, written through `out` (room for `encodedLength(bytes.count)`);
     /// returns the bytes written. For encoders that build a whole request body in one buffer.
-    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func encode(_ bytes: some Collection<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        bytes.withContiguousStorageIfAvailable { encodeContiguous($0, into: out) }
+            ?? Array(bytes).withUnsafeBufferPointer { encodeContiguous($0, into: out) }
+    }
+
+    private static func encodeContiguous(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>)
+        -> Int
+    {
         encodeAlphabet.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
             let count = bytes.count

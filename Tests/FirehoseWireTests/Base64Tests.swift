@@ -13,6 +13,22 @@ struct Base64Tests {
         }
     }
 
+    @Test("Collections without contiguous storage encode the same, through a buffer")
+    func encodeNonContiguousIntoBuffer() {
+        var generator = SeededGenerator(seed: 0xC0DE)
+        for length in [0, 1, 2, 3, 4, 5, 299, 1_000] {
+            let bytes = generator.bytes(length)
+            let lazy = bytes.lazy.map { $0 }  // no contiguous storage
+            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: Base64.encodedLength(length))
+            defer { out.deallocate() }
+            let written = Base64.encode(lazy, into: out)
+            #expect(written == Base64.encodedLength(length))
+            #expect(
+                String(decoding: UnsafeBufferPointer(start: out, count: written), as: UTF8.self)
+                    == Data(bytes).base64EncodedString(), "length \(length)")
+        }
+    }
+
     @Test("Decoding matches Foundation's Data(base64Encoded:) and round-trips")
     func decodeMatchesFoundation() throws {
         var generator = SeededGenerator(seed: 0x5EED)
