@@ -252,27 +252,11 @@ public struct ServeCommand: AsyncParsableCommand {
         logger.info("Stopped")
     }
 
-    /// Readers polling for the file never see it half-written. Not fsynced (Foundation's
-    /// `Data.write` would): the port means nothing after a crash, and an fsync here waits behind
-    /// whatever the disk is writing, which slowed start-up while the disk was busy.
+    /// Readers polling for the file never see it half-written. Not durable: the port means nothing
+    /// after a crash, and an fsync here waits behind whatever the disk is writing, which slowed
+    /// start-up while the disk was busy.
     static func writeAtomically(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        func failure(_ operation: String) -> StartupError {
-            StartupError(description: "cannot \(operation) \(temporary): \(String(cString: strerror(errno)))")
-        }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("create") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == bytes.count else {
-            unlink(temporary)
-            throw failure("write")
-        }
-        guard rename(temporary, path) == 0 else {
-            throw StartupError(
-                description: "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
-        }
+        try AtomicFile.replace(path, with: Array(text.utf8), temporary: path + ".tmp-\(getpid())", durable: false)
     }
 }
 

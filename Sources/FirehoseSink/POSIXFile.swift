@@ -17,6 +17,31 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     }
 }
 
+/// Small files replaced whole: the sink's stream catalog, the server's port file.
+public enum AtomicFile {
+    /// Writes `bytes` to `temporary` and renames it over `path`, so readers never see the file
+    /// half-written. `durable` also fsyncs the file and then its folder, so the new contents survive
+    /// a crash; without it nothing waits for the disk.
+    public static func replace(_ path: String, with bytes: [UInt8], temporary: String, durable: Bool)
+        throws(FileSystemError)
+    {
+        let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+        do {
+            try POSIX.writeAll(fd, bytes, at: 0, path: temporary)
+            if durable { try POSIX.fsync(fd, path: temporary) }
+            POSIX.close(fd)
+        } catch {
+            POSIX.close(fd)
+            POSIX.unlink(temporary)
+            throw error
+        }
+        try POSIX.rename(temporary, path)
+        if durable, let slash = path.lastIndex(of: "/") {
+            try POSIX.fsyncDirectory(slash == path.startIndex ? "/" : String(path[..<slash]))
+        }
+    }
+}
+
 /// Thin wrappers over the POSIX calls the sink needs, each retrying EINTR and reporting errno.
 enum POSIX {
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) -> Int32 {

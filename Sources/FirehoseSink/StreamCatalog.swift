@@ -84,17 +84,6 @@ struct StreamCatalogFile {
         guard let data = try? encoder.encode(Contents(streams: records)) else {
             throw FileSystemError(operation: "encode", path: path, errno: EINVAL)
         }
-        let temporary = path + ".tmp"
-        let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        do {
-            try POSIX.writeAll(fd, Array(data), at: 0, path: temporary)
-            try POSIX.fsync(fd, path: temporary)
-            POSIX.close(fd)
-        } catch {
-            POSIX.close(fd)
-            throw error
-        }
-        try POSIX.rename(temporary, path)
-        try POSIX.fsyncDirectory(String(path[..<path.lastIndex(of: "/")!]))
+        try AtomicFile.replace(path, with: Array(data), temporary: path + ".tmp", durable: true)
     }
 }
