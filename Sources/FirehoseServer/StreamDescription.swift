@@ -7,7 +7,8 @@ import FirehoseWire
     import Foundation
 #endif
 
-/// DescribeDeliveryStream's output, with every default filled in as AWS does (REFERENCE.md §5).
+/// DescribeDeliveryStream's output, with every default filled in as AWS does (see docs/compatibility.md,
+/// "Control plane").
 enum StreamDescription {
     static func describe(
         settings: DeliveryStreamSettings, record: StreamRecord, arn: String, status: String, destinations: [JSONValue]

@@ -3,8 +3,8 @@ import Testing
 
 @testable import AWSSigV4
 
-/// The AWS signing test suite (awslabs/aws-c-auth, `tests/aws-signing-test-suite/v4`), read in place from
-/// `../shared/sigv4-test-suite/v4` beside the package. Every case runs four ways: the canonical request
+/// The AWS signing test suite (awslabs/aws-c-auth, `tests/aws-signing-test-suite/v4`), vendored with its
+/// licence in `Tests/sigv4-test-suite/v4`. Every case runs four ways: the canonical request
 /// (and string to sign) of both the signer and the verifier, the signer's signature, the verifier
 /// accepting the signed request, and the verifier rejecting it once tampered with or replayed late.
 enum SigningSuite {

@@ -3,7 +3,8 @@ import Testing
 
 @testable import AWSSigV4
 
-/// One test per row of the error catalogue (REFERENCE.md §3), with AWS's exact code and message.
+/// One test per authentication error in docs/compatibility.md ("Authentication"), with AWS's exact code
+/// and message.
 @Suite("Verifier errors")
 struct VerifierErrorTests {
     let verifier = Fixture.verifier()

@@ -1,4 +1,4 @@
-"""SigV4 verification (REFERENCE.md §3), session tokens, gzip request bodies,
+"""SigV4 verification (docs/compatibility.md, "Authentication"), session tokens, gzip request bodies,
 and Authentication: off."""
 
 from __future__ import annotations

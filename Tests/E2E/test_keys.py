@@ -1,4 +1,4 @@
-"""Object key layout (REFERENCE.md §4):
+"""Object key layout (https://docs.aws.amazon.com/firehose/latest/dev/s3-object-name.html):
 
     <evaluated prefix><stream>-<VersionId>-<yyyy>-<MM>-<dd>-<HH>-<mm>-<ss>-<uuid><ext>
 

@@ -91,15 +91,15 @@ struct RawHTTPRequest {
 /// Where the files this target reads live, found from this source file so tests run from any directory.
 enum TestPaths {
     /// The package root. Symlinks are resolved so a build that links `Tests/AWSSigV4Tests` from
-    /// elsewhere still finds the real checkout and the `shared/` folder beside it.
+    /// elsewhere still finds the real checkout.
     static let packageRoot: URL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent()  // Support
         .deletingLastPathComponent()  // AWSSigV4Tests
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()
 
-    /// The AWS signing test suite, read in place (see shared/sigv4-test-suite/README.md).
-    static let signingSuite = packageRoot.appendingPathComponent("../shared/sigv4-test-suite/v4").standardizedFileURL
+    /// The AWS signing test suite, vendored with its licence (see Tests/sigv4-test-suite/README.md).
+    static let signingSuite = packageRoot.appendingPathComponent("Tests/sigv4-test-suite/v4")
 
     static let capturedRequests = packageRoot.appendingPathComponent("sample-data/captured")
 }
