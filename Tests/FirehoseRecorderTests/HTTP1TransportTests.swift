@@ -19,6 +19,10 @@ final class ScriptedHTTPServer: Sendable {
         case bytes(String, close: Bool)
         /// Read the request and say nothing until the client goes away.
         case silence
+        /// Read the request, then close the connection without a word.
+        case hangUp
+        /// Read only the request's head, then close the connection (the unread body makes it a reset).
+        case hangUpAfterHead
     }
 
     struct Received: Sendable {
@@ -41,7 +45,8 @@ final class ScriptedHTTPServer: Sendable {
     private let listener: Int32
     private let storage = Storage()
 
-    init(answer: @escaping @Sendable (Int) -> Answer) throws {
+    /// - Parameter resetOnAccept: reset every connection as soon as it is accepted, reading nothing.
+    init(resetOnAccept: Bool = false, answer: @escaping @Sendable (Int) -> Answer) throws {
         #if canImport(Darwin)
             let listener = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -69,18 +74,37 @@ final class ScriptedHTTPServer: Sendable {
         Thread {
             var number = 0
             while true {
+                // The thread closes the listener itself: closed in `stop()`, its descriptor number could
+                // be reused (by the next test's listener) while this thread still calls accept on it.
                 let connection = accept(listener, nil, nil)
-                if connection < 0 { return }
+                if connection < 0 {
+                    _ = close(listener)
+                    return
+                }
                 if storage.state.withLock({ $0.stopped }) {
                     _ = close(connection)
+                    _ = close(listener)
                     return
                 }
                 storage.state.withLock { $0.accepted += 1 }
+                if resetOnAccept {
+                    // After a pause, so the client's connect has completed before the reset arrives.
+                    Thread.sleep(forTimeInterval: 0.2)
+                    var linger = linger(l_onoff: 1, l_linger: 0)
+                    _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                    _ = close(connection)
+                    continue
+                }
                 var buffer: [UInt8] = []
-                serving: while let request = Self.readRequest(connection, &buffer) {
-                    storage.state.withLock { $0.received.append(request) }
+                serving: while let head = Self.readHead(connection, &buffer) {
                     let answer = answer(number)
                     number += 1
+                    if case .hangUpAfterHead = answer {
+                        storage.state.withLock { $0.received.append(Received(head: head, body: [])) }
+                        break serving
+                    }
+                    guard let body = Self.readBody(of: head, connection, &buffer) else { break serving }
+                    storage.state.withLock { $0.received.append(Received(head: head, body: body)) }
                     switch answer {
                     case .bytes(let text, let closeAfter):
                         Self.writeAll(connection, Array(text.utf8))
@@ -89,6 +113,8 @@ final class ScriptedHTTPServer: Sendable {
                         var byte: UInt8 = 0
                         while recv(connection, &byte, 1, 0) > 0 {}
                         break serving
+                    case .hangUp, .hangUpAfterHead:
+                        break serving
                     }
                 }
                 _ = close(connection)
@@ -96,40 +122,46 @@ final class ScriptedHTTPServer: Sendable {
         }.start()
     }
 
+    /// Wakes the server's thread out of accept; the thread closes the listener.
     func stop() {
         storage.state.withLock { $0.stopped = true }
         _ = shutdown(listener, Int32(SHUT_RDWR))
-        _ = close(listener)
     }
 
     var accepted: Int { storage.state.withLock { $0.accepted } }
     var received: [Received] { storage.state.withLock { $0.received } }
     var url: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
-    private static func readRequest(_ connection: Int32, _ buffer: inout [UInt8]) -> Received? {
-        func fill() -> Bool {
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = recv(connection, &chunk, chunk.count, 0)
-            guard count > 0 else { return false }
-            buffer += chunk[0..<count]
-            return true
-        }
+    private static func fill(_ connection: Int32, _ buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(connection, &chunk, chunk.count, 0)
+        guard count > 0 else { return false }
+        buffer += chunk[0..<count]
+        return true
+    }
+
+    private static func readHead(_ connection: Int32, _ buffer: inout [UInt8]) -> String? {
         var end: Int?
         while end == nil {
             end = buffer.indices.dropLast(3).first {
                 buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
             }
-            if end == nil, !fill() { return nil }
+            if end == nil, !fill(connection, &buffer) { return nil }
         }
         let head = String(decoding: buffer[0..<end!], as: UTF8.self)
         buffer.removeFirst(end! + 4)
+        return head
+    }
+
+    /// The body the head announces with its Content-Length.
+    private static func readBody(of head: String, _ connection: Int32, _ buffer: inout [UInt8]) -> [UInt8]? {
         let length =
             head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        while buffer.count < length { if !fill() { return nil } }
+        while buffer.count < length { if !fill(connection, &buffer) { return nil } }
         let body = Array(buffer[0..<length])
         buffer.removeFirst(length)
-        return Received(head: head, body: body)
+        return body
     }
 
     private static func writeAll(_ connection: Int32, _ bytes: [UInt8]) {
@@ -218,6 +250,78 @@ struct HTTP1TransportTests {
         #expect(String(decoding: second.body, as: UTF8.self) == "n1")
         #expect(server.accepted == 2)
         #expect(server.received.count == 2)
+    }
+
+    @Test("A request the server read whole and then hung up on is not sent again")
+    func hangUpAfterRequest() async throws {
+        let server = try ScriptedHTTPServer { $0 == 0 ? .bytes(ok("n0"), close: false) : .hangUp }
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(request(server.url))
+        // The server may have stored it: only the caller can decide whether to send it again.
+        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url)) }
+        #expect(server.received.count == 2)
+        #expect(server.accepted == 1)
+    }
+
+    @Test("A request the server cut while it was being written is not sent again")
+    func hangUpInsideRequest() async throws {
+        let server = try ScriptedHTTPServer { $0 == 0 ? .bytes(ok("n0"), close: false) : .hangUpAfterHead }
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(request(server.url))
+        var generator = SeededBytes(seed: 3)
+        let big = generator.bytes(8_000_000)
+        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url, body: big)) }
+        #expect(server.received.count == 2)
+        #expect(server.accepted == 1)
+    }
+
+    @Test("A request whose answer was cut off is not sent again")
+    func hangUpInsideAnswer() async throws {
+        let server = try ScriptedHTTPServer { number in
+            number == 0
+                ? .bytes(ok("n0"), close: false)
+                : .bytes("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", close: true)
+        }
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(request(server.url))
+        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url)) }
+        #expect(server.received.count == 2)
+        #expect(server.accepted == 1)
+    }
+
+    @Test("Only a request whose first send failed is marked as never sent")
+    func unsentOnlyWhenNothingWasWritten() async throws {
+        let server = try ScriptedHTTPServer(resetOnAccept: true) { _ in .silence }
+        defer { server.stop() }
+        let head = Array("POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n".utf8)
+        let deadline = ContinuousClock.now + .seconds(5)
+
+        // The reset is already there when the request starts: no byte of it can have left.
+        let reset = Connection(endpoint: try Endpoint(server.url))
+        try reset.connect(deadline: deadline)
+        try await waitUntilClosedByServer(reset)
+        let unsent = #expect(throws: TransportFailure.self) {
+            try reset.write(head, deadline: deadline, startsRequest: true)
+        }
+        #expect(unsent?.requestUnsent == true)
+
+        // The same failure for a later part of a request: its head may have reached the server.
+        let cut = Connection(endpoint: try Endpoint(server.url))
+        try cut.connect(deadline: deadline)
+        try await waitUntilClosedByServer(cut)
+        let written = #expect(throws: TransportFailure.self) {
+            try cut.write(Array("{}".utf8), deadline: deadline, startsRequest: false)
+        }
+        #expect(written?.requestUnsent == false)
+        #expect(server.accepted == 2)
+    }
+
+    private func waitUntilClosedByServer(_ connection: Connection) async throws {
+        for _ in 0..<500 where connection.isReusable { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!connection.isReusable)
     }
 
     @Test("No answer within the timeout, a refused connection, and cancellation all throw promptly")

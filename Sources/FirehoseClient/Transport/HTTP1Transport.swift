@@ -18,9 +18,12 @@ import Synchronization
 /// 500-record PutRecordBatch costs (see docs/recorder.md); `DefaultTransport` uses this one for
 /// loopback `http://` endpoints there.
 ///
-/// A request that fails on a reused connection before any byte of an answer arrived is sent once
-/// more on a new connection: the server closed the idle connection, as servers may, and never
-/// saw it. Every other failure is thrown (and is a network failure to the client).
+/// A POST is not idempotent, so a request is sent again only when it provably never left: a pooled
+/// connection found closed when it is taken is replaced before anything is written, and a request
+/// whose very first `send` on a reused connection fails (no byte of it accepted by the kernel) goes
+/// once more on a new connection. Once any byte of a request was written, a failure is thrown (a
+/// network failure to the client): the server may have read and stored it, and only the caller (the
+/// recorder keeps such a batch as possibly stored) can decide what to do.
 public final class HTTP1Transport: HTTPTransport, Sendable {
     private let idle = Mutex<[Endpoint: [Connection]]>([:])
     private let maxIdleConnectionsPerEndpoint: Int
@@ -78,7 +81,7 @@ public final class HTTP1Transport: HTTPTransport, Sendable {
                 let intact = exchange.release()
                 connection.close()
                 guard intact else { throw CancellationError() }
-                if reused, let failure = error as? TransportFailure, failure.beforeAnswer {
+                if reused, let failure = error as? TransportFailure, failure.requestUnsent {
                     connection = Connection(endpoint: connection.endpoint)
                     reused = false
                     continue
@@ -93,8 +96,8 @@ public final class HTTP1Transport: HTTPTransport, Sendable {
     {
         if !connection.isOpen { try connection.connect(deadline: exchange.deadline) }
         guard exchange.use(connection.descriptor) else { throw CancellationError() }
-        try connection.write(head, deadline: exchange.deadline)
-        try connection.write(body, deadline: exchange.deadline)
+        try connection.write(head, deadline: exchange.deadline, startsRequest: true)
+        try connection.write(body, deadline: exchange.deadline, startsRequest: false)
         return try connection.readResponse(deadline: exchange.deadline)
     }
 
@@ -175,18 +178,19 @@ public final class DefaultTransport: HTTPTransport, Sendable {
 
 struct TransportFailure: Error, CustomStringConvertible {
     var description: String
-    /// Failed before any byte of an answer arrived (a write failed, or the connection closed first).
-    var beforeAnswer = false
+    /// No byte of the request left this machine: the connection could not be made, or the first
+    /// `send` of the request failed, which means the kernel accepted none of it.
+    var requestUnsent = false
 
-    init(_ description: String, beforeAnswer: Bool = false) {
+    init(_ description: String, requestUnsent: Bool = false) {
         self.description = description
-        self.beforeAnswer = beforeAnswer
+        self.requestUnsent = requestUnsent
     }
 
-    static func system(_ operation: String, beforeAnswer: Bool = false) -> TransportFailure {
+    static func system(_ operation: String, requestUnsent: Bool = false) -> TransportFailure {
         let code = errno
         return TransportFailure(
-            "\(operation): \(String(cString: strerror(code))) (errno \(code))", beforeAnswer: beforeAnswer)
+            "\(operation): \(String(cString: strerror(code))) (errno \(code))", requestUnsent: requestUnsent)
     }
 }
 
@@ -333,7 +337,7 @@ final class Connection: @unchecked Sendable {
         #endif
         if systemConnect(socket, info.ai_addr, info.ai_addrlen) != 0 {
             guard errno == EINPROGRESS else {
-                throw TransportFailure.system("connect to \(endpoint.host):\(endpoint.port)", beforeAnswer: true)
+                throw TransportFailure.system("connect to \(endpoint.host):\(endpoint.port)", requestUnsent: true)
             }
             try wait(socket, for: Int16(POLLOUT), deadline: deadline)
             var error: Int32 = 0
@@ -341,7 +345,7 @@ final class Connection: @unchecked Sendable {
             _ = getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
             if error != 0 {
                 errno = error
-                throw TransportFailure.system("connect to \(endpoint.host):\(endpoint.port)", beforeAnswer: true)
+                throw TransportFailure.system("connect to \(endpoint.host):\(endpoint.port)", requestUnsent: true)
             }
         }
         descriptor = socket
@@ -350,7 +354,9 @@ final class Connection: @unchecked Sendable {
 
     // MARK: I/O
 
-    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws {
+    /// Writes all of `bytes`. `startsRequest` says these are a request's first bytes: a failure before
+    /// any of them was accepted is then marked `requestUnsent`.
+    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant, startsRequest: Bool) throws {
         try bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -362,14 +368,14 @@ final class Connection: @unchecked Sendable {
                 } else if count < 0, errno == EINTR {
                     continue
                 } else {
-                    throw TransportFailure.system("send", beforeAnswer: true)
+                    throw TransportFailure.system("send", requestUnsent: startsRequest && offset == 0)
                 }
             }
         }
     }
 
     /// Reads more bytes into `buffer`; false at end of stream.
-    private func fill(deadline: ContinuousClock.Instant, answered: Bool) throws -> Bool {
+    private func fill(deadline: ContinuousClock.Instant) throws -> Bool {
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRecv(descriptor, $0.baseAddress!, $0.count) }
             if count > 0 {
@@ -380,7 +386,7 @@ final class Connection: @unchecked Sendable {
             switch errno {
             case EAGAIN, EWOULDBLOCK: try wait(descriptor, for: Int16(POLLIN), deadline: deadline)
             case EINTR: continue
-            default: throw TransportFailure.system("recv", beforeAnswer: !answered)
+            default: throw TransportFailure.system("recv")
             }
         }
     }
@@ -411,7 +417,7 @@ final class Connection: @unchecked Sendable {
             } else if let length = head.contentLength {
                 guard length <= Self.maxBody else { throw TransportFailure("answer of \(length) bytes is too large") }
                 while buffer.count < length {
-                    guard try fill(deadline: deadline, answered: true) else {
+                    guard try fill(deadline: deadline) else {
                         throw TransportFailure("connection closed inside the answer")
                     }
                 }
@@ -421,7 +427,7 @@ final class Connection: @unchecked Sendable {
                 body = []
             } else {
                 // Delimited by the end of the connection.
-                while try fill(deadline: deadline, answered: true) {
+                while try fill(deadline: deadline) {
                     guard buffer.count <= Self.maxBody else { throw TransportFailure("answer is too large") }
                 }
                 body = buffer
@@ -453,9 +459,8 @@ final class Connection: @unchecked Sendable {
                 searched = buffer.count
             }
             guard buffer.count <= Self.maxHead else { throw TransportFailure("answer head over 64 KiB") }
-            let answered = !buffer.isEmpty
-            guard try fill(deadline: deadline, answered: answered) else {
-                throw TransportFailure("connection closed before an answer", beforeAnswer: !answered)
+            guard try fill(deadline: deadline) else {
+                throw TransportFailure("connection closed before an answer")
             }
         }
     }
@@ -522,7 +527,7 @@ final class Connection: @unchecked Sendable {
             }
             guard body.count + size <= Self.maxBody else { throw TransportFailure("answer is too large") }
             while buffer.count < size + 2 {
-                guard try fill(deadline: deadline, answered: true) else {
+                guard try fill(deadline: deadline) else {
                     throw TransportFailure("connection closed inside the answer")
                 }
             }
@@ -537,7 +542,7 @@ final class Connection: @unchecked Sendable {
                 return index
             }
             guard buffer.count <= Self.maxHead else { throw TransportFailure("chunk line over 64 KiB") }
-            guard try fill(deadline: deadline, answered: true) else {
+            guard try fill(deadline: deadline) else {
                 throw TransportFailure("connection closed inside the answer")
             }
         }
