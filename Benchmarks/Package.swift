@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // Benchmarks for firehose-local: the `firehose-load` load generator, the `zlib-ceiling` program that
 // measures what zlib can do on this machine, `recorder-bench` for FirehoseRecorder, and ordo-one
 // micro benchmarks of the hot paths. A package of its own, as in SwiftNIO, so the main build never

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // libFuzzer harnesses for the code that reads untrusted bytes. A package of its own (the library
 // sources are symlinked in) so the main build never needs the fuzzer runtime. Commands in
 // docs/durability.md ("Hostile input").
