@@ -21,14 +21,21 @@ struct ControlPlane {
     var sink: FirehoseSink { api.sink }
 
     func handle(_ operation: FirehoseOperation, body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
+        // Calls that change streams run one at a time, each checked against the state the previous one
+        // left and saved before it answers: concurrent calls neither lose updates nor share a file write.
         switch operation {
-        case .createDeliveryStream: return try await create(body, now: now)
+        case .createDeliveryStream:
+            return try await sink.changingStreams { () async throws(FirehoseError) in try await create(body, now: now) }
         case .describeDeliveryStream: return try describe(body, now: now)
         case .listDeliveryStreams: return try list(body)
-        case .deleteDeliveryStream: return try await delete(body)
-        case .updateDestination: return try await update(body, now: now)
-        case .tagDeliveryStream: return try tag(body)
-        case .untagDeliveryStream: return try untag(body)
+        case .deleteDeliveryStream:
+            return try await sink.changingStreams { () async throws(FirehoseError) in try await delete(body) }
+        case .updateDestination:
+            return try await sink.changingStreams { () async throws(FirehoseError) in try await update(body, now: now) }
+        case .tagDeliveryStream:
+            return try await sink.changingStreams { () async throws(FirehoseError) in try await tag(body) }
+        case .untagDeliveryStream:
+            return try await sink.changingStreams { () async throws(FirehoseError) in try await untag(body) }
         case .listTagsForDeliveryStream: return try listTags(body)
         case .startDeliveryStreamEncryption, .stopDeliveryStreamEncryption:
             let input = try decode(DeleteDeliveryStreamInput.self, body)
@@ -72,7 +79,7 @@ struct ControlPlane {
             activeAt: now.addingTimeInterval(configuration.streamActivationDelay))
         do {
             try sink.createStream(settings, record: record)
-            try sink.persistStreams()
+            try await sink.persistStreams()
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
@@ -143,7 +150,7 @@ struct ControlPlane {
         _ = try existing(name)
         do {
             try await sink.deleteStream(name)
-            try sink.persistStreams()
+            try await sink.persistStreams()
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
@@ -221,7 +228,7 @@ struct ControlPlane {
         updated.origin = .api
         do {
             try await sink.updateStream(settings, record: updated)
-            try sink.persistStreams()
+            try await sink.persistStreams()
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
@@ -229,7 +236,7 @@ struct ControlPlane {
         return Array("{}".utf8)
     }
 
-    private func tag(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+    private func tag(_ body: [UInt8]) async throws(FirehoseError) -> [UInt8] {
         let input = try decode(TagDeliveryStreamInput.self, body)
         var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
         if let tags = input.tags {
@@ -254,14 +261,14 @@ struct ControlPlane {
                     "A delivery stream can have at most \(Self.maxTagsPerStream) tags; this request would give \(name) \(merged.count)."
             )
         }
-        try modify(name) { record in
+        try await modify(name) { record in
             record.tags = merged
             record.origin = .api
         }
         return Array("{}".utf8)
     }
 
-    private func untag(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+    private func untag(_ body: [UInt8]) async throws(FirehoseError) -> [UInt8] {
         let input = try decode(UntagDeliveryStreamInput.self, body)
         var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
         if let keys = input.tagKeys {
@@ -288,7 +295,7 @@ struct ControlPlane {
         let name = input.deliveryStreamName!
         _ = try existing(name)
         let keys = Set(input.tagKeys!)
-        try modify(name) { record in
+        try await modify(name) { record in
             record.tags.removeAll { $0.key.map(keys.contains) ?? false }
             record.origin = .api
         }
@@ -350,12 +357,12 @@ struct ControlPlane {
         return (settings, record)
     }
 
-    private func modify(_ name: String, _ change: (inout StreamRecord) -> Void) throws(FirehoseError) {
+    private func modify(_ name: String, _ change: (inout StreamRecord) -> Void) async throws(FirehoseError) {
         guard sink.modifyRecord(of: name, change) else {
             throw .resourceNotFound(stream: name, accountID: configuration.accountID)
         }
         do {
-            try sink.persistStreams()
+            try await sink.persistStreams()
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }

@@ -78,6 +78,7 @@ public final class FirehoseSink: Sendable {
     let streams = Mutex<[String: StreamEntry]>([:])
     let tracker = DeliveryTracker()
     private let observers = DeliveryObservers()
+    private let streamChanges = AsyncSerialGate()
 
     /// Creates the data and staging directories.
     public init(
@@ -190,16 +191,31 @@ public final class FirehoseSink: Sendable {
         }
     }
 
-    /// Saves every stream whose record came from the API.
-    public func persistStreams() throws(SinkError) {
+    /// Runs `change` (a control-plane call: look at the registry, change it, `persistStreams`) once
+    /// every change that arrived earlier has finished, so no two read-modify-writes interleave and the
+    /// catalog is written by one change at a time, each saving a snapshot newer than the last.
+    public func changingStreams<Result, Failure: Error>(
+        _ change: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        try await streamChanges.run(change)
+    }
+
+    /// Saves every stream whose record came from the API, durably, before returning. Called inside
+    /// `changingStreams`. The write and its fsyncs run on the blocking-I/O thread.
+    public func persistStreams() async throws(SinkError) {
         let records = streams.withLock { streams in
             streams.keys.sorted().compactMap { streams[$0]!.record.origin == .api ? streams[$0]!.record : nil }
         }
-        do {
-            try catalogFile.save(records)
-        } catch {
-            throw .storage(error)
+        let file = catalogFile
+        let failure = await BlockingIO.run { () -> FileSystemError? in
+            do throws(FileSystemError) {
+                try file.save(records)
+                return nil
+            } catch {
+                return error
+            }
         }
+        if let failure { throw .storage(failure) }
     }
 
     /// Buffers `records` in `stream`, stamped with the current time as their arrival.
