@@ -106,7 +106,7 @@ let package = Package(
         // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.
         .target(
             name: "FirehoseRecorder",
-            dependencies: ["FirehoseClient", "FirehoseWire", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FirehoseClient", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // Scriptable fake endpoint, test clocks and sleepers, a real firehose-local process helper.
@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FirehoseClientTests",
-            dependencies: ["FirehoseClient", "FirehoseTestSupport", "FirehoseWire", "AWSSigV4"],
+            dependencies: ["FirehoseClient", "FirehoseTestSupport", "FirehoseWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

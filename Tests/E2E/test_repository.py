@@ -1,0 +1,142 @@
+"""The repository as a user clones it: it stands alone, claims the Swift it needs, and declares
+only the dependencies it uses.  These read files and run ``swift package dump-package``; they start
+no server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fhlocal import REPO_ROOT
+
+SKIPPED_DIRS = {".git", ".build", ".swiftpm", "__pycache__", ".pytest_cache"}
+PACKAGES = [REPO_ROOT, REPO_ROOT / "Benchmarks", REPO_ROOT / "Fuzz"]
+
+# Language features that first compile with a given Swift version and can be recognised in source
+# text.  A feature used anywhere raises the minimum the package must claim.
+FEATURES = {
+    "@concurrent": (6, 2),
+    "nonisolated(nonsending)": (6, 2),
+    "InlineArray<": (6, 2),
+    "RawSpan": (6, 2),
+    "MutableSpan": (6, 2),
+    "OutputSpan": (6, 2),
+}
+
+
+def repository_files():
+    for root, dirs, files in os.walk(REPO_ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        for name in files:
+            yield Path(root) / name
+
+
+def swift_sources():
+    return [p for p in repository_files() if p.suffix == ".swift"]
+
+
+def test_nothing_refers_to_folders_beside_the_checkout():
+    # Spelled in two pieces so this file does not find itself.
+    needles = ["../" + "shared", "shared/" + "sigv4-test-suite", "REFERENCE" + ".md"]
+    found = []
+    for path in repository_files():
+        try:
+            text = path.read_text("utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for needle in needles:
+            if needle in text:
+                found.append(f"{path.relative_to(REPO_ROOT)}: {needle}")
+    assert found == [], "the repository must stand alone:\n" + "\n".join(found)
+
+
+def test_signing_vectors_are_vendored_with_their_licence():
+    suite = REPO_ROOT / "Tests" / "sigv4-test-suite"
+    assert (suite / "LICENSE").read_text().lstrip().startswith("Apache License")
+    assert "Amazon.com" in (suite / "NOTICE").read_text()
+    cases = [d for d in (suite / "v4").iterdir() if d.is_dir()]
+    assert len(cases) == 38
+    for case in cases:
+        for name in ("context.json", "request.txt", "header-canonical-request.txt",
+                     "header-string-to-sign.txt", "header-signature.txt", "header-signed-request.txt"):
+            assert (case / name).is_file(), f"{case.name}/{name} missing"
+
+
+def tools_version(package: Path) -> tuple[int, int]:
+    first = (package / "Package.swift").read_text().splitlines()[0]
+    match = re.fullmatch(r"// swift-tools-version:\s*(\d+)\.(\d+)(?:\.\d+)?", first.strip())
+    assert match, f"{package}/Package.swift: first line {first!r}"
+    return int(match[1]), int(match[2])
+
+
+def test_the_swift_version_claimed_is_the_one_the_code_needs():
+    readme = (REPO_ROOT / "README.md").read_text()
+    match = re.search(r"Needs Swift (\d+)\.(\d+) or later", readme)
+    assert match, "the README states no minimum Swift version"
+    claimed = (int(match[1]), int(match[2]))
+    for package in PACKAGES:
+        assert tools_version(package) == claimed, f"{package}/Package.swift vs README {claimed}"
+    needed = {}
+    for path in swift_sources():
+        text = path.read_text("utf-8")
+        for feature, version in FEATURES.items():
+            if feature in text and version > claimed:
+                needed.setdefault(feature, []).append(str(path.relative_to(REPO_ROOT)))
+    assert needed == {}, f"features newer than Swift {claimed}: {needed}"
+
+
+def imported_modules(folder: Path) -> set[str]:
+    pattern = re.compile(
+        r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)",
+        re.MULTILINE)
+    modules = set()
+    for path in folder.rglob("*.swift"):
+        modules |= set(pattern.findall(path.read_text("utf-8")))
+    return modules
+
+
+@pytest.mark.timeout_s(300)
+def test_every_declared_dependency_is_imported():
+    swift = shutil.which("swift")
+    assert swift, "swift is not on PATH"
+    dump = subprocess.run([swift, "package", "dump-package"], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=240, check=True)
+    package = json.loads(dump.stdout)
+    targets = {t["name"]: t for t in package["targets"]}
+    unused = []
+    used_packages = set()
+    for target in package["targets"]:
+        if target["type"] in ("system", "binary", "plugin"):
+            continue
+        default = "Tests" if target["type"] == "test" else "Sources"
+        folder = REPO_ROOT / (target.get("path") or f"{default}/{target['name']}")
+        imports = imported_modules(folder)
+        for dependency in target["dependencies"]:
+            if "product" in dependency:
+                name, package_name = dependency["product"][0], dependency["product"][1]
+                used_packages.add(package_name.lower())
+            elif "byName" in dependency:
+                name = dependency["byName"][0]
+                # Executables are dependencies for building them (tests run them), not imports.
+                if targets.get(name, {}).get("type") == "executable":
+                    continue
+            else:
+                name = dependency.get("target", [None])[0]
+            if name and c99name(name) not in imports:
+                unused.append(f"{target['name']} -> {name}")
+    declared = {
+        d["sourceControl"][0]["identity"]
+        for d in package["dependencies"] if "sourceControl" in d
+    }
+    unused += [f"package {p}" for p in sorted(declared - used_packages)]
+    assert unused == [], "declared but never imported:\n" + "\n".join(unused)
+
+
+def c99name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
