@@ -51,6 +51,9 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // What the sink and the recorder both need to make writes durable: group commit as a state
+        // machine, and the POSIX file calls under it. No NIO, no Foundation networking.
+        .target(name: "DurableStorage", swiftSettings: swiftSettings),
         // S3 prefix expressions (`!{timestamp:...}`, `!{firehose:...}`) and object key layout.
         .target(name: "FirehoseKeyLayout", swiftSettings: swiftSettings),
         // Delivery streams, buffers, compression and atomic publishing into the data directory. No HTTP.
@@ -59,6 +62,7 @@ let package = Package(
             dependencies: [
                 "FirehoseWire",
                 "FirehoseKeyLayout",
+                "DurableStorage",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -106,7 +110,7 @@ let package = Package(
         // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.
         .target(
             name: "FirehoseRecorder",
-            dependencies: ["FirehoseClient", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FirehoseClient", "DurableStorage", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // Scriptable fake endpoint, test clocks and sleepers, a real firehose-local process helper.
@@ -136,6 +140,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "DurableStorageTests", dependencies: ["DurableStorage"], swiftSettings: swiftSettings),
         .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseKeyLayoutTests",

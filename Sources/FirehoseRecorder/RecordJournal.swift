@@ -1,3 +1,4 @@
+import DurableStorage
 import Foundation
 import Synchronization
 
@@ -280,23 +281,10 @@ private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
 /// Group commit for `Durability.powerLoss`: a save waits until a sync that began after its frame
 /// was written has finished. One sync runs at a time, on its own thread; the saves that arrive
 /// meanwhile share the next one, so concurrent savers pay about one sync each round, not one each.
+/// The decisions are `GroupCommit`'s; this class performs them.
 final class JournalSyncer: Sendable {
-    private struct Waiter {
-        var sequence: UInt64
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        /// Sequence number of the last frame written (its `pwrite` returned).
-        var written: UInt64 = 0
-        /// Every frame up to this one is on stable storage.
-        var synced: UInt64 = 0
-        var running = false
-        var waiters: [Waiter] = []
-    }
-
     private let file: JournalFile
-    private let state = Mutex(State())
+    private let state = Mutex(GroupCommit<CheckedContinuation<Void, any Error>>())
     private let queue = DispatchQueue(label: "FirehoseRecorder.journal-sync")
     /// Syncs performed (tests check that concurrent saves share them).
     private let syncs = Atomic<Int>(0)
@@ -308,44 +296,29 @@ final class JournalSyncer: Sendable {
     var syncCount: Int { syncs.load(ordering: .relaxed) }
 
     func written(_ sequence: UInt64) {
-        state.withLock { $0.written = max($0.written, sequence) }
+        state.withLock { $0.wrote(sequence) }
     }
 
     /// Frames up to `sequence` are durable another way (the record store committed them with a sync).
     func durable(through sequence: UInt64) {
-        let ready = state.withLock { state -> [Waiter] in
-            state.synced = max(state.synced, sequence)
-            return Self.take(&state.waiters) { $0.sequence <= state.synced }
-        }
-        for waiter in ready { waiter.continuation.resume() }
+        for waiter in state.withLock({ $0.madeDurable(through: sequence) }) { waiter.resume() }
     }
 
     /// Returns once frame `sequence` is on stable storage; throws if the sync failed.
     func wait(for sequence: UInt64) async throws {
-        if state.withLock({ $0.synced >= sequence }) { return }
+        if state.withLock({ $0.durable >= sequence }) { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let (done, start) = state.withLock { state -> (Bool, Bool) in
-                if state.synced >= sequence { return (true, false) }
-                state.waiters.append(Waiter(sequence: sequence, continuation: continuation))
-                if state.running { return (false, false) }
-                state.running = true
-                return (false, true)
+            switch state.withLock({ $0.wait(for: sequence, continuation) }) {
+            case .resume(let waiter): waiter.resume()
+            case .wait: break
+            case .startSync: queue.async { self.sync() }
             }
-            if done { continuation.resume() }
-            if start { queue.async { self.run() } }
         }
     }
 
-    private func run() {
+    /// Syncs until no save waits any more.
+    private func sync() {
         while true {
-            let target = state.withLock { state -> UInt64? in
-                if state.waiters.isEmpty {
-                    state.running = false
-                    return nil
-                }
-                return state.written
-            }
-            guard let target else { return }
             var failure: (any Error)?
             do {
                 try file.sync()
@@ -353,23 +326,10 @@ final class JournalSyncer: Sendable {
             } catch {
                 failure = error
             }
-            let ready = state.withLock { state -> [Waiter] in
-                if failure != nil {
-                    // After a failed sync the OS may have dropped any of the pages written so far.
-                    return Self.take(&state.waiters) { _ in true }
-                }
-                state.synced = max(state.synced, target)
-                return Self.take(&state.waiters) { $0.sequence <= state.synced }
-            }
-            for waiter in ready {
-                if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
-            }
+            let outcome = state.withLock { failure == nil ? $0.syncSucceeded() : $0.syncFailed() }
+            for waiter in outcome.resume { waiter.resume() }
+            if let failure { for waiter in outcome.fail { waiter.resume(throwing: failure) } }
+            if outcome.startSync == nil { return }
         }
-    }
-
-    private static func take(_ waiters: inout [Waiter], where condition: (Waiter) -> Bool) -> [Waiter] {
-        let taken = waiters.filter(condition)
-        waiters.removeAll(where: condition)
-        return taken
     }
 }

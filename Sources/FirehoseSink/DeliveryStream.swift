@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseKeyLayout
 import FirehoseWire
 import Logging
@@ -105,12 +106,10 @@ actor DeliveryStream {
     // Group commit: every committed request gets a sequence number; one fsync covers every request
     // committed before it started.
     private var committedSequence: UInt64 = 0
-    private var durableSequence: UInt64 = 0
-    private var syncInFlight = false
+    private var groupCommit = GroupCommit<CheckedContinuation<Void, any Error>>()
     private var dirtyBuffers: [StagingBuffer] = []
     /// A staging file was created since the last fsync: its directory entry must reach the disk too.
     private var stagingDirectoryDirty = false
-    private var durabilityWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
 
     init(
         settings: DeliveryStreamSettings, dataDirectory: String, stagingDirectory: String, durability: Durability,
@@ -203,6 +202,7 @@ actor DeliveryStream {
         if let failure = collectFailures(tickets) { throw failure }
         if durability == .fsync {
             committedSequence += 1
+            groupCommit.wrote(committedSequence)
             try await waitUntilDurable(committedSequence)
         }
         return delivered
@@ -395,11 +395,14 @@ actor DeliveryStream {
     // MARK: Durability
 
     private func waitUntilDurable(_ sequence: UInt64) async throws(FileSystemError) {
-        guard durableSequence < sequence else { return }
+        guard groupCommit.durable < sequence else { return }
         do {
             try await withCheckedThrowingContinuation { continuation in
-                durabilityWaiters.append((sequence, continuation))
-                if !syncInFlight { startSync() }
+                switch groupCommit.wait(for: sequence, continuation) {
+                case .resume(let waiter): waiter.resume()
+                case .wait: break
+                case .startSync: startSync()
+                }
             }
         } catch let error as FileSystemError {
             throw error
@@ -408,9 +411,9 @@ actor DeliveryStream {
         }
     }
 
+    /// fsyncs every staging file written since the last sync (and the staging folder, if a file was
+    /// created there), which covers every request committed so far.
     private func startSync() {
-        syncInFlight = true
-        let target = committedSequence
         var files = dirtyBuffers.flatMap { $0.syncDescriptors() }
         if stagingDirectoryDirty, let directory = try? POSIX.open(stagingDirectory, flags: O_RDONLY | O_DIRECTORY) {
             files.append((directory, stagingDirectory))
@@ -419,23 +422,15 @@ actor DeliveryStream {
         dirtyBuffers.removeAll()
         Task {
             let failure = await BlockingIO.fsyncAndClose(files)
-            self.syncFinished(target: target, failure: failure)
+            self.syncFinished(failure: failure)
         }
     }
 
-    private func syncFinished(target: UInt64, failure: FileSystemError?) {
-        syncInFlight = false
-        var remaining: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-        for waiter in durabilityWaiters {
-            if waiter.sequence <= target {
-                if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
-            } else {
-                remaining.append(waiter)
-            }
-        }
-        if failure == nil { durableSequence = max(durableSequence, target) }
-        durabilityWaiters = remaining
-        if !durabilityWaiters.isEmpty { startSync() }
+    private func syncFinished(failure: FileSystemError?) {
+        let outcome = failure == nil ? groupCommit.syncSucceeded() : groupCommit.syncFailed()
+        for waiter in outcome.resume { waiter.resume() }
+        if let failure { for waiter in outcome.fail { waiter.resume(throwing: failure) } }
+        if outcome.startSync != nil { startSync() }
     }
 
     // MARK: Publishing
