@@ -74,6 +74,7 @@ let package = Package(
                 "FirehoseWire",
                 "AWSSigV4",
                 "FirehoseSink",
+                "DurableStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +94,7 @@ let package = Package(
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSSigV4",
+                "DurableStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -150,7 +152,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseSinkTests",
             dependencies: [
-                "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", .product(name: "Logging", package: "swift-log"),
+                "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

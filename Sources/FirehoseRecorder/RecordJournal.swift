@@ -180,102 +180,74 @@ final class RecordJournal: @unchecked Sendable {
     }
 }
 
-/// The journal's file descriptor, closed when the last user (journal or syncer) lets go.
+/// The journal's file descriptor, closed when the last user (journal or syncer) lets go. Its calls
+/// are DurableStorage's POSIX layer, their failures turned into the recorder's storage errors.
 final class JournalFile: Sendable {
     let descriptor: Int32
     let path: String
 
     init(path: String) throws {
-        let descriptor = systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw JournalFile.error("open", path: path) }
-        self.descriptor = descriptor
+        descriptor = try Self.storage { () throws(FileSystemError) in
+            try POSIX.open(path, flags: O_RDWR | O_CREAT, mode: 0o600)
+        }
         self.path = path
     }
 
     deinit {
-        _ = close(descriptor)
+        POSIX.close(descriptor)
     }
 
     /// An exclusive advisory lock for the life of the descriptor: a second recorder on the same
     /// directory would write frames over this one's.
     func lock() throws {
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            if errno == EWOULDBLOCK {
-                throw RecorderError(
-                    kind: .storage,
-                    message: "\(path) is in use by another FirehoseRecorder (one recorder per directory).")
-            }
-            throw Self.error("flock", path: path)
+        do {
+            try POSIX.lockExclusively(descriptor, path: path)
+        } catch  where error.errno == EWOULDBLOCK {
+            throw RecorderError(
+                kind: .storage, message: "\(path) is in use by another FirehoseRecorder (one recorder per directory).")
+        } catch {
+            throw Self.recorderError(error)
         }
     }
 
     func readAll() throws -> [UInt8] {
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var offset = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Self.error("read", path: path)
-            }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
-            offset += count
-        }
+        try Self.storage { () throws(FileSystemError) in try POSIX.readAll(descriptor, path: path) }
     }
 
     func write(_ bytes: [UInt8], at offset: Int) throws {
-        try bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let count = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw Self.error("write", path: path)
-                }
-                done += count
-            }
+        try Self.storage { () throws(FileSystemError) in
+            try POSIX.writeAll(descriptor, bytes, at: Int64(offset), path: path)
         }
     }
 
     func truncate(to length: Int) throws {
-        while ftruncate(descriptor, off_t(length)) != 0 {
-            if errno == EINTR { continue }
-            throw Self.error("truncate", path: path)
-        }
+        try Self.storage { () throws(FileSystemError) in try POSIX.truncate(descriptor, to: length, path: path) }
     }
 
-    /// Data (and the size that reaches it) on stable storage. On Apple platforms fsync only hands the
-    /// data to the drive, whose cache a power loss empties; F_FULLFSYNC flushes that too.
+    /// Data (and the size that reaches it) on stable storage.
     func sync() throws {
-        #if canImport(Darwin)
-            if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
-            if fsync(descriptor) == 0 { return }
-        #else
-            if fdatasync(descriptor) == 0 { return }
-        #endif
-        throw Self.error("sync", path: path)
+        try Self.storage { () throws(FileSystemError) in try POSIX.syncData(descriptor, path: path) }
     }
 
     static func syncDirectory(_ path: String) throws {
-        let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
-        guard descriptor >= 0 else { throw error("open", path: path) }
-        defer { _ = close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw error("sync", path: path) }
+        try storage { () throws(FileSystemError) in try POSIX.fsyncDirectory(path) }
     }
 
-    static func error(_ operation: String, path: String) -> RecorderError {
-        let code = errno
-        return RecorderError(
-            kind: .storage, message: "Cannot \(operation) \(path): \(String(cString: strerror(code))) (errno \(code))")
+    private static func storage<Result>(_ call: () throws(FileSystemError) -> Result) throws -> Result {
+        do {
+            return try call()
+        } catch {
+            throw recorderError(error)
+        }
     }
-}
 
-/// `open(2)`, named apart from the many `open`s in scope.
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    open(path, flags, mode)
+    static func recorderError(_ error: FileSystemError) -> RecorderError {
+        RecorderError(
+            kind: .storage,
+            message:
+                "Cannot \(error.operation) \(error.path): \(String(cString: strerror(error.errno))) (errno \(error.errno))"
+        )
+    }
 }
 
 /// Group commit for `Durability.powerLoss`: a save waits until a sync that began after its frame

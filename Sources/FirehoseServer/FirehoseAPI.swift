@@ -1,4 +1,5 @@
 import AWSSigV4
+import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import Logging

@@ -1,4 +1,5 @@
 import Dispatch
+import DurableStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseWire
 import Logging
 import Synchronization

@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseWire
 
 #if canImport(FoundationEssentials)

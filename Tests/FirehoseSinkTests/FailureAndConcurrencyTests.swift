@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import Foundation

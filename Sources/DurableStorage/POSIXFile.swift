@@ -12,17 +12,23 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var path: String
     public var errno: Int32
 
+    package init(operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
     public var description: String {
         "\(operation) \(path): \(String(cString: strerror(errno)))"
     }
 }
 
 /// Small files replaced whole: the sink's stream catalog, the server's port file.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Writes `bytes` to `temporary` and renames it over `path`, so readers never see the file
     /// half-written. `durable` also fsyncs the file and then its folder, so the new contents survive
     /// a crash; without it nothing waits for the disk.
-    public static func replace(_ path: String, with bytes: [UInt8], temporary: String, durable: Bool)
+    package static func replace(_ path: String, with bytes: [UInt8], temporary: String, durable: Bool)
         throws(FileSystemError)
     {
         let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
@@ -42,18 +48,21 @@ public enum AtomicFile {
     }
 }
 
-/// Thin wrappers over the POSIX calls the sink needs, each retrying EINTR and reporting errno.
-enum POSIX {
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) -> Int32 {
+/// Thin wrappers over the POSIX calls the sink and the recorder need, each retrying EINTR and
+/// reporting errno. The C functions are called through the `system…` functions at the end of the
+/// file, because inside this enum their names mean its own members.
+package enum POSIX {
+    package static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) -> Int32 {
         while true {
-            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+            let fd = systemOpen(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
             if errno != EINTR { throw FileSystemError(operation: "open", path: path, errno: errno) }
         }
     }
 
     /// Writes all of `bytes` at `offset` (pwrite), so a retried write lands on the same bytes.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64, path: String) throws(FileSystemError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64, path: String) throws(FileSystemError)
+    {
         var failure: Int32 = 0
         bytes.withUnsafeBytes { buffer in
             var done = 0
@@ -70,52 +79,85 @@ enum POSIX {
         if failure != 0 { throw FileSystemError(operation: "write", path: path, errno: failure) }
     }
 
-    static func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
-        while Glibc.fsync(fd) != 0 {
+    package static func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
+        while systemFsync(fd) != 0 {
             if errno != EINTR { throw FileSystemError(operation: "fsync", path: path, errno: errno) }
         }
     }
 
-    static func close(_ fd: Int32) {
-        _ = Glibc.close(fd)
+    /// The file's data, and the size that reaches it, on stable storage: `fdatasync` where it exists.
+    /// On Apple platforms fsync only hands the data to the drive, whose cache a power loss empties;
+    /// `F_FULLFSYNC` flushes that too.
+    package static func syncData(_ fd: Int32, path: String) throws(FileSystemError) {
+        while true {
+            #if canImport(Darwin)
+                if fcntl(fd, F_FULLFSYNC) == 0 || systemFsync(fd) == 0 { return }
+            #else
+                if fdatasync(fd) == 0 { return }
+            #endif
+            if errno != EINTR { throw FileSystemError(operation: "sync", path: path, errno: errno) }
+        }
+    }
+
+    package static func close(_ fd: Int32) {
+        _ = systemClose(fd)
+    }
+
+    /// An exclusive advisory lock held for the life of the descriptor; `EWOULDBLOCK` when another
+    /// descriptor holds it.
+    package static func lockExclusively(_ fd: Int32, path: String) throws(FileSystemError) {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: "lock", path: path, errno: errno) }
+        }
+    }
+
+    package static func truncate(_ fd: Int32, to length: Int, path: String) throws(FileSystemError) {
+        while ftruncate(fd, off_t(length)) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: "truncate", path: path, errno: errno) }
+        }
     }
 
     /// Makes the directory entries of `directory` durable (a rename is not until its directory is synced).
-    static func fsyncDirectory(_ directory: String) throws(FileSystemError) {
+    package static func fsyncDirectory(_ directory: String) throws(FileSystemError) {
         let fd = try open(directory, flags: O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         try fsync(fd, path: directory)
     }
 
-    static func rename(_ from: String, _ to: String) throws(FileSystemError) {
-        if Glibc.rename(from, to) != 0 {
+    package static func rename(_ from: String, _ to: String) throws(FileSystemError) {
+        if systemRename(from, to) != 0 {
             throw FileSystemError(operation: "rename", path: "\(from) -> \(to)", errno: errno)
         }
     }
 
-    static func unlink(_ path: String) {
-        _ = Glibc.unlink(path)
+    package static func unlink(_ path: String) {
+        _ = systemUnlink(path)
     }
 
     /// `mkdir -p`: creates each missing component; an existing directory is fine.
-    static func makeDirectories(_ path: String) throws(FileSystemError) {
+    package static func makeDirectories(_ path: String) throws(FileSystemError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             current += "/" + component
-            if Glibc.mkdir(current, 0o755) != 0 && errno != EEXIST {
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
                 throw FileSystemError(operation: "mkdir", path: current, errno: errno)
             }
         }
         guard isDirectory(path) else { throw FileSystemError(operation: "mkdir", path: path, errno: ENOTDIR) }
     }
 
-    static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
+    package static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
         let fd = try open(path, flags: O_RDONLY)
         defer { close(fd) }
+        return try readAll(fd, path: path)
+    }
+
+    /// Everything in the open file, read from its start (pread: the descriptor's offset is not moved).
+    package static func readAll(_ fd: Int32, path: String) throws(FileSystemError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(bytes.count)) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw FileSystemError(operation: "read", path: path, errno: errno)
@@ -126,22 +168,22 @@ enum POSIX {
     }
 
     /// Hard links of an open file: 0 once it was unlinked.
-    static func linkCount(_ fd: Int32) -> Int {
+    package static func linkCount(_ fd: Int32) -> Int {
         var info = stat()
         return fstat(fd, &info) == 0 ? Int(info.st_nlink) : 0
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    static func listDirectory(_ path: String) -> [String] {
+    package static func listDirectory(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -154,3 +196,10 @@ enum POSIX {
         return names
     }
 }
+
+// The C calls under names of their own: inside `POSIX` the plain names are its members.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
