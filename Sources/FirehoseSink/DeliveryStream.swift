@@ -84,16 +84,11 @@ actor DeliveryStream {
     private var publishing = false
     private var publishIdleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    // Tickets: every reserved segment gets the next number; segments are written in number order.
-    private var nextTicket: UInt64 = 0
-    private var nextToWrite: UInt64 = 0
-    /// The buffer of each reserved, not yet written ticket.
-    private var ticketBuffers: [UInt64: StagingBuffer] = [:]
-    /// Encoded segments waiting for the tickets before them.
-    private var encoded: [UInt64: EncodedSegment] = [:]
-    /// Why a written ticket failed, until its request collects it.
-    private var ticketFailures: [UInt64: FileSystemError] = [:]
-    private var writeWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Every reserved segment gets the next ticket; segments are written in ticket order.
+    private var tickets = Tickets()
+    typealias Tickets = TicketOrdering<
+        StagingBuffer, EncodedSegment, CheckedContinuation<Void, Never>, FileSystemError
+    >
     /// While a flush waits for its buffers' outstanding segments, objects published meanwhile by
     /// other requests are kept here so the flush can report them.
     private var flushesWaiting = 0
@@ -147,7 +142,7 @@ actor DeliveryStream {
     }
 
     private func reserve(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> Reservation {
-        let first = nextTicket
+        let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
         var index = 0
         while index < records.count {
@@ -156,9 +151,9 @@ actor DeliveryStream {
                 buffer = try openBuffer(arrival: arrival)
             } catch {
                 // Shares already reserved must still be written: later tickets may build on them.
-                for (ticket, job) in jobs { encoded[ticket] = job.encode() }
+                for (ticket, job) in jobs { tickets.encoded(job.encode(), for: ticket) }
                 drain()
-                _ = collectFailures(first..<nextTicket)
+                _ = tickets.collectFailure(first..<tickets.nextTicket)
                 _ = await publishLoggingFailure()
                 throw error
             }
@@ -170,36 +165,32 @@ actor DeliveryStream {
                 end += 1
             }
             let run = RecordRun(records: records, range: index..<end, newline: newline == 1)
-            let ticket = nextTicket
-            nextTicket += 1
-            ticketBuffers[ticket] = buffer
+            let ticket = tickets.reserve(for: buffer)
             switch buffer.reserve(run, inParallel: bytes - buffer.reservedBytes >= Self.parallelSegmentBytes) {
-            case .ready(let segment): encoded[ticket] = segment
+            case .ready(let segment): tickets.encoded(segment, for: ticket)
             case .job(let job): jobs.append((ticket, job))
             }
             if buffer.reservedBytes >= buffer.settings.bufferSizeBytes { retire(buffer, reason: .size) }
             index = end
         }
         if let buffer, buffer.settings.bufferIntervalSeconds == 0 { retire(buffer, reason: .interval) }
-        let tickets = first..<nextTicket
+        let reserved = first..<tickets.nextTicket
         if jobs.isEmpty {
-            return .finished(try await finish(tickets, encoded: []))
+            return .finished(try await finish(reserved, encoded: []))
         }
-        return .encode(tickets: tickets, jobs: jobs)
+        return .encode(tickets: reserved, jobs: jobs)
     }
 
     /// Takes the request's encoded segments, writes every segment whose turn has come, waits for the
     /// request's own to be written and made durable, and returns the objects delivered on the way.
-    private func finish(_ tickets: Range<UInt64>, encoded segments: [(ticket: UInt64, segment: EncodedSegment)])
+    private func finish(_ own: Range<UInt64>, encoded segments: [(ticket: UInt64, segment: EncodedSegment)])
         async throws(FileSystemError) -> [DeliveredObject]
     {
-        for (ticket, segment) in segments { encoded[ticket] = segment }
+        for (ticket, segment) in segments { tickets.encoded(segment, for: ticket) }
         drain()
         let delivered = await publishLoggingFailure()
-        if nextToWrite < tickets.upperBound {
-            await withCheckedContinuation { writeWaiters.append((tickets.upperBound, $0)) }
-        }
-        if let failure = collectFailures(tickets) { throw failure }
+        await waitUntilWritten(below: own.upperBound)
+        if let failure = tickets.collectFailure(own) { throw failure }
         if durability == .fsync {
             committedSequence += 1
             groupCommit.wrote(committedSequence)
@@ -208,51 +199,42 @@ actor DeliveryStream {
         return delivered
     }
 
-    private func collectFailures(_ tickets: Range<UInt64>) -> FileSystemError? {
-        guard !ticketFailures.isEmpty else { return nil }
-        var first: FileSystemError?
-        for ticket in tickets {
-            if let failure = ticketFailures.removeValue(forKey: ticket) { first = first ?? failure }
+    /// Returns once every ticket below `end` is written.
+    private func waitUntilWritten(below end: UInt64) async {
+        guard tickets.nextToWrite < end else { return }
+        await withCheckedContinuation { continuation in
+            tickets.wait(untilWrittenBelow: end, continuation)?.resume()
         }
-        return first
     }
 
     /// Writes and commits every encoded segment whose turn has come and wakes the requests they
     /// complete. Buffers that no longer wait for anything are then published by the caller.
     private func drain() {
-        guard encoded[nextToWrite] != nil else { return }
+        let writes = tickets.takeWritable()
+        guard !writes.isEmpty else { return }
         var touched: [(buffer: StagingBuffer, tickets: [UInt64])] = []
-        while let segment = encoded.removeValue(forKey: nextToWrite) {
-            let ticket = nextToWrite
-            nextToWrite += 1
-            let buffer = ticketBuffers.removeValue(forKey: ticket)!
+        for write in writes {
+            let buffer = write.buffer
             guard !buffer.isAbandoned else {
                 buffer.dropReservation()
-                ticketFailures[ticket] = FileSystemError(operation: "commit", path: buffer.dataPath, errno: ENOENT)
+                tickets.failed(write.ticket, FileSystemError(operation: "commit", path: buffer.dataPath, errno: ENOENT))
                 continue
             }
-            buffer.stage(segment)
+            buffer.stage(write.segment)
             if let position = touched.firstIndex(where: { $0.buffer === buffer }) {
-                touched[position].tickets.append(ticket)
+                touched[position].tickets.append(write.ticket)
             } else {
-                touched.append((buffer, [ticket]))
+                touched.append((buffer, [write.ticket]))
             }
         }
-        for (buffer, tickets) in touched {
+        for (buffer, written) in touched {
             do {
                 try commit(buffer)
             } catch {
-                for ticket in tickets { ticketFailures[ticket] = error }
+                for ticket in written { tickets.failed(ticket, error) }
             }
         }
-        if !writeWaiters.isEmpty {
-            let written = nextToWrite
-            writeWaiters.removeAll { waiter in
-                guard waiter.ticket <= written else { return false }
-                waiter.continuation.resume()
-                return true
-            }
-        }
+        for waiter in tickets.releaseWritten() { waiter.resume() }
     }
 
     /// Delivers the open buffer, and any earlier one whose delivery failed, now: everything
@@ -262,11 +244,8 @@ actor DeliveryStream {
         let awaited = retired.map { $0.buffer.id }
         // Requests still encoding into these buffers must be written first; new ones go to a new
         // buffer. Objects published meanwhile by others are kept for this flush to report.
-        let reserved = nextTicket
         flushesWaiting += 1
-        if nextToWrite < reserved {
-            await withCheckedContinuation { writeWaiters.append((reserved, $0)) }
-        }
+        await waitUntilWritten(below: tickets.nextTicket)
         let outcome = await publishReady(waitingForOthers: true)
         // Whatever was published while this flush waited, by it or by requests, is in the map; it
         // adds what it published of buffers retired after it began.
