@@ -75,24 +75,18 @@ actor DeliveryStream {
     private var intervalTimer: Task<Void, Never>?
     private var random = SystemRandomNumberGenerator()
 
-    /// Buffers closed to new records, oldest first, not yet in the bucket. One is published once no
-    /// reserved segment for it is outstanding.
-    private var retired: [(buffer: StagingBuffer, reason: DeliveredObject.Reason)] = []
+    /// Buffers closed to new records, oldest first, not yet in the bucket, and who publishes them when.
+    private var publishQueue = Publishing()
+    typealias Publishing = PublishQueue<
+        StagingBuffer, DeliveredObject.Reason, DeliveredObject, CheckedContinuation<Void, Never>
+    >
     private var retryTask: Task<Void, Never>?
-    private var consecutiveFailures = 0
-    /// A publish is under way (its blocking part runs off the actor, which keeps accepting).
-    private var publishing = false
-    private var publishIdleWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Every reserved segment gets the next ticket; segments are written in ticket order.
     private var tickets = Tickets()
     typealias Tickets = TicketOrdering<
         StagingBuffer, EncodedSegment, CheckedContinuation<Void, Never>, FileSystemError
     >
-    /// While a flush waits for its buffers' outstanding segments, objects published meanwhile by
-    /// other requests are kept here so the flush can report them.
-    private var flushesWaiting = 0
-    private var publishedDuringFlush: [UUID: DeliveredObject] = [:]
 
     /// Below this much content a request's share is compressed on the actor by the buffer's serial
     /// deflater; above it, priming a fresh deflater with 32 KiB of history is cheap next to the work.
@@ -241,20 +235,12 @@ actor DeliveryStream {
     /// acknowledged before the call is in the returned objects' files when it returns.
     func flush(reason: DeliveredObject.Reason = .flush) async throws(FileSystemError) -> [DeliveredObject] {
         if let buffer { retire(buffer, reason: reason) }
-        let awaited = retired.map { $0.buffer.id }
         // Requests still encoding into these buffers must be written first; new ones go to a new
         // buffer. Objects published meanwhile by others are kept for this flush to report.
-        flushesWaiting += 1
+        let awaited = publishQueue.beginFlush()
         await waitUntilWritten(below: tickets.nextTicket)
         let outcome = await publishReady(waitingForOthers: true)
-        // Whatever was published while this flush waited, by it or by requests, is in the map; it
-        // adds what it published of buffers retired after it began.
-        let awaitedIDs = Set(awaited)
-        let delivered =
-            awaited.compactMap { publishedDuringFlush[$0] }
-            + outcome.delivered.filter { !awaitedIDs.contains($0.bufferID) }.map(\.object)
-        flushesWaiting -= 1
-        if flushesWaiting == 0 { publishedDuringFlush.removeAll() }
+        let delivered = publishQueue.endFlush(awaited: awaited, own: outcome.delivered)
         if let failure = outcome.failure {
             scheduleRetry()
             throw failure
@@ -272,7 +258,7 @@ actor DeliveryStream {
 
     /// Records and bytes (before compression) waiting in the open and retired buffers.
     var bufferFill: (records: Int, bytes: Int) {
-        let all = retired.map { $0.buffer } + (buffer.map { [$0] } ?? [])
+        let all = publishQueue.retired.map(\.buffer) + (buffer.map { [$0] } ?? [])
         return (all.reduce(0) { $0 + $1.recordCount }, all.reduce(0) { $0 + $1.uncompressedBytes })
     }
 
@@ -301,7 +287,7 @@ actor DeliveryStream {
             intervalTimer = nil
             self.buffer = nil
         }
-        retired.removeAll { $0.buffer === buffer }
+        publishQueue.remove(buffer)
         dirtyBuffers.removeAll { $0 === buffer }
         buffer.discard()
     }
@@ -348,7 +334,7 @@ actor DeliveryStream {
         intervalTimer?.cancel()
         intervalTimer = nil
         self.buffer = nil
-        retired.append((buffer, reason))
+        publishQueue.retire(buffer, reason: reason)
     }
 
     /// Delivers what is buffered under the current settings, then switches to `newSettings`
@@ -365,8 +351,7 @@ actor DeliveryStream {
     /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
     func discardAll() {
         discard()
-        for (buffer, _) in retired { buffer.discard() }
-        retired.removeAll()
+        for buffer in publishQueue.discardAll() { buffer.discard() }
         retryTask?.cancel()
         retryTask = nil
     }
@@ -421,21 +406,19 @@ actor DeliveryStream {
             logger.error(
                 "Delivery failed; the buffer stays staged and is retried",
                 metadata: [
-                    "error": .string(failure.description), "pending_objects": .stringConvertible(retired.count),
-                    "retry_in_seconds": .stringConvertible(Self.retryDelay(after: consecutiveFailures + 1)),
+                    "error": .string(failure.description),
+                    "pending_objects": .stringConvertible(publishQueue.retired.count),
+                    "retry_in_seconds": .stringConvertible(publishQueue.nextRetryDelay),
                 ])
             scheduleRetry()
         }
         return outcome.delivered.map(\.object)
     }
 
-    static func retryDelay(after failures: Int) -> Int { min(60, 1 << min(failures - 1, 6)) }
-
     /// Retries failed deliveries with exponential backoff (1 s, 2 s, 4 s … 60 s).
     private func scheduleRetry() {
-        consecutiveFailures += 1
-        guard retryTask == nil else { return }
-        let deadline = clock.now().addingTimeInterval(TimeInterval(Self.retryDelay(after: consecutiveFailures)))
+        guard case .arm(let seconds) = publishQueue.failed() else { return }
+        let deadline = clock.now().addingTimeInterval(TimeInterval(seconds))
         retryTask = Task { [clock] in
             do {
                 try await clock.sleep(until: deadline)
@@ -448,15 +431,16 @@ actor DeliveryStream {
 
     private func retryDelivery() async {
         retryTask = nil
-        if let buffer, buffer.recordCount > 0, retired.isEmpty, buffer.settings.bufferIntervalSeconds == 0 {
+        publishQueue.retryFired()
+        if let buffer, buffer.recordCount > 0, publishQueue.isEmpty, buffer.settings.bufferIntervalSeconds == 0 {
             retire(buffer, reason: .interval)
         }
-        guard !retired.isEmpty else { return }
+        guard !publishQueue.isEmpty else { return }
         _ = await publishLoggingFailure()
     }
 
     struct PublishOutcome {
-        var delivered: [(bufferID: UUID, object: DeliveredObject)] = []
+        var delivered: [(id: UUID, object: DeliveredObject)] = []
         var failure: FileSystemError?
     }
 
@@ -467,21 +451,17 @@ actor DeliveryStream {
     /// returns at once (that one goes on to whatever else became ready), unless `waitingForOthers`.
     /// A failure leaves that buffer (and those after it) queued, so nothing acknowledged is dropped.
     private func publishReady(waitingForOthers: Bool) async -> PublishOutcome {
-        // Nearly every request passes here; a buffer being published stays in `retired` until done.
-        guard !retired.isEmpty else { return PublishOutcome() }
-        while publishing {
-            guard waitingForOthers else { return PublishOutcome() }
-            await withCheckedContinuation { publishIdleWaiters.append($0) }
+        // Nearly every request passes here; a buffer being published stays queued until done.
+        turn: while true {
+            switch publishQueue.requestTurn(waitingForOthers: waitingForOthers) {
+            case .nothingToPublish, .leftToOtherPublisher: return PublishOutcome()
+            case .waitForOtherPublisher: await withCheckedContinuation { publishQueue.waitForTurn($0) }
+            case .publish: break turn
+            }
         }
-        publishing = true
-        defer {
-            publishing = false
-            let waiters = publishIdleWaiters
-            publishIdleWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        }
+        defer { for waiter in publishQueue.endTurn() { waiter.resume() } }
         var outcome = PublishOutcome()
-        while let (buffer, reason) = retired.first, buffer.pendingSegments == 0 {
+        while let (buffer, reason) = publishQueue.next, buffer.pendingSegments == 0 {
             if buffer.isUnlinked {
                 abandon(buffer)
                 continue
@@ -519,7 +499,7 @@ actor DeliveryStream {
             }
             // The stream was deleted meanwhile: its buffers are gone, whatever this one became.
             guard !buffer.isAbandoned else {
-                retired.removeAll { $0.buffer === buffer }
+                publishQueue.remove(buffer)
                 continue
             }
             if let failure {
@@ -527,15 +507,13 @@ actor DeliveryStream {
                 break
             }
             buffer.close()
-            retired.removeAll { $0.buffer === buffer }
-            consecutiveFailures = 0
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason,
                 firstArrival: buffer.firstArrival)
+            publishQueue.published(buffer, as: object)
             announce(object)
             outcome.delivered.append((buffer.id, object))
-            if flushesWaiting > 0 { publishedDuringFlush[buffer.id] = object }
         }
         return outcome
     }

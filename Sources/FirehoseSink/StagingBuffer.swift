@@ -24,7 +24,7 @@ import FirehoseWire
 /// keeps exactly the committed prefix, so a torn write never yields a torn record. Delivery finishes
 /// the encoding, fsyncs and renames the data file to its key, which makes the object appear
 /// atomically.
-final class StagingBuffer {
+final class StagingBuffer: Identifiable {
     let id: UUID
     let dataPath: String
     let journalPath: String

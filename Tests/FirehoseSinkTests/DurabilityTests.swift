@@ -220,10 +220,6 @@ struct DurabilityTests {
         }
     }
 
-    @Test func retryDelaysDoubleUpToOneMinute() {
-        #expect((1...9).map { DeliveryStream.retryDelay(after: $0) } == [1, 2, 4, 8, 16, 32, 60, 60, 60])
-    }
-
     @Test func journalParsingIgnoresATornLineAndStopsAtNonsense() throws {
         let header = StagingJournal.Header(
             stream: "s", versionID: 1, firstArrivalMilliseconds: 1, compression: .gzip)
