@@ -28,9 +28,10 @@ let package = Package(
         .target(name: "FirehoseWire", dependencies: ["CZlib"]),
         .target(name: "AWSSigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FirehoseClient", dependencies: ["FirehoseWire", "AWSSigV4"]),
+        .target(name: "DurableStorage"),
         .target(
             name: "FirehoseRecorder",
-            dependencies: ["FirehoseClient", "FirehoseWire", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FirehoseClient", "DurableStorage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
 
         // Seeded record profiles, signed request rendering and /proc readings, shared by the tools
