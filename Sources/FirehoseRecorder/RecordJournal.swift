@@ -242,11 +242,7 @@ final class JournalFile: Sendable {
     }
 
     static func recorderError(_ error: FileSystemError) -> RecorderError {
-        RecorderError(
-            kind: .storage,
-            message:
-                "Cannot \(error.operation) \(error.path): \(String(cString: strerror(error.errno))) (errno \(error.errno))"
-        )
+        RecorderError(kind: .storage, message: "Cannot \(error) (errno \(error.errno))")
     }
 }
 

@@ -21,21 +21,17 @@ struct ControlPlane {
     var sink: FirehoseSink { api.sink }
 
     func handle(_ operation: FirehoseOperation, body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
-        // Calls that change streams run one at a time, each checked against the state the previous one
-        // left and saved before it answers: concurrent calls neither lose updates nor share a file write.
         switch operation {
-        case .createDeliveryStream:
-            return try await sink.changingStreams { () async throws(FirehoseError) in try await create(body, now: now) }
+        case .createDeliveryStream, .deleteDeliveryStream, .updateDestination, .tagDeliveryStream,
+            .untagDeliveryStream:
+            // Calls that change streams run one at a time, each checked against the state the previous
+            // one left and saved before it answers: concurrent calls neither lose updates nor share a
+            // file write.
+            return try await sink.changingStreams { () async throws(FirehoseError) in
+                try await change(operation, body: body, now: now)
+            }
         case .describeDeliveryStream: return try describe(body, now: now)
         case .listDeliveryStreams: return try list(body)
-        case .deleteDeliveryStream:
-            return try await sink.changingStreams { () async throws(FirehoseError) in try await delete(body) }
-        case .updateDestination:
-            return try await sink.changingStreams { () async throws(FirehoseError) in try await update(body, now: now) }
-        case .tagDeliveryStream:
-            return try await sink.changingStreams { () async throws(FirehoseError) in try await tag(body) }
-        case .untagDeliveryStream:
-            return try await sink.changingStreams { () async throws(FirehoseError) in try await untag(body) }
         case .listTagsForDeliveryStream: return try listTags(body)
         case .startDeliveryStreamEncryption, .stopDeliveryStreamEncryption:
             let input = try decode(DeleteDeliveryStreamInput.self, body)
@@ -50,6 +46,19 @@ struct ControlPlane {
     }
 
     // MARK: Operations
+
+    private func change(_ operation: FirehoseOperation, body: [UInt8], now: Date) async throws(FirehoseError)
+        -> [UInt8]
+    {
+        switch operation {
+        case .createDeliveryStream: return try await create(body, now: now)
+        case .deleteDeliveryStream: return try await delete(body)
+        case .updateDestination: return try await update(body, now: now)
+        case .tagDeliveryStream: return try await tag(body)
+        case .untagDeliveryStream: return try await untag(body)
+        default: preconditionFailure("\(operation.rawValue) changes no stream")
+        }
+    }
 
     private func create(_ body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
         let input = try decode(CreateDeliveryStreamInput.self, body)

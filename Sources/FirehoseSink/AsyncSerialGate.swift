@@ -21,14 +21,7 @@ final class AsyncSerialGate: Sendable {
     }
 
     private func enter() async {
-        let entered = state.withLock { state -> Bool in
-            guard !state.occupied else { return false }
-            state.occupied = true
-            return true
-        }
-        if entered { return }
         await withCheckedContinuation { continuation in
-            // The gate may have opened since the first look: then go straight in.
             let entered = state.withLock { state -> Bool in
                 guard !state.occupied else {
                     state.waiting.append(continuation)

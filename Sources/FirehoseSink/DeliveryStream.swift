@@ -92,9 +92,8 @@ actor DeliveryStream {
     /// deflater; above it, priming a fresh deflater with 32 KiB of history is cheap next to the work.
     static let parallelSegmentBytes = 64 * 1024
 
-    // Group commit: every committed request gets a sequence number; one fsync covers every request
-    // committed before it started.
-    private var committedSequence: UInt64 = 0
+    // Group commit: every committed request gets the next sequence number; one fsync covers every
+    // request committed before it started.
     private var groupCommit = GroupCommit<CheckedContinuation<Void, any Error>>()
     private var dirtyBuffers: [StagingBuffer] = []
     /// A staging file was created since the last fsync: its directory entry must reach the disk too.
@@ -186,9 +185,9 @@ actor DeliveryStream {
         await waitUntilWritten(below: own.upperBound)
         if let failure = tickets.collectFailure(own) { throw failure }
         if durability == .fsync {
-            committedSequence += 1
-            groupCommit.wrote(committedSequence)
-            try await waitUntilDurable(committedSequence)
+            let sequence = groupCommit.written + 1
+            groupCommit.wrote(sequence)
+            try await waitUntilDurable(sequence)
         }
         return delivered
     }

@@ -252,42 +252,32 @@ struct HTTP1TransportTests {
         #expect(server.received.count == 2)
     }
 
-    @Test("A request the server read whole and then hung up on is not sent again")
-    func hangUpAfterRequest() async throws {
-        let server = try ScriptedHTTPServer { $0 == 0 ? .bytes(ok("n0"), close: false) : .hangUp }
-        defer { server.stop() }
-        let transport = HTTP1Transport()
-        _ = try await transport.send(request(server.url))
-        // The server may have stored it: only the caller can decide whether to send it again.
-        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url)) }
-        #expect(server.received.count == 2)
-        #expect(server.accepted == 1)
+    /// Where the server hangs up on the second request of a keep-alive connection.
+    struct HangUp: Sendable, CustomTestStringConvertible {
+        var testDescription: String
+        var answer: ScriptedHTTPServer.Answer
+        var bodyBytes: Int
     }
 
-    @Test("A request the server cut while it was being written is not sent again")
-    func hangUpInsideRequest() async throws {
-        let server = try ScriptedHTTPServer { $0 == 0 ? .bytes(ok("n0"), close: false) : .hangUpAfterHead }
+    static let hangUps = [
+        HangUp(testDescription: "after reading the whole request", answer: .hangUp, bodyBytes: 2),
+        // A large body, so the client is still writing when the connection goes.
+        HangUp(testDescription: "inside the request", answer: .hangUpAfterHead, bodyBytes: 8_000_000),
+        HangUp(
+            testDescription: "inside the answer",
+            answer: .bytes("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", close: true), bodyBytes: 2),
+    ]
+
+    @Test("A request the server hung up on once any of it was sent is not sent again", arguments: hangUps)
+    func hangUpIsNotResent(_ hangUp: HangUp) async throws {
+        let server = try ScriptedHTTPServer { $0 == 0 ? .bytes(ok("n0"), close: false) : hangUp.answer }
         defer { server.stop() }
         let transport = HTTP1Transport()
         _ = try await transport.send(request(server.url))
         var generator = SeededBytes(seed: 3)
-        let big = generator.bytes(8_000_000)
-        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url, body: big)) }
-        #expect(server.received.count == 2)
-        #expect(server.accepted == 1)
-    }
-
-    @Test("A request whose answer was cut off is not sent again")
-    func hangUpInsideAnswer() async throws {
-        let server = try ScriptedHTTPServer { number in
-            number == 0
-                ? .bytes(ok("n0"), close: false)
-                : .bytes("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", close: true)
-        }
-        defer { server.stop() }
-        let transport = HTTP1Transport()
-        _ = try await transport.send(request(server.url))
-        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url)) }
+        let body = generator.bytes(hangUp.bodyBytes)
+        // The server may have stored it: only the caller can decide whether to send it again.
+        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(server.url, body: body)) }
         #expect(server.received.count == 2)
         #expect(server.accepted == 1)
     }
