@@ -66,7 +66,8 @@ public enum Durability: String, Sendable, CaseIterable {
 actor DeliveryStream {
     private(set) var settings: DeliveryStreamSettings
     private let stagingDirectory: String
-    private let dataDirectory: String
+    /// Where finished objects go.
+    private let destination: any ObjectDestination
     private let durability: Durability
     private let clock: any SinkClock
     private let logger: Logger
@@ -100,11 +101,12 @@ actor DeliveryStream {
     private var stagingDirectoryDirty = false
 
     init(
-        settings: DeliveryStreamSettings, dataDirectory: String, stagingDirectory: String, durability: Durability,
+        settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
+        durability: Durability,
         clock: any SinkClock, logger: Logger, onDelivery: @escaping @Sendable (DeliveredObject) -> Void
     ) {
         self.settings = settings
-        self.dataDirectory = dataDirectory
+        self.destination = destination
         self.stagingDirectory = stagingDirectory
         self.durability = durability
         self.clock = clock
@@ -443,10 +445,10 @@ actor DeliveryStream {
         var failure: FileSystemError?
     }
 
-    /// Publishes the retired buffers in order — completes the encoding, fsyncs the data file,
-    /// renames it to its key, fsyncs the folder, removes the journal — stopping at one that still
-    /// waits for reserved segments. The fsyncs and renames run on the blocking-I/O thread, so the
-    /// stream keeps accepting meanwhile. One publisher at a time: a caller that finds one under way
+    /// Publishes the retired buffers in order — completes the encoding, hands the data file to the
+    /// destination, removes the staging files — stopping at one that still waits for reserved
+    /// segments. The destination runs on the blocking-I/O thread, so the stream keeps accepting
+    /// meanwhile. One publisher at a time: a caller that finds one under way
     /// returns at once (that one goes on to whatever else became ready), unless `waitingForOthers`.
     /// A failure leaves that buffer (and those after it) queued, so nothing acknowledged is dropped.
     private func publishReady(waitingForOthers: Bool) async -> PublishOutcome {
@@ -460,7 +462,7 @@ actor DeliveryStream {
         }
         defer { for waiter in publishQueue.endTurn() { waiter.resume() } }
         var outcome = PublishOutcome()
-        while let (buffer, reason) = publishQueue.next, buffer.pendingSegments == 0 {
+        publishing: while let (buffer, reason) = publishQueue.next, buffer.pendingSegments == 0 {
             if buffer.isUnlinked {
                 abandon(buffer)
                 continue
@@ -469,41 +471,40 @@ actor DeliveryStream {
             let key = settings.keyLayout.objectKey(
                 versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
                 randomSource: &random)
-            let path: String
             let descriptor: Int32
             do {
-                path = try objectPath(for: key, bucket: settings.bucket)
                 try buffer.finishEncoding()
                 descriptor = try buffer.duplicateDataDescriptor()
             } catch {
                 outcome.failure = error
-                break
+                break publishing
             }
-            let dataPath = buffer.dataPath
+            let staged = StagedObject(path: buffer.dataPath, descriptor: descriptor)
             let journalPath = buffer.journalPath
-            let failure = await BlockingIO.run { () -> FileSystemError? in
+            let delivery = await BlockingIO.run {
+                [destination, bucket = settings.bucket] () -> Result<String, FileSystemError> in
                 defer { POSIX.close(descriptor) }
                 do throws(FileSystemError) {
-                    try POSIX.fsync(descriptor, path: dataPath)
-                    let parent = String(path[..<path.lastIndex(of: "/")!])
-                    try POSIX.makeDirectories(parent)
-                    try POSIX.rename(dataPath, path)
-                    try POSIX.fsyncDirectory(parent)
+                    let path = try destination.deliver(staged, bucket: bucket, key: key)
+                    // The object is at its destination for good: the staging files have done their job.
+                    POSIX.unlink(staged.path)
+                    POSIX.unlink(journalPath)
+                    return .success(path)
                 } catch {
-                    return error
+                    return .failure(error)
                 }
-                // The object is in the bucket for good: the journal has done its job.
-                POSIX.unlink(journalPath)
-                return nil
             }
             // The stream was deleted meanwhile: its buffers are gone, whatever this one became.
             guard !buffer.isAbandoned else {
                 publishQueue.remove(buffer)
                 continue
             }
-            if let failure {
+            let path: String
+            switch delivery {
+            case .success(let delivered): path = delivered
+            case .failure(let failure):
                 outcome.failure = failure
-                break
+                break publishing
             }
             buffer.close()
             let object = DeliveredObject(
@@ -524,31 +525,16 @@ actor DeliveryStream {
     ) throws(FileSystemError) -> DeliveredObject {
         let key = settings.keyLayout.objectKey(
             versionId: versionID, firstArrival: firstArrival, objectID: UUID(), randomSource: &random)
-        let path = try objectPath(for: key, bucket: settings.bucket)
-        let parent = String(path[..<path.lastIndex(of: "/")!])
-        var encoded = raw
-        if settings.compression == .gzip {
-            guard let compressor = try? GzipCompressor(level: settings.gzipLevel) else {
-                throw FileSystemError(operation: "deflateInit", path: path, errno: ENOMEM)
-            }
-            compressor.append(raw)
-            compressor.finish()
-            encoded = compressor.takeOutput()
-        }
+        let encoded = Self.encodeWhole(raw, encoding: settings.encoding)
         let temporary = "\(stagingDirectory)/\(UUID().uuidString.lowercased()).recovered"
         let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
-        do {
-            try POSIX.writeAll(fd, encoded, at: 0, path: temporary)
-            try POSIX.fsync(fd, path: temporary)
-            POSIX.close(fd)
-            try POSIX.makeDirectories(parent)
-            try POSIX.rename(temporary, path)
-            try POSIX.fsyncDirectory(parent)
-        } catch {
+        defer {
             POSIX.close(fd)
             POSIX.unlink(temporary)
-            throw error
         }
+        try POSIX.writeAll(fd, encoded, at: 0, path: temporary)
+        let path = try destination.deliver(
+            StagedObject(path: temporary, descriptor: fd), bucket: settings.bucket, key: key)
         for file in stagingFiles { POSIX.unlink(file) }
         let object = DeliveredObject(
             stream: settings.name, bucket: settings.bucket, key: key, path: path, records: records, bytes: raw.count,
@@ -557,11 +543,25 @@ actor DeliveryStream {
         return object
     }
 
-    func objectPath(for key: String, bucket: String) throws(FileSystemError) -> String {
-        guard ObjectKeyLayout.isSafeRelativePath(key) else {
-            throw FileSystemError(operation: "deliver", path: key, errno: EINVAL)
-        }
-        return "\(dataDirectory)/\(bucket)/\(key)"
+    /// The encoding that staged a buffer, by the name its journal gives: the stream's own, or the
+    /// built-in one of that name (the stream's compression changed since).
+    func encoding(named name: String) -> (any ObjectEncoding)? {
+        if settings.encoding.name == name { return settings.encoding }
+        return DeliveryStreamSettings.Compression(rawValue: name)?.encoding(gzipLevel: settings.gzipLevel)
+    }
+
+    /// `content` as one object of `encoding`: the segment path of a buffer, in one segment.
+    static func encodeWhole(_ content: [UInt8], encoding: any ObjectEncoding) -> [UInt8] {
+        let encoder = encoding.makeSegmentEncoder()
+        var batch = RecordBatch()
+        batch.append(content)
+        let segment =
+            switch encoder.encode(RecordRun(records: batch, range: 0..<1, newline: false), inParallel: false) {
+            case .ready(let segment): segment
+            case .job(let job): job.encode()
+            }
+        return encoder.header + segment.stored
+            + encoder.trailer(contentCRC: segment.contentCRC, contentLength: segment.contentLength)
     }
 
     func announce(_ object: DeliveredObject) {

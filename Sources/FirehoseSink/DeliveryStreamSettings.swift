@@ -32,6 +32,8 @@ public struct DeliveryStreamSettings: Sendable {
     public var keyLayout: ObjectKeyLayout
     public var compression: Compression
     public var gzipLevel: Int32
+    /// The encoding stage that writes `compression` (tests may plug in another).
+    package var encoding: any ObjectEncoding
     /// `SizeInMBs` in bytes, counted before compression.
     public var bufferSizeBytes: Int
     /// `IntervalInSeconds`; 0 delivers at the end of every request.
@@ -307,6 +309,7 @@ public struct DeliveryStreamSettings: Sendable {
         self.keyLayout = keyLayout!
         self.compression = compression
         self.gzipLevel = gzipLevel
+        self.encoding = compression.encoding(gzipLevel: gzipLevel)
         self.bufferSizeBytes = sizeInMBs * 1024 * 1024
         self.bufferIntervalSeconds = intervalInSeconds
         self.appendsNewline = appendsNewline

@@ -62,6 +62,8 @@ public final class FirehoseSink: Sendable {
         /// Root of the local "S3": one folder per bucket.
         public var dataDirectory: String
         public var durability: Durability
+        /// Where delivered objects go; nil: the bucket folders of `dataDirectory`.
+        package var destination: (any ObjectDestination)?
 
         public init(dataDirectory: String, durability: Durability = .fsync) {
             self.dataDirectory = dataDirectory
@@ -117,7 +119,8 @@ public final class FirehoseSink: Sendable {
                 definition: settings.definition, versionID: settings.versionID, createTime: clock.now(),
                 origin: .configurationFile, activeAt: clock.now())
         let stream = DeliveryStream(
-            settings: settings, dataDirectory: configuration.dataDirectory,
+            settings: settings,
+            destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability, clock: clock,
             logger: logger, onDelivery: onDelivery)
         let inserted = streams.withLock { streams -> Bool in

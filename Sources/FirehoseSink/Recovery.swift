@@ -90,13 +90,18 @@ extension FirehoseSink {
             return
         }
         let committed = Array(data[..<commit.storedBytes])
-        let raw: [UInt8]
-        if journal.header.compression == .gzip {
-            raw = (try? Gzip.decompressPrefix(committed, limit: commit.uncompressedBytes + 1)) ?? []
-        } else {
-            raw = committed
+        guard let encoding = await stream.encoding(named: journal.header.encoding) else {
+            logger.error(
+                "Staged records were encoded in a format this firehose-local does not know; left in place",
+                metadata: [
+                    "stream": .string(journal.header.stream), "file": .string(dataPath),
+                    "encoding": .string(journal.header.encoding), "records": .stringConvertible(commit.records),
+                ])
+            report.orphaned.append(dataPath)
+            return
         }
-        guard raw.count == commit.uncompressedBytes else {
+        let raw = encoding.decodeStaged(committed, limit: commit.uncompressedBytes + 1)
+        guard let raw, raw.count == commit.uncompressedBytes else {
             logger.error(
                 "Staged buffer does not decode to what its journal says; moved aside",
                 metadata: ["file": .string(dataPath), "stream": .string(journal.header.stream)])

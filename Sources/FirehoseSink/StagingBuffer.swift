@@ -14,16 +14,13 @@ import FirehoseWire
 
 /// The open buffer of a delivery stream, kept as files in the data directory's staging folder.
 ///
-/// Records are encoded (compressed) as they arrive and appended to `<id>.partial`, so memory holds
-/// only the compressor's window whatever the buffer size. Each request's share is a *segment*: for
-/// GZIP a run of raw deflate ending in a sync flush (the file starts with the gzip header and finishing
-/// adds the final block and trailer), so segments compressed on different cores join into one gzip
-/// member. Segments are written in the order they were reserved, and each write ends with a
+/// Records are encoded by the stream's encoding stage (`SegmentEncoder`) as they arrive and appended
+/// to `<id>.partial`, after the encoder's header, so memory holds only the compressor's window whatever
+/// the buffer size. Each request's share is a *segment*. Segments are written in the order they were reserved, and each write ends with a
 /// *commit*: a line appended to `<id>.journal` saying how many stored bytes (and their CRC-32) hold
 /// how many records. Once both files are fsynced the request's records survive a crash: recovery
 /// keeps exactly the committed prefix, so a torn write never yields a torn record. Delivery finishes
-/// the encoding, fsyncs and renames the data file to its key, which makes the object appear
-/// atomically.
+/// the encoding (the encoder's trailer) and hands the data file to the destination stage.
 final class StagingBuffer: Identifiable {
     let id: UUID
     let dataPath: String
@@ -48,15 +45,10 @@ final class StagingBuffer: Identifiable {
     private var journalBytes = 0
     /// Encoded bytes not yet in the data file, with their CRC-32s.
     private var unwritten: [(bytes: [UInt8], crc: UInt32)] = []
-    /// CRC-32 of the content so far (the gzip trailer's).
+    /// CRC-32 of the content so far (the trailer's).
     private var contentCRC: UInt32 = 0
-    /// GZIP: the last 32 KiB of reserved content, the dictionary of the next parallel segment.
-    private var history: HistoryRing?
-    /// GZIP: compresses small segments in order, keeping its history between them.
-    private var serialDeflater: RawDeflater?
-    /// False once a parallel segment was reserved after the serial deflater's last one: its history
-    /// no longer ends where the stream does.
-    private var serialDeflaterInStep = true
+    /// The encoding stage of this buffer; nil once the encoding is finished.
+    private var encoder: (any SegmentEncoder)?
     /// What the last journal line recorded.
     private var committed = (storedBytes: 0, uncompressedBytes: 0, records: 0)
     /// CRC-32 of the stored bytes after the last journaled commit.
@@ -69,17 +61,17 @@ final class StagingBuffer: Identifiable {
         journalPath = base + ".journal"
         self.settings = settings
         self.firstArrival = firstArrival
-        if settings.compression == .gzip {
-            history = HistoryRing()
-            unwritten = [(GzipMember.header, GzipMember.header.withUnsafeBytes { Gzip.crc32($0) })]
-        }
+        let encoder = settings.encoding.makeSegmentEncoder()
+        self.encoder = encoder
+        let header = encoder.header
+        if !header.isEmpty { unwritten = [(header, header.withUnsafeBytes { Gzip.crc32($0) })] }
         dataFD = try POSIX.open(dataPath, flags: O_WRONLY | O_CREAT | O_EXCL)
         do {
             journalFD = try POSIX.open(journalPath, flags: O_WRONLY | O_CREAT | O_EXCL)
             let header = StagingJournal.Header(
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
-                compression: settings.compression)
+                encoding: settings.encoding.name)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count
@@ -96,48 +88,13 @@ final class StagingBuffer: Identifiable {
         if journalFD >= 0 { POSIX.close(journalFD) }
     }
 
-    enum PlannedSegment {
-        /// Encoded on the spot (small, or nothing to compress).
-        case ready(EncodedSegment)
-        /// To be encoded by the caller, off the stream's executor.
-        case job(SegmentJob)
-    }
-
-    /// Reserves `run` as the buffer's next segment. Large GZIP runs become jobs primed with the
-    /// history before them; small ones are compressed here by the serial deflater, which for a
-    /// stream of small requests costs no more than one continuous deflate stream.
+    /// Reserves `run` as the buffer's next segment and has the encoder encode it, here or (large
+    /// runs, `inParallel`) as a job for the caller.
     func reserve(_ run: RecordRun, inParallel parallel: Bool) -> PlannedSegment {
+        guard let encoder else { preconditionFailure("segment reserved in a buffer whose encoding is finished") }
         reservedBytes += run.contentLength
         pendingSegments += 1
-        guard history != nil else {
-            let job = SegmentJob(run: run, encoding: .uncompressed)
-            return parallel ? .job(job) : .ready(job.encode())
-        }
-        // In place: a copy of the ring would copy its 32 KiB on every request.
-        defer { history!.append(run) }
-        if parallel {
-            serialDeflaterInStep = false
-            return .job(SegmentJob(run: run, encoding: .gzip(level: settings.gzipLevel, dictionary: history!.bytes)))
-        }
-        let deflater: RawDeflater
-        if let serialDeflater, serialDeflaterInStep {
-            deflater = serialDeflater
-        } else {
-            guard let made = serialDeflater ?? (try? RawDeflater(level: settings.gzipLevel)) else {
-                preconditionFailure("deflateInit failed: out of memory")
-            }
-            history!.bytes.withUnsafeBytes { made.reset(dictionary: $0) }
-            deflater = made
-            serialDeflater = made
-            serialDeflaterInStep = true
-        }
-        return .ready(
-            run.withContent { content in
-                let stored = deflater.compress(content)
-                return EncodedSegment(
-                    stored: stored, storedCRC: stored.withUnsafeBytes { Gzip.crc32($0) },
-                    contentCRC: Gzip.crc32(content), contentLength: content.count, records: run.range.count)
-            })
+        return encoder.encode(run, inParallel: parallel)
     }
 
     /// Queues an encoded segment (in reservation order) for the next `commit`.
@@ -201,15 +158,14 @@ final class StagingBuffer: Identifiable {
         }
     }
 
-    /// Completes the encoding (GZIP: the final block and trailer) and writes everything staged, so the
-    /// data file is the object. Safe to call again after a failure.
+    /// Completes the encoding (its trailer) and writes everything staged, so the data file is the
+    /// object. Safe to call again after a failure.
     func finishEncoding() throws(FileSystemError) {
-        if history != nil {
-            let trailer = GzipMember.trailer(crc: contentCRC, length: uncompressedBytes)
-            unwritten.append((trailer, trailer.withUnsafeBytes { Gzip.crc32($0) }))
+        if let encoder {
+            let trailer = encoder.trailer(contentCRC: contentCRC, contentLength: uncompressedBytes)
+            if !trailer.isEmpty { unwritten.append((trailer, trailer.withUnsafeBytes { Gzip.crc32($0) })) }
             // Finishing again after a failed write must not add a second trailer.
-            history = nil
-            serialDeflater = nil
+            self.encoder = nil
         }
         try writePending()
     }

@@ -22,7 +22,14 @@ enum StagingJournal {
         var stream: String
         var versionID: Int
         var firstArrivalMilliseconds: Int64
-        var compression: DeliveryStreamSettings.Compression
+        /// `ObjectEncoding.name` of the encoding that staged the data file. The JSON key is the one
+        /// journals had when GZIP and UNCOMPRESSED were the only encodings, so those still recover.
+        var encoding: String
+
+        enum CodingKeys: String, CodingKey {
+            case stream, versionID, firstArrivalMilliseconds
+            case encoding = "compression"
+        }
 
         var firstArrival: Date { Date(timeIntervalSince1970: TimeInterval(firstArrivalMilliseconds) / 1000) }
 

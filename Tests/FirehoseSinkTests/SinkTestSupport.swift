@@ -85,7 +85,8 @@ final class SinkHarness: Sendable {
     let log: DeliveryLog
     let sink: FirehoseSink
 
-    init(now: Date = fixedNow) throws {
+    /// - Parameter destination: the destination stage; nil: the data directory's bucket folders.
+    init(now: Date = fixedNow, destination: (any ObjectDestination)? = nil) throws {
         var template = Array("/tmp/firehose-sink-test.XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         let path = try #require(created.map { String(cString: $0) })
@@ -93,8 +94,10 @@ final class SinkHarness: Sendable {
         clock = ManualClock(now: now)
         let log = DeliveryLog()
         self.log = log
+        var configuration = FirehoseSink.Configuration(dataDirectory: path)
+        configuration.destination = destination
         sink = try FirehoseSink(
-            configuration: .init(dataDirectory: path), clock: clock,
+            configuration: configuration, clock: clock,
             logger: Logger(label: "firehose-sink-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
             onDelivery: { log.continuation.yield($0) })
     }
@@ -105,8 +108,10 @@ final class SinkHarness: Sendable {
 
     /// Runs `body` with a harness and always cleans up: shuts the sink down (which cancels interval
     /// timers), ends the delivery stream and removes the directory.
-    static func with(now: Date = fixedNow, _ body: (SinkHarness) async throws -> Void) async throws {
-        let harness = try SinkHarness(now: now)
+    static func with(
+        now: Date = fixedNow, destination: (any ObjectDestination)? = nil, _ body: (SinkHarness) async throws -> Void
+    ) async throws {
+        let harness = try SinkHarness(now: now, destination: destination)
         do {
             try await body(harness)
         } catch {

@@ -1,0 +1,79 @@
+import FirehoseWire
+
+/// The encoding stage (`CompressionFormat`): how a buffer's content becomes the bytes of its object.
+/// A new format is one type conforming to this, which `DeliveryStreamSettings` picks for the streams
+/// that name it; buffers, journals, recovery and publishing stay as they are.
+package protocol ObjectEncoding: Sendable {
+    /// Names the encoding in each staging journal, so a later start decodes what it staged.
+    var name: String { get }
+
+    /// The encoder of one buffer.
+    func makeSegmentEncoder() -> any SegmentEncoder
+
+    /// The content held by a committed prefix of staged bytes (recovery after a crash): at most
+    /// `limit` bytes, or nil when the bytes do not decode.
+    func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]?
+}
+
+/// Encodes one buffer's segments, called on the stream's actor in reservation order. The object is
+/// `header`, then every segment's stored bytes in that order, then `trailer`; each prefix ending at a
+/// segment must decode on its own (`ObjectEncoding.decodeStaged`), since that is what a crash leaves.
+package protocol SegmentEncoder: AnyObject {
+    /// The bytes the object starts with.
+    var header: [UInt8] { get }
+
+    /// Encodes `run`, the buffer's next segment, here, or returns a job the request's own task runs
+    /// off the stream's actor; `inParallel` says the run is large enough for that to pay.
+    func encode(_ run: RecordRun, inParallel: Bool) -> PlannedSegment
+
+    /// The bytes that end the object, given the CRC-32 and length of its whole content.
+    func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8]
+}
+
+/// What `SegmentEncoder.encode` made of a run.
+package enum PlannedSegment {
+    /// Encoded on the spot (small, or nothing to compress).
+    case ready(EncodedSegment)
+    /// To be encoded by the caller, off the stream's executor.
+    case job(SegmentJob)
+}
+
+extension DeliveryStreamSettings.Compression {
+    /// The encoding stage that writes this format.
+    func encoding(gzipLevel: Int32) -> any ObjectEncoding {
+        switch self {
+        case .uncompressed: UncompressedEncoding()
+        case .gzip: GzipEncoding(level: gzipLevel)
+        }
+    }
+}
+
+/// `UNCOMPRESSED`: the content as it is.
+struct UncompressedEncoding: ObjectEncoding {
+    var name: String { DeliveryStreamSettings.Compression.uncompressed.rawValue }
+
+    func makeSegmentEncoder() -> any SegmentEncoder { Encoder() }
+
+    func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? {
+        stored.count <= limit ? stored : Array(stored.prefix(limit))
+    }
+
+    private final class Encoder: SegmentEncoder {
+        var header: [UInt8] { [] }
+
+        func encode(_ run: RecordRun, inParallel: Bool) -> PlannedSegment {
+            // A large run is still copied off the actor: the copy is the whole cost.
+            let job = SegmentJob(run: run) { run in
+                // Stored as is: the content array is what gets written, without a second copy.
+                let content = run.content()
+                let crc = content.withUnsafeBytes { Gzip.crc32($0) }
+                return EncodedSegment(
+                    stored: content, storedCRC: crc, contentCRC: crc, contentLength: content.count,
+                    records: run.range.count)
+            }
+            return inParallel ? .job(job) : .ready(job.encode())
+        }
+
+        func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8] { [] }
+    }
+}

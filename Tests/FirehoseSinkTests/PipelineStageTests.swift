@@ -1,0 +1,168 @@
+import DurableStorage
+import FirehoseSink
+import FirehoseWire
+import Foundation
+import Synchronization
+import Testing
+
+/// An encoding only these tests know: the content as lowercase hex between a header and a trailer
+/// that states the content's CRC-32 and length. Plugging it in shows the encoding stage is one type.
+struct HexEncoding: ObjectEncoding {
+    static let header = Array("HEX1\n".utf8)
+
+    var name: String { "TEST-HEX" }
+
+    func makeSegmentEncoder() -> any SegmentEncoder { Encoder() }
+
+    func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? {
+        guard stored.starts(with: Self.header) else { return nil }
+        let digits = stored.dropFirst(Self.header.count)
+        guard digits.count % 2 == 0 else { return nil }
+        var content: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex, content.count < limit {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            content.append(byte)
+            index += 2
+        }
+        return content
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+        Array(bytes.map { String(format: "%02x", $0) }.joined().utf8)
+    }
+
+    static func trailer(crc: UInt32, length: Int) -> [UInt8] { Array("\nEND \(crc) \(length)\n".utf8) }
+
+    /// The whole object for `content`.
+    static func object(_ content: [UInt8]) -> [UInt8] {
+        header + hex(content) + trailer(crc: content.withUnsafeBytes { Gzip.crc32($0) }, length: content.count)
+    }
+
+    final class Encoder: SegmentEncoder {
+        var header: [UInt8] { HexEncoding.header }
+
+        func encode(_ run: RecordRun, inParallel: Bool) -> PlannedSegment {
+            let job = SegmentJob(run: run) { run in
+                run.withContent { content in
+                    EncodedSegment(stored: HexEncoding.hex(content), content: content, records: run.range.count)
+                }
+            }
+            return inParallel ? .job(job) : .ready(job.encode())
+        }
+
+        func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8] {
+            HexEncoding.trailer(crc: contentCRC, length: contentLength)
+        }
+    }
+}
+
+/// A destination only these tests know: objects kept in memory, failing the first `failures` times.
+final class MemoryBucket: ObjectDestination {
+    struct Object: Equatable {
+        var bucket: String
+        var key: String
+        var bytes: [UInt8]
+    }
+
+    private let state: Mutex<(objects: [Object], failuresLeft: Int)>
+
+    init(failures: Int = 0) {
+        state = Mutex(([], failures))
+    }
+
+    var objects: [Object] { state.withLock { $0.objects } }
+
+    func deliver(_ staged: StagedObject, bucket: String, key: String) throws(FileSystemError) -> String {
+        let failing = state.withLock { state in
+            defer { state.failuresLeft = max(0, state.failuresLeft - 1) }
+            return state.failuresLeft > 0
+        }
+        if failing { throw FileSystemError(operation: "upload", path: key, errno: EIO) }
+        let bytes = try POSIX.readFile(staged.path)
+        state.withLock { $0.objects.append(Object(bucket: bucket, key: key, bytes: bytes)) }
+        return "memory://\(bucket)/\(key)"
+    }
+}
+
+@Suite("Pipeline stages: a new encoding or destination is one type")
+struct PipelineStageTests {
+    /// Records that cross the 64 KiB line, so segments are encoded both on the stream's actor and as
+    /// jobs off it.
+    static let records: [[UInt8]] = [
+        Array("small\n".utf8), Array(repeating: UInt8(ascii: "a"), count: 70 * 1024), [0, 255, 10],
+    ]
+
+    @Test("A stream with a test-only encoding delivers header, segments and trailer as one object")
+    func pluggedEncoding() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination(delimiter: true))
+            stream.encoding = HexEncoding()
+            try harness.sink.createStream(stream)
+            try await harness.put([Self.records[0]])
+            try await harness.put([Self.records[1], Self.records[2]])
+            try await harness.put([Self.records[0]])
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            let content: [UInt8] = (Self.records + [Self.records[0]]).flatMap { $0 + [10] }
+            #expect(object.records == 4)
+            #expect(object.bytes == content.count)
+            #expect(try harness.contents(of: object) == HexEncoding.object(content))
+            #expect(object.storedBytes == HexEncoding.object(content).count)
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test("Records a test-only encoding staged before a crash are decoded by it and delivered at the next start")
+    func pluggedEncodingRecovers() async throws {
+        let crashed = try SinkHarness()
+        var stream = try settings(destination())
+        stream.encoding = HexEncoding()
+        try crashed.sink.createStream(stream)
+        try await crashed.put(Self.records)
+        #expect(crashed.stagedFiles.count == 1)
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        let object = try #require(report.delivered.first)
+        #expect(report.orphaned.isEmpty && report.corrupt.isEmpty)
+        #expect(object.records == 3)
+        #expect(try crashed.contents(of: object) == HexEncoding.object(Self.records.flatMap { $0 }))
+        #expect(crashed.stagingIsEmpty)
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
+    @Test("A stream delivers into a test-only destination; nothing lands in the data directory")
+    func pluggedDestination() async throws {
+        let bucket = MemoryBucket()
+        try await SinkHarness.with(destination: bucket) { harness in
+            try harness.sink.createStream(try settings(destination(compression: "GZIP")))
+            try await harness.put(Self.records)
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            let stored = try #require(bucket.objects.first)
+            #expect(bucket.objects.count == 1)
+            #expect(stored.bucket == "demo-bucket" && stored.key == object.key)
+            #expect(object.path == "memory://demo-bucket/\(object.key)")
+            #expect(try Gzip.decompress(stored.bytes, limit: 1 << 20) == Self.records.flatMap { $0 })
+            #expect(!FileManager.default.fileExists(atPath: harness.bucketPath()))
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test("A destination that fails keeps the object staged; the next flush delivers it once, whole")
+    func failingDestinationIsRetried() async throws {
+        let bucket = MemoryBucket(failures: 1)
+        try await SinkHarness.with(destination: bucket) { harness in
+            try harness.sink.createStream(try settings(destination()))
+            try await harness.put(Self.records)
+            await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
+            #expect(bucket.objects.isEmpty)
+            #expect(harness.stagedFiles.count == 1)
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            #expect(bucket.objects.map(\.bytes) == [Self.records.flatMap { $0 }])
+            #expect(object.records == 3)
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+}
