@@ -2,6 +2,7 @@ import DurableStorage
 import FirehoseKeyLayout
 import FirehoseWire
 import Logging
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -53,9 +54,13 @@ public enum Durability: String, Sendable, CaseIterable {
     case none
 }
 
-/// A delivery stream: one open staging buffer at a time, delivered as one object when its size or
-/// interval hint is reached. An actor, so records of one stream keep their order and one buffer
-/// never sees two writers; fsyncs run off the actor so concurrent requests share them.
+/// A delivery stream: the thin actor that drives a request's records through the stages — processing
+/// and partitioning (`RecordPipeline`, in the request's own task), the open buffer of each partition
+/// (`OpenBuffers`, `StagingBuffer`), encoding (`ObjectEncoding`), and the destination
+/// (`ObjectDestination`) — and the state machines that order them (`TicketOrdering`, `GroupCommit`,
+/// `PublishQueue`). A buffer is delivered as one object when its size or interval hint is reached.
+/// An actor, so records of one stream keep their order and one buffer never sees two writers; fsyncs
+/// run off the actor so concurrent requests share them.
 ///
 /// A request takes two turns on the actor. `reserve` decides, in arrival order, which buffer each
 /// of its records goes to and gives each share a *ticket*; small shares are encoded right there.
@@ -66,14 +71,17 @@ public enum Durability: String, Sendable, CaseIterable {
 actor DeliveryStream {
     private(set) var settings: DeliveryStreamSettings
     private let stagingDirectory: String
+    /// The processing and partitioning stages of the latest settings, which requests run before they
+    /// reach the actor.
+    private nonisolated let currentPipeline: Mutex<RecordPipeline>
     /// Where finished objects go.
     private let destination: any ObjectDestination
     private let durability: Durability
     private let clock: any SinkClock
     private let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
-    private var buffer: StagingBuffer?
-    private var intervalTimer: Task<Void, Never>?
+    /// The open buffer of each partition with records.
+    private var buffers = OpenBuffers()
     private var random = SystemRandomNumberGenerator()
 
     /// Buffers closed to new records, oldest first, not yet in the bucket, and who publishes them when.
@@ -107,6 +115,7 @@ actor DeliveryStream {
     ) {
         self.settings = settings
         self.destination = destination
+        currentPipeline = Mutex(RecordPipeline(settings))
         self.stagingDirectory = stagingDirectory
         self.durability = durability
         self.clock = clock
@@ -121,7 +130,9 @@ actor DeliveryStream {
     /// already staged buffer is logged and retried with backoff.
     @concurrent
     nonisolated func append(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> [DeliveredObject] {
-        switch try await reserve(records, arrival: arrival) {
+        // Off the actor, as the large segments' encoding is.
+        let prepared = currentPipeline.withLock { $0 }.prepare(records)
+        switch try await reserve(prepared, arrival: arrival) {
         case .finished(let delivered):
             return delivered
         case .encode(let tickets, let jobs):
@@ -136,39 +147,50 @@ actor DeliveryStream {
         case encode(tickets: Range<UInt64>, jobs: [(ticket: UInt64, job: SegmentJob)])
     }
 
-    private func reserve(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> Reservation {
+    private func reserve(_ request: RecordPipeline.Prepared, arrival: Date) async throws(FileSystemError)
+        -> Reservation
+    {
+        var partitions = request.partitions
+        if request.versionID != settings.versionID {
+            // Prepared just before an update: every open buffer is under the new settings now.
+            partitions = RecordPipeline(settings).prepare(request.raw).partitions
+        }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
-        var index = 0
-        while index < records.count {
-            let buffer: StagingBuffer
-            do {
-                buffer = try openBuffer(arrival: arrival)
-            } catch {
-                // Shares already reserved must still be written: later tickets may build on them.
-                for (ticket, job) in jobs { tickets.encoded(job.encode(), for: ticket) }
-                drain()
-                _ = tickets.collectFailure(first..<tickets.nextTicket)
-                _ = await publishLoggingFailure()
-                throw error
+        for partition in partitions {
+            let records = partition.records
+            var index = 0
+            while index < records.count {
+                let buffer: StagingBuffer
+                do {
+                    buffer = try openBuffer(for: partition.key, arrival: arrival)
+                } catch {
+                    // Shares already reserved must still be written: later tickets may build on them.
+                    for (ticket, job) in jobs { tickets.encoded(job.encode(), for: ticket) }
+                    drain()
+                    _ = tickets.collectFailure(first..<tickets.nextTicket)
+                    _ = await publishLoggingFailure()
+                    throw error
+                }
+                var end = index
+                var bytes = buffer.reservedBytes
+                while end < records.count && bytes < buffer.settings.bufferSizeBytes {
+                    bytes += records.range(of: end).count
+                    end += 1
+                }
+                let run = RecordRun(records: records, range: index..<end)
+                let ticket = tickets.reserve(for: buffer)
+                switch buffer.reserve(run, inParallel: bytes - buffer.reservedBytes >= Self.parallelSegmentBytes) {
+                case .ready(let segment): tickets.encoded(segment, for: ticket)
+                case .job(let job): jobs.append((ticket, job))
+                }
+                if buffer.reservedBytes >= buffer.settings.bufferSizeBytes { retire(buffer, reason: .size) }
+                index = end
             }
-            let newline = buffer.settings.appendsNewline ? 1 : 0
-            var end = index
-            var bytes = buffer.reservedBytes
-            while end < records.count && bytes < buffer.settings.bufferSizeBytes {
-                bytes += records.range(of: end).count + newline
-                end += 1
-            }
-            let run = RecordRun(records: records, range: index..<end, newline: newline == 1)
-            let ticket = tickets.reserve(for: buffer)
-            switch buffer.reserve(run, inParallel: bytes - buffer.reservedBytes >= Self.parallelSegmentBytes) {
-            case .ready(let segment): tickets.encoded(segment, for: ticket)
-            case .job(let job): jobs.append((ticket, job))
-            }
-            if buffer.reservedBytes >= buffer.settings.bufferSizeBytes { retire(buffer, reason: .size) }
-            index = end
         }
-        if let buffer, buffer.settings.bufferIntervalSeconds == 0 { retire(buffer, reason: .interval) }
+        if settings.bufferIntervalSeconds == 0 {
+            for buffer in buffers.all { retire(buffer, reason: .interval) }
+        }
         let reserved = first..<tickets.nextTicket
         if jobs.isEmpty {
             return .finished(try await finish(reserved, encoded: []))
@@ -235,7 +257,7 @@ actor DeliveryStream {
     /// Delivers the open buffer, and any earlier one whose delivery failed, now: everything
     /// acknowledged before the call is in the returned objects' files when it returns.
     func flush(reason: DeliveredObject.Reason = .flush) async throws(FileSystemError) -> [DeliveredObject] {
-        if let buffer { retire(buffer, reason: reason) }
+        for buffer in buffers.all { retire(buffer, reason: reason) }
         // Requests still encoding into these buffers must be written first; new ones go to a new
         // buffer. Objects published meanwhile by others are kept for this flush to report.
         let awaited = publishQueue.beginFlush()
@@ -249,17 +271,14 @@ actor DeliveryStream {
         return delivered
     }
 
-    /// Drops the open buffer without delivering it.
+    /// Drops the open buffers without delivering them.
     func discard() {
-        intervalTimer?.cancel()
-        intervalTimer = nil
-        buffer?.discard()
-        buffer = nil
+        for buffer in buffers.closeAll() { buffer.discard() }
     }
 
     /// Records and bytes (before compression) waiting in the open and retired buffers.
     var bufferFill: (records: Int, bytes: Int) {
-        let all = publishQueue.retired.map(\.buffer) + (buffer.map { [$0] } ?? [])
+        let all = publishQueue.retired.map(\.buffer) + buffers.all
         return (all.reduce(0) { $0 + $1.recordCount }, all.reduce(0) { $0 + $1.uncompressedBytes })
     }
 
@@ -283,32 +302,29 @@ actor DeliveryStream {
                 "file": .string(buffer.dataPath), "records": .stringConvertible(buffer.recordCount),
                 "bytes": .stringConvertible(buffer.uncompressedBytes),
             ])
-        if self.buffer === buffer {
-            intervalTimer?.cancel()
-            intervalTimer = nil
-            self.buffer = nil
-        }
+        buffers.close(buffer)
         publishQueue.remove(buffer)
         dirtyBuffers.removeAll { $0 === buffer }
         buffer.discard()
     }
 
-    private func openBuffer(arrival: Date) throws(FileSystemError) -> StagingBuffer {
-        if let buffer { return buffer }
+    /// The open buffer of `partition`, opened now if it has none.
+    private func openBuffer(for partition: PartitionKey, arrival: Date) throws(FileSystemError) -> StagingBuffer {
+        if let buffer = buffers[partition] { return buffer }
         let buffer: StagingBuffer
         do {
-            buffer = try makeBuffer(arrival: arrival)
+            buffer = try makeBuffer(for: partition, arrival: arrival)
         } catch  where error.errno == ENOENT {
             // The staging folder vanished (someone cleaned the data directory): make it again.
             try POSIX.makeDirectories(stagingDirectory)
-            buffer = try makeBuffer(arrival: arrival)
+            buffer = try makeBuffer(for: partition, arrival: arrival)
         }
-        self.buffer = buffer
         if durability == .fsync { stagingDirectoryDirty = true }
+        var timer: Task<Void, Never>?
         if settings.bufferIntervalSeconds > 0 {
             let deadline = arrival.addingTimeInterval(TimeInterval(settings.bufferIntervalSeconds))
             let id = buffer.id
-            intervalTimer = Task { [clock] in
+            timer = Task { [clock] in
                 do {
                     try await clock.sleep(until: deadline)
                 } catch {
@@ -317,24 +333,23 @@ actor DeliveryStream {
                 await self.deliverOnInterval(bufferID: id)
             }
         }
+        buffers.open(buffer, timer: timer)
         return buffer
     }
 
-    private func makeBuffer(arrival: Date) throws(FileSystemError) -> StagingBuffer {
-        try StagingBuffer(directory: stagingDirectory, settings: settings, firstArrival: arrival)
+    private func makeBuffer(for partition: PartitionKey, arrival: Date) throws(FileSystemError) -> StagingBuffer {
+        try StagingBuffer(directory: stagingDirectory, settings: settings, partition: partition, firstArrival: arrival)
     }
 
     private func deliverOnInterval(bufferID: UUID) async {
-        guard let buffer, buffer.id == bufferID else { return }
+        guard let buffer = buffers.buffer(withID: bufferID) else { return }
         retire(buffer, reason: .interval)
         _ = await publishLoggingFailure()
     }
 
-    /// Closes the open buffer to new records and queues it for publishing.
+    /// Closes an open buffer to new records and queues it for publishing.
     private func retire(_ buffer: StagingBuffer, reason: DeliveredObject.Reason) {
-        intervalTimer?.cancel()
-        intervalTimer = nil
-        self.buffer = nil
+        buffers.close(buffer)
         publishQueue.retire(buffer, reason: reason)
     }
 
@@ -342,10 +357,11 @@ actor DeliveryStream {
     /// (UpdateDestination). Returns the objects delivered on the way.
     func update(to newSettings: DeliveryStreamSettings) async throws(FileSystemError) -> [DeliveredObject] {
         let delivered = try await flush(reason: .flush)
-        // A request that arrived while the flush waited opened a buffer under the old settings;
-        // it is delivered under them (each buffer keeps its own), and the next one uses the new.
-        if let buffer { retire(buffer, reason: .flush) }
+        // Requests that arrived while the flush waited opened buffers under the old settings; they
+        // are delivered under them (each buffer keeps its own), and the next ones use the new.
+        for buffer in buffers.all { retire(buffer, reason: .flush) }
         settings = newSettings
+        currentPipeline.withLock { $0 = RecordPipeline(newSettings) }
         return delivered + (await publishLoggingFailure())
     }
 
@@ -433,8 +449,10 @@ actor DeliveryStream {
     private func retryDelivery() async {
         retryTask = nil
         publishQueue.retryFired()
-        if let buffer, buffer.recordCount > 0, publishQueue.isEmpty, buffer.settings.bufferIntervalSeconds == 0 {
-            retire(buffer, reason: .interval)
+        if publishQueue.isEmpty {
+            for buffer in buffers.all where buffer.recordCount > 0 && buffer.settings.bufferIntervalSeconds == 0 {
+                retire(buffer, reason: .interval)
+            }
         }
         guard !publishQueue.isEmpty else { return }
         _ = await publishLoggingFailure()
@@ -556,7 +574,7 @@ actor DeliveryStream {
         var batch = RecordBatch()
         batch.append(content)
         let segment =
-            switch encoder.encode(RecordRun(records: batch, range: 0..<1, newline: false), inParallel: false) {
+            switch encoder.encode(RecordRun(records: batch, range: 0..<1), inParallel: false) {
             case .ready(let segment): segment
             case .job(let job): job.encode()
             }

@@ -40,6 +40,10 @@ public struct DeliveryStreamSettings: Sendable {
     public var bufferIntervalSeconds: Int
     /// The `AppendDelimiterToRecord` processor.
     public var appendsNewline: Bool
+    /// The processing stage, in order (tests may plug in others).
+    package var processors: [any RecordProcessor]
+    /// The partitioning stage (tests may plug in another).
+    package var partitioner: any RecordPartitioner
     /// Starts at 1; UpdateDestination increments it and new objects carry it in their key.
     public var versionID: Int
     /// The definition as given, kept for DescribeDeliveryStream.
@@ -313,6 +317,8 @@ public struct DeliveryStreamSettings: Sendable {
         self.bufferSizeBytes = sizeInMBs * 1024 * 1024
         self.bufferIntervalSeconds = intervalInSeconds
         self.appendsNewline = appendsNewline
+        self.processors = appendsNewline ? [AppendDelimiterToRecord()] : []
+        self.partitioner = WholeStream()
         self.versionID = versionID
         self.definition = definition
     }

@@ -133,18 +133,7 @@ struct HistoryRing {
 
     /// Appends the content of `run` (only its last 32 KiB are copied).
     mutating func append(_ run: RecordRun) {
-        var first = run.range.upperBound
-        var length = 0
-        while first > run.range.lowerBound && length < storage.count {
-            first -= 1
-            length += run.records.range(of: first).count + (run.newline ? 1 : 0)
-        }
-        run.records.storage.withUnsafeBytes { storage in
-            for index in first..<run.range.upperBound {
-                append(UnsafeRawBufferPointer(rebasing: storage[run.records.range(of: index)]))
-                if run.newline { withUnsafeBytes(of: UInt8(ascii: "\n")) { append($0) } }
-            }
-        }
+        run.withContent { content in append(content) }
     }
 
     /// The history, oldest byte first.

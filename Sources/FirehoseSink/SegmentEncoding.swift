@@ -28,61 +28,33 @@ package struct EncodedSegment: Sendable {
     }
 }
 
-/// A slice of one request's records bound for one buffer: records `range` of `records`, each followed
-/// by a newline when `newline`.
+/// A slice of one request's processed records bound for one buffer: records `range` of `records`,
+/// which lie back to back in the batch's storage and are the segment's content.
 package struct RecordRun: Sendable {
     package var records: RecordBatch
     package var range: Range<Int>
-    package var newline: Bool
 
-    package init(records: RecordBatch, range: Range<Int>, newline: Bool) {
+    package init(records: RecordBatch, range: Range<Int>) {
         self.records = records
         self.range = range
-        self.newline = newline
     }
 
-    package var contentLength: Int {
-        guard !range.isEmpty else { return 0 }
-        return records.range(of: range.upperBound - 1).upperBound - records.range(of: range.lowerBound).lowerBound
-            + (newline ? range.count : 0)
-    }
+    package var contentLength: Int { storageRange.count }
 
-    /// Calls `body` with the content (records and delimiters) as one contiguous buffer; without
-    /// delimiters the batch's own storage is used as is.
+    /// Calls `body` with the content, in the batch's own storage.
     package func withContent<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        guard !range.isEmpty else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        if newline { return joined().withUnsafeBytes(body) }
-        return records.storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[storageRange])) }
+        records.storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[storageRange])) }
     }
 
-    /// The content as an array of its own, copied once.
+    /// The content as an array of its own: the batch's storage itself when the run is all of it.
     package func content() -> [UInt8] {
-        guard !range.isEmpty else { return [] }
-        return newline ? joined() : Array(records.storage[storageRange])
+        storageRange.count == records.storage.count ? records.storage : Array(records.storage[storageRange])
     }
 
-    /// Where the run's records lie, back to back, in the batch's storage (not empty runs).
+    /// Where the run's records lie in the batch's storage.
     private var storageRange: Range<Int> {
-        records.range(of: range.lowerBound).lowerBound..<records.range(of: range.upperBound - 1).upperBound
-    }
-
-    /// Records and delimiters copied into one new array.
-    private func joined() -> [UInt8] {
-        records.storage.withUnsafeBytes { storage in
-            [UInt8](unsafeUninitializedCapacity: contentLength) { typed, initialized in
-                let buffer = UnsafeMutableRawBufferPointer(typed)
-                var offset = 0
-                for index in range {
-                    let record = records.range(of: index)
-                    let target = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + record.count])
-                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[record]))
-                    offset += record.count
-                    buffer[offset] = UInt8(ascii: "\n")
-                    offset += 1
-                }
-                initialized = offset
-            }
-        }
+        guard !range.isEmpty else { return 0..<0 }
+        return records.range(of: range.lowerBound).lowerBound..<records.range(of: range.upperBound - 1).upperBound
     }
 }
 

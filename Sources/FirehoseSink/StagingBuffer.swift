@@ -27,6 +27,8 @@ final class StagingBuffer: Identifiable {
     let journalPath: String
     /// The settings the buffer was opened under; it is delivered under them even after an update.
     let settings: DeliveryStreamSettings
+    /// The partition whose records the buffer holds.
+    let partition: PartitionKey
     /// Arrival time of the oldest record: fixes the object key's time and the interval deadline.
     let firstArrival: Date
     /// Content bytes reserved by requests, written or not: what the size hint is checked against.
@@ -54,12 +56,15 @@ final class StagingBuffer: Identifiable {
     /// CRC-32 of the stored bytes after the last journaled commit.
     private var uncommittedCRC: UInt32 = 0
 
-    init(directory: String, settings: DeliveryStreamSettings, firstArrival: Date) throws(FileSystemError) {
+    init(directory: String, settings: DeliveryStreamSettings, partition: PartitionKey, firstArrival: Date)
+        throws(FileSystemError)
+    {
         id = UUID()
         let base = "\(directory)/\(id.uuidString.lowercased())"
         dataPath = base + ".partial"
         journalPath = base + ".journal"
         self.settings = settings
+        self.partition = partition
         self.firstArrival = firstArrival
         let encoder = settings.encoding.makeSegmentEncoder()
         self.encoder = encoder

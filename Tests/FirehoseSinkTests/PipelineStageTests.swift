@@ -87,13 +87,171 @@ final class MemoryBucket: ObjectDestination {
     }
 }
 
-@Suite("Pipeline stages: a new encoding or destination is one type")
+/// A processor only these tests know: puts `tag` before every record. When `gate` is set, the first
+/// call waits for the test to open it.
+final class TaggingProcessor: RecordProcessor {
+    let tag: [UInt8]
+    let gate: ProcessingGate?
+
+    init(_ tag: String, gate: ProcessingGate? = nil) {
+        self.tag = Array(tag.utf8)
+        self.gate = gate
+    }
+
+    func process(_ records: RecordBatch) -> RecordBatch {
+        gate?.pass()
+        return RecordBatch((0..<records.count).map { tag + records[$0] })
+    }
+}
+
+/// Holds the first caller of `pass` until `open`, and tells the test when it got there. The waits are
+/// long because they only bound a hang: with every test running at once on two cores, a task can wait
+/// seconds for a thread, and the test's outcome depends only on the order of events, not their timing.
+final class ProcessingGate: Sendable {
+    private static let bound = DispatchTimeInterval.seconds(120)
+    private let reached = DispatchSemaphore(value: 0)
+    private let opened = DispatchSemaphore(value: 0)
+    private let used = Mutex(false)
+
+    func pass() {
+        let first = used.withLock { used in
+            let first = !used
+            used = true
+            return first
+        }
+        guard first else { return }
+        reached.signal()
+        _ = opened.wait(timeout: .now() + Self.bound)
+    }
+
+    func waitUntilReached() async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.reached.wait(timeout: .now() + Self.bound) == .success)
+            }
+        }
+    }
+
+    func open() { opened.signal() }
+}
+
+/// A partitioner only these tests know: a record's first byte names its partition.
+struct FirstBytePartitioner: RecordPartitioner {
+    func partition(_ records: RecordBatch) -> [RecordPartition] {
+        var partitions: [RecordPartition] = []
+        for index in 0..<records.count {
+            let key = PartitionKey(["first": String(decoding: records[index].prefix(1), as: UTF8.self)])
+            if let position = partitions.firstIndex(where: { $0.key == key }) {
+                partitions[position].records.append(records[index])
+            } else {
+                partitions.append(RecordPartition(key: key, records: RecordBatch([Array(records[index])])))
+            }
+        }
+        return partitions
+    }
+}
+
+@Suite("Pipeline stages: a new processor, partitioner, encoding or destination is one type")
 struct PipelineStageTests {
     /// Records that cross the 64 KiB line, so segments are encoded both on the stream's actor and as
     /// jobs off it.
     static let records: [[UInt8]] = [
         Array("small\n".utf8), Array(repeating: UInt8(ascii: "a"), count: 70 * 1024), [0, 255, 10],
     ]
+
+    @Test("Test-only processors run in order before buffering, after the delimiter processor they follow")
+    func pluggedProcessors() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination(delimiter: true))
+            stream.processors += [TaggingProcessor("b:"), TaggingProcessor("a:")]
+            try harness.sink.createStream(stream)
+            try await harness.put(["one", "two"])
+            try await harness.put(["three"])
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            #expect(object.records == 3)
+            #expect(try harness.contents(of: object) == Array("a:b:one\na:b:two\na:b:three\n".utf8))
+            #expect(object.bytes == "a:b:one\na:b:two\na:b:three\n".utf8.count)
+        }
+    }
+
+    @Test("A request processed just before an update lands in a buffer of the new settings processed by them")
+    func requestProcessedBeforeAnUpdate() async throws {
+        try await SinkHarness.with { harness in
+            let gate = ProcessingGate()
+            var old = try settings(destination())
+            old.processors = [TaggingProcessor("old:", gate: gate)]
+            try harness.sink.createStream(old)
+            let put = Task { try await harness.put(["late"]) }
+            #expect(await gate.waitUntilReached())
+            var new = try settings(destination())
+            new.versionID = 2
+            new.processors = [TaggingProcessor("new:")]
+            let record = try #require(harness.sink.record(of: "demo"))
+            try await harness.sink.updateStream(new, record: record)
+            gate.open()
+            try await put.value
+            try await harness.put(["after"])
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            #expect(try harness.contents(of: object) == Array("new:latenew:after".utf8))
+        }
+    }
+
+    @Test("With a test-only partitioner each partition has its own buffer and object, records in order")
+    func pluggedPartitioner() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination(delimiter: true))
+            stream.partitioner = FirstBytePartitioner()
+            try harness.sink.createStream(stream)
+            try await harness.put(["b1", "a1", "b2"])
+            try await harness.put(["a2", "c1"])
+            #expect(harness.stagedFiles.count == 3)
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(
+                try objects.map { String(decoding: try harness.contents(of: $0), as: UTF8.self) } == [
+                    "b1\nb2\n", "a1\na2\n", "c1\n",
+                ])
+            #expect(objects.map(\.records) == [2, 2, 1])
+            #expect(Set(objects.map(\.key)).count == 3)
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test("A partition that reaches its size hint is delivered alone; the others keep buffering")
+    func partitionsFillAlone() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination(sizeInMBs: 1))
+            stream.partitioner = FirstBytePartitioner()
+            try harness.sink.createStream(stream)
+            try await harness.put(["b-small"])
+            let delivered = try await harness.put([Array("a".utf8) + [UInt8](repeating: 0x61, count: 1 << 20)])
+            #expect(delivered.map(\.records) == [1])
+            #expect(delivered.first?.bytes == (1 << 20) + 1)
+            #expect(harness.stagedFiles.count == 1)
+            let rest = try await harness.sink.flush(stream: "demo")
+            #expect(try rest.map { try harness.contents(of: $0) } == [Array("b-small".utf8)])
+        }
+    }
+
+    @Test("Each partition's interval runs from its own first record")
+    func partitionIntervals() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination(intervalInSeconds: 60))
+            stream.partitioner = FirstBytePartitioner()
+            try harness.sink.createStream(stream)
+            try await harness.put(["a-first"])
+            harness.clock.advance(by: 30)
+            try await harness.put(["b-later", "a-second"])
+            harness.clock.advance(by: 30)
+            let first = try await harness.log.wait(count: 1)
+            #expect(try harness.contents(of: first[0]) == Array("a-firsta-second".utf8))
+            #expect(first[0].reason == .interval)
+            #expect(harness.stagedFiles.count == 1)
+            harness.clock.advance(by: 30)
+            let both = try await harness.log.wait(count: 2)
+            #expect(try harness.contents(of: both[1]) == Array("b-later".utf8))
+            #expect(both[1].reason == .interval)
+        }
+    }
 
     @Test("A stream with a test-only encoding delivers header, segments and trailer as one object")
     func pluggedEncoding() async throws {

@@ -1,0 +1,42 @@
+/// The buffers stage: the open buffer of each active partition of a stream, with the timer that
+/// closes it when its interval is up, kept in the order the buffers were opened (the order a flush
+/// delivers them in).
+struct OpenBuffers {
+    private var byPartition: [PartitionKey: (buffer: StagingBuffer, timer: Task<Void, Never>?)] = [:]
+    private var order: [PartitionKey] = []
+
+    subscript(partition: PartitionKey) -> StagingBuffer? { byPartition[partition]?.buffer }
+
+    /// Every open buffer, oldest first.
+    var all: [StagingBuffer] { order.map { byPartition[$0]!.buffer } }
+
+    var isEmpty: Bool { order.isEmpty }
+
+    func buffer(withID id: StagingBuffer.ID) -> StagingBuffer? {
+        byPartition.values.first { $0.buffer.id == id }?.buffer
+    }
+
+    /// `buffer` becomes its partition's open buffer.
+    mutating func open(_ buffer: StagingBuffer, timer: Task<Void, Never>?) {
+        precondition(byPartition[buffer.partition] == nil, "a partition has one open buffer")
+        byPartition[buffer.partition] = (buffer, timer)
+        order.append(buffer.partition)
+    }
+
+    /// Closes `buffer` to new records (cancelling its timer); false when it was not open.
+    @discardableResult
+    mutating func close(_ buffer: StagingBuffer) -> Bool {
+        guard let entry = byPartition[buffer.partition], entry.buffer === buffer else { return false }
+        entry.timer?.cancel()
+        byPartition[buffer.partition] = nil
+        order.removeAll { $0 == buffer.partition }
+        return true
+    }
+
+    /// Closes every open buffer; returns them, oldest first.
+    mutating func closeAll() -> [StagingBuffer] {
+        let buffers = all
+        for buffer in buffers { close(buffer) }
+        return buffers
+    }
+}
