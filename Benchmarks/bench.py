@@ -389,6 +389,8 @@ def main():
                         help="seconds the whole run may spend waiting for the machine to be idle")
     parser.add_argument("--retries", type=int, default=2, help="repeats of a noisy run")
     parser.add_argument("--profile", help="instead of measuring: perf-profile the server under these scenarios")
+    parser.add_argument("--baseline", help="another firehose-local release binary (e.g. built from the commit before a "
+                        "change): every scenario run is also made against it, interleaved, and the report compares them")
     args = parser.parse_args()
     quick = args.quick
     args.runs = args.runs or (1 if quick else 3)
@@ -414,6 +416,8 @@ def main():
         "server": str(binary), "runs": args.runs, "durationSeconds": args.duration, "seed": args.seed,
         "scenarios": {}, "ceiling": {}, "moto": {}, "idle": {}, "recorder": {},
     }
+    if args.baseline:
+        results["baseline"] = {"server": str(Path(args.baseline)), "scenarios": {}}
     began = time.perf_counter()
 
     # Idle RSS and start-to-accepting time: fresh servers, no load.
@@ -438,6 +442,7 @@ def main():
     # drift over all scenarios instead of landing on whichever ran last, so scenarios compare fairly.
     chosen = [scenario for scenario in SCENARIOS if selected(scenario["name"])]
     scenario_runs = {scenario["name"]: [] for scenario in chosen}
+    baseline_runs = {scenario["name"]: [] for scenario in chosen}
     ceiling_runs = []
     for run in range(args.runs):
         # The ceiling takes its turn in every round too, so the ratios compare like with like.
@@ -446,30 +451,38 @@ def main():
             log(f"ceiling run {run + 1}: {ceiling_runs[-1]['payloadMBPerSecond']:.1f} MB/s (2 threads), "
                 f"other load {ceiling_runs[-1]['otherLoadCores']:.2f} cores")
         for scenario in chosen:
-            runs = scenario_runs[scenario["name"]]
+            # With a baseline, each scenario runs on both binaries back to back, the order alternating
+            # from round to round, so drift lands on both alike.
+            builds = [("", binary)] + ([("baseline ", Path(args.baseline))] if args.baseline else [])
+            for role, build in (builds if run % 2 == 0 else builds[::-1]):
+                runs = (baseline_runs if role else scenario_runs)[scenario["name"]]
 
-            def one_run(scenario=scenario):
-                server = Server(binary, scenario.get("work_dir", args.work_dir), scenario["compression"],
-                                scenario["durability"], scenario["streams"]).start()
-                try:
-                    start_times.append(server.start_seconds)
-                    report = run_load(bin_dir, server.endpoint, server.process.pid, scenario["load"],
-                                      scenario["streams"], args.duration, args.warmup, args.seed, scenario["name"])
-                    report["startSeconds"] = server.start_seconds
-                    return report
-                finally:
-                    server.stop()
+                def one_run(scenario=scenario, build=build):
+                    server = Server(build, scenario.get("work_dir", args.work_dir), scenario["compression"],
+                                    scenario["durability"], scenario["streams"]).start()
+                    try:
+                        if build == binary:
+                            start_times.append(server.start_seconds)
+                        report = run_load(bin_dir, server.endpoint, server.process.pid, scenario["load"],
+                                          scenario["streams"], args.duration, args.warmup, args.seed, scenario["name"])
+                        report["startSeconds"] = server.start_seconds
+                        return report
+                    finally:
+                        server.stop()
 
-            report = quiet.measure(scenario["name"], one_run)
-            runs.append(report)
-            log(f"{scenario['name']} run {run + 1}: {report['payloadMBPerSecond']:.1f} MB/s, "
-                f"{report['requestsPerSecond']:.0f} req/s, p99 {report['latency']['p99Ms']:.2f} ms, "
-                f"server {report.get('server', {}).get('cores', 0):.2f} cores, "
-                f"peak RSS {report.get('server', {}).get('peakRSSMiB', 0):.0f} MiB, errors {report['errors']}, "
-                f"other load {report['otherLoadCores']:.2f} cores")
+                report = quiet.measure(role + scenario["name"], one_run)
+                runs.append(report)
+                log(f"{role}{scenario['name']} run {run + 1}: {report['payloadMBPerSecond']:.1f} MB/s, "
+                    f"{report['requestsPerSecond']:.0f} req/s, p99 {report['latency']['p99Ms']:.2f} ms, "
+                    f"server {report.get('server', {}).get('cores', 0):.2f} cores, "
+                    f"peak RSS {report.get('server', {}).get('peakRSSMiB', 0):.0f} MiB, errors {report['errors']}, "
+                    f"other load {report['otherLoadCores']:.2f} cores")
     for scenario in chosen:
         runs = scenario_runs[scenario["name"]]
         results["scenarios"][scenario["name"]] = {"what": scenario["what"], "runs": runs, "median": summarize(runs)}
+        if args.baseline:
+            runs = baseline_runs[scenario["name"]]
+            results["baseline"]["scenarios"][scenario["name"]] = {"runs": runs, "median": summarize(runs)}
     if ceiling_runs:
         one = quiet.measure("ceiling", lambda: run_ceiling(bin_dir, 1, min(args.duration, 5.0), args.seed))
         results["ceiling"] = {
@@ -577,6 +590,29 @@ def render(results):
                      f"| {m['p50Ms']:.2f} | {m['p99Ms']:.2f} | {m['p999Ms']:.2f} | {ratio_ceiling} | {ratio_moto} "
                      f"| {m['serverCores'] or 0:.2f} | {m['serverPeakRSSMiB'] or 0:.0f} | {m['errors']} "
                      f"| {m['otherLoadCores'] or 0:.2f} |")
+    if results.get("baseline"):
+        lines += ["", f"Against the baseline {results['baseline']['server']} (runs interleaved in this invocation; "
+                  "ratio = this build / baseline; the runs' spread says what is noise):", "",
+                  "| scenario | MB/s (runs) | baseline MB/s (runs) | ratio | req/s | baseline req/s | ratio | p99 ms | "
+                  "baseline p99 ms | peak RSS MiB | baseline peak RSS MiB |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+        def each(runs, key):
+            return "/".join(f"{run[key]:.1f}" for run in runs)
+
+        for name, m in scenarios.items():
+            entry = results["baseline"]["scenarios"].get(name)
+            if not entry:
+                continue
+            b = entry["median"]
+            own = results["scenarios"][name]["runs"]
+            ratio_mb = f"{m['payloadMBPerSecond'] / b['payloadMBPerSecond']:.2f}" if b["payloadMBPerSecond"] else "–"
+            ratio_rq = f"{m['requestsPerSecond'] / b['requestsPerSecond']:.2f}" if b["requestsPerSecond"] else "–"
+            lines.append(f"| {name} | {m['payloadMBPerSecond']:.1f} ({each(own, 'payloadMBPerSecond')}) "
+                         f"| {b['payloadMBPerSecond']:.1f} ({each(entry['runs'], 'payloadMBPerSecond')}) | {ratio_mb} "
+                         f"| {m['requestsPerSecond']:.0f} | {b['requestsPerSecond']:.0f} | {ratio_rq} "
+                         f"| {m['p99Ms']:.2f} | {b['p99Ms']:.2f} "
+                         f"| {m['serverPeakRSSMiB'] or 0:.0f} | {b['serverPeakRSSMiB'] or 0:.0f} |")
     idle = results["idle"]
     if idle:
         lines.append("")

@@ -74,6 +74,8 @@ actor DeliveryStream {
     /// The processing and partitioning stages of the latest settings, which requests run before they
     /// reach the actor.
     private nonisolated let currentPipeline: Mutex<RecordPipeline>
+    /// Counts `update(to:)` calls: the generation of `currentPipeline`.
+    private var pipelineGeneration = 0
     /// Where finished objects go.
     private let destination: any ObjectDestination
     private let durability: Durability
@@ -115,7 +117,7 @@ actor DeliveryStream {
     ) {
         self.settings = settings
         self.destination = destination
-        currentPipeline = Mutex(RecordPipeline(settings))
+        currentPipeline = Mutex(RecordPipeline(settings, generation: 0))
         self.stagingDirectory = stagingDirectory
         self.durability = durability
         self.clock = clock
@@ -151,9 +153,9 @@ actor DeliveryStream {
         -> Reservation
     {
         var partitions = request.partitions
-        if request.versionID != settings.versionID {
+        if request.generation != pipelineGeneration {
             // Prepared just before an update: every open buffer is under the new settings now.
-            partitions = RecordPipeline(settings).prepare(request.raw).partitions
+            partitions = RecordPipeline(settings, generation: pipelineGeneration).prepare(request.raw).partitions
         }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
@@ -254,7 +256,7 @@ actor DeliveryStream {
         for waiter in tickets.releaseWritten() { waiter.resume() }
     }
 
-    /// Delivers the open buffer, and any earlier one whose delivery failed, now: everything
+    /// Delivers the open buffers, and any earlier one whose delivery failed, now: everything
     /// acknowledged before the call is in the returned objects' files when it returns.
     func flush(reason: DeliveredObject.Reason = .flush) async throws(FileSystemError) -> [DeliveredObject] {
         for buffer in buffers.all { retire(buffer, reason: reason) }
@@ -361,7 +363,10 @@ actor DeliveryStream {
         // are delivered under them (each buffer keeps its own), and the next ones use the new.
         for buffer in buffers.all { retire(buffer, reason: .flush) }
         settings = newSettings
-        currentPipeline.withLock { $0 = RecordPipeline(newSettings) }
+        pipelineGeneration += 1
+        currentPipeline.withLock { [pipelineGeneration] in
+            $0 = RecordPipeline(newSettings, generation: pipelineGeneration)
+        }
         return delivered + (await publishLoggingFailure())
     }
 
@@ -543,7 +548,7 @@ actor DeliveryStream {
     ) throws(FileSystemError) -> DeliveredObject {
         let key = settings.keyLayout.objectKey(
             versionId: versionID, firstArrival: firstArrival, objectID: UUID(), randomSource: &random)
-        let encoded = Self.encodeWhole(raw, encoding: settings.encoding)
+        let encoded = try settings.encoding.encodeWhole(raw)
         let temporary = "\(stagingDirectory)/\(UUID().uuidString.lowercased()).recovered"
         let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
         defer {
@@ -566,20 +571,6 @@ actor DeliveryStream {
     func encoding(named name: String) -> (any ObjectEncoding)? {
         if settings.encoding.name == name { return settings.encoding }
         return DeliveryStreamSettings.Compression(rawValue: name)?.encoding(gzipLevel: settings.gzipLevel)
-    }
-
-    /// `content` as one object of `encoding`: the segment path of a buffer, in one segment.
-    static func encodeWhole(_ content: [UInt8], encoding: any ObjectEncoding) -> [UInt8] {
-        let encoder = encoding.makeSegmentEncoder()
-        var batch = RecordBatch()
-        batch.append(content)
-        let segment =
-            switch encoder.encode(RecordRun(records: batch, range: 0..<1), inParallel: false) {
-            case .ready(let segment): segment
-            case .job(let job): job.encode()
-            }
-        return encoder.header + segment.stored
-            + encoder.trailer(contentCRC: segment.contentCRC, contentLength: segment.contentLength)
     }
 
     func announce(_ object: DeliveredObject) {

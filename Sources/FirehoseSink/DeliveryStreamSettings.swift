@@ -30,16 +30,17 @@ public struct DeliveryStreamSettings: Sendable {
     /// The S3 bucket name: the folder `<data-dir>/<bucket>/`.
     public var bucket: String
     public var keyLayout: ObjectKeyLayout
-    public var compression: Compression
-    public var gzipLevel: Int32
+    // Read-only: the stages below are made from them once.
+    public private(set) var compression: Compression
+    public private(set) var gzipLevel: Int32
     /// The encoding stage that writes `compression` (tests may plug in another).
     package var encoding: any ObjectEncoding
     /// `SizeInMBs` in bytes, counted before compression.
     public var bufferSizeBytes: Int
     /// `IntervalInSeconds`; 0 delivers at the end of every request.
     public var bufferIntervalSeconds: Int
-    /// The `AppendDelimiterToRecord` processor.
-    public var appendsNewline: Bool
+    /// Whether the definition names the `AppendDelimiterToRecord` processor.
+    public private(set) var appendsNewline: Bool
     /// The processing stage, in order (tests may plug in others).
     package var processors: [any RecordProcessor]
     /// The partitioning stage (tests may plug in another).

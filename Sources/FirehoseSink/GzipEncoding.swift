@@ -1,5 +1,12 @@
+import DurableStorage
 import FirehoseWire
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `GZIP`: one gzip member per object. Each segment is a run of raw deflate ending in a sync flush, so
 /// the bytes so far always decompress on their own and segments compressed on different cores join
@@ -14,6 +21,16 @@ struct GzipEncoding: ObjectEncoding {
     func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? {
         try? Gzip.decompressPrefix(stored, limit: limit)
     }
+
+    /// One deflate stream finished in one go, as `gzip` itself writes it.
+    func encodeWhole(_ content: [UInt8]) throws(FileSystemError) -> [UInt8] {
+        guard let compressor = try? GzipCompressor(level: level) else {
+            throw FileSystemError(operation: "deflateInit", path: "(recovered buffer)", errno: ENOMEM)
+        }
+        compressor.append(content)
+        compressor.finish()
+        return compressor.takeOutput()
+    }
 }
 
 /// Small segments are compressed on the actor by one serial deflater that keeps its history, which
@@ -22,7 +39,7 @@ struct GzipEncoding: ObjectEncoding {
 /// joined in order they compress as well as a serial stream.
 final class GzipSegmentEncoder: SegmentEncoder {
     private let level: Int32
-    /// The last 32 KiB of encoded content, the dictionary of the next parallel segment.
+    /// The last 32 KiB of content (before compression), the dictionary of the next parallel segment.
     private var history = HistoryRing()
     private var serialDeflater: RawDeflater?
     /// False once a parallel segment was encoded after the serial deflater's last one: its history

@@ -12,9 +12,12 @@ import FirehoseKeyLayout
 /// to this, and the buffers, journals and publishing order stay as they are.
 package protocol ObjectDestination: Sendable {
     /// Makes the finished object in `staged` the object `key` of `bucket`, for good: when this returns
-    /// the object survives a crash and its staging files may go. Runs on the blocking-I/O thread, one
-    /// object of a stream at a time, in order. May consume the staged file (a rename); whatever is
-    /// left of it the caller removes. Returns where the object now is (`DeliveredObject.path`).
+    /// the object survives a crash and its staging files may go. Blocking: publishing calls it on the
+    /// blocking-I/O thread, recovery at start on the stream's actor; one object of a stream at a time,
+    /// in order. May consume the staged file (a rename); whatever is left of it the caller removes.
+    /// A destination that copies instead delivers at least once: after a crash between the copy and
+    /// that removal, recovery delivers the buffer again (under a new key). Returns where the object
+    /// now is (`DeliveredObject.path`).
     func deliver(_ staged: StagedObject, bucket: String, key: String) throws(FileSystemError) -> String
 }
 

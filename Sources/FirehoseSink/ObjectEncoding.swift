@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseWire
 
 /// The encoding stage (`CompressionFormat`): how a buffer's content becomes the bytes of its object.
@@ -13,6 +14,26 @@ package protocol ObjectEncoding: Sendable {
     /// The content held by a committed prefix of staged bytes (recovery after a crash): at most
     /// `limit` bytes, or nil when the bytes do not decode.
     func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]?
+
+    /// `content` as one whole object (a recovered buffer is delivered so). By default what a buffer
+    /// of one segment would hold.
+    func encodeWhole(_ content: [UInt8]) throws(FileSystemError) -> [UInt8]
+}
+
+extension ObjectEncoding {
+    package func encodeWhole(_ content: [UInt8]) throws(FileSystemError) -> [UInt8] {
+        let encoder = makeSegmentEncoder()
+        let run = RecordRun(
+            records: RecordBatch(storage: content, ends: content.isEmpty ? [] : [content.count]),
+            range: 0..<(content.isEmpty ? 0 : 1))
+        let segment =
+            switch encoder.encode(run, inParallel: false) {
+            case .ready(let segment): segment
+            case .job(let job): job.encode()
+            }
+        return encoder.header + segment.stored
+            + encoder.trailer(contentCRC: segment.contentCRC, contentLength: segment.contentLength)
+    }
 }
 
 /// Encodes one buffer's segments, called on the stream's actor in reservation order. The object is
@@ -57,6 +78,8 @@ struct UncompressedEncoding: ObjectEncoding {
     func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? {
         stored.count <= limit ? stored : Array(stored.prefix(limit))
     }
+
+    func encodeWhole(_ content: [UInt8]) -> [UInt8] { content }
 
     private final class Encoder: SegmentEncoder {
         var header: [UInt8] { [] }

@@ -10,8 +10,6 @@ struct OpenBuffers {
     /// Every open buffer, oldest first.
     var all: [StagingBuffer] { order.map { byPartition[$0]!.buffer } }
 
-    var isEmpty: Bool { order.isEmpty }
-
     func buffer(withID id: StagingBuffer.ID) -> StagingBuffer? {
         byPartition.values.first { $0.buffer.id == id }?.buffer
     }

@@ -2,7 +2,8 @@ import FirehoseWire
 
 /// Names one partition of a stream: the values its records' partition keys took (dynamic
 /// partitioning's `partitionKeyFromQuery` / `partitionKeyFromLambda`); empty for a stream that does not
-/// partition. Each partition has its own buffers, and its values fill its objects' keys.
+/// partition. Each partition has its own buffers. (Not yet in object keys or staging journals: the
+/// partitioner that makes keys other than `whole` must add both.)
 package struct PartitionKey: Hashable, Sendable {
     package var values: [String: String]
 
@@ -41,27 +42,27 @@ struct WholeStream: RecordPartitioner {
 }
 
 /// What a request's records pass through before the buffers: the processing stage, then the
-/// partitioning stage, as of one version of the stream's settings.
+/// partitioning stage, as of one generation of the stream's settings (each update starts the next).
 struct RecordPipeline: Sendable {
-    /// A request's records after the stages, and the settings version that made them.
+    /// A request's records after the stages, and the generation that made them.
     struct Prepared: Sendable {
         var raw: RecordBatch
         var partitions: [RecordPartition]
-        var versionID: Int
+        var generation: Int
     }
 
-    var versionID: Int
+    var generation: Int
     var processors: [any RecordProcessor]
     var partitioner: any RecordPartitioner
 
-    init(_ settings: DeliveryStreamSettings) {
-        versionID = settings.versionID
+    init(_ settings: DeliveryStreamSettings, generation: Int) {
+        self.generation = generation
         processors = settings.processors
         partitioner = settings.partitioner
     }
 
     func prepare(_ raw: RecordBatch) -> Prepared {
         let processed = processors.reduce(raw) { records, processor in processor.process(records) }
-        return Prepared(raw: raw, partitions: partitioner.partition(processed), versionID: versionID)
+        return Prepared(raw: raw, partitions: partitioner.partition(processed), generation: generation)
     }
 }

@@ -7,7 +7,7 @@ package struct EncodedSegment: Sendable {
     package var stored: [UInt8]
     /// CRC-32 of `stored`: the journal's check.
     package var storedCRC: UInt32
-    /// CRC-32 and length of the content before compression: the gzip trailer's.
+    /// CRC-32 and length of the content before compression (what a trailer states).
     package var contentCRC: UInt32
     package var contentLength: Int
     package var records: Int
@@ -61,7 +61,7 @@ package struct RecordRun: Sendable {
 /// A segment's encoding, run by the request's own task off the stream's actor, so one stream's
 /// compression spreads over every core.
 package struct SegmentJob: Sendable {
-    package var run: RecordRun
+    private let run: RecordRun
     private let work: @Sendable (RecordRun) -> EncodedSegment
 
     package init(run: RecordRun, encode: @escaping @Sendable (RecordRun) -> EncodedSegment) {

@@ -12,7 +12,7 @@ import FirehoseWire
     import Musl
 #endif
 
-/// The open buffer of a delivery stream, kept as files in the data directory's staging folder.
+/// One buffer of a delivery stream's partition (open, then retired until published), kept as files in the data directory's staging folder.
 ///
 /// Records are encoded by the stream's encoding stage (`SegmentEncoder`) as they arrive and appended
 /// to `<id>.partial`, after the encoder's header, so memory holds only the compressor's window whatever

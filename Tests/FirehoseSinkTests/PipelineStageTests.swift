@@ -104,10 +104,11 @@ final class TaggingProcessor: RecordProcessor {
     }
 }
 
-/// Holds the first caller of `pass` until `open`, and tells the test when it got there. The waits are
-/// long because they only bound a hang: with every test running at once on two cores, a task can wait
-/// seconds for a thread, and the test's outcome depends only on the order of events, not their timing.
+/// Holds the first caller of `pass` until `open`, and tells the test when it got there. Callers run
+/// on `executor`, a thread of its own, so holding one takes no thread from Swift's shared pool. The
+/// waits only bound a hang: the test's outcome depends on the order of events, not their timing.
 final class ProcessingGate: Sendable {
+    let executor = DedicatedThreadExecutor()
     private static let bound = DispatchTimeInterval.seconds(120)
     private let reached = DispatchSemaphore(value: 0)
     private let opened = DispatchSemaphore(value: 0)
@@ -151,6 +152,17 @@ struct FirstBytePartitioner: RecordPartitioner {
     }
 }
 
+/// Runs jobs on a serial queue's thread, outside Swift's shared pool, so a test may block it.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // Immutable after init; DispatchQueue is thread-safe.
+    private let queue = DispatchQueue(label: "firehose-sink-tests.dedicated-thread")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
 @Suite("Pipeline stages: a new processor, partitioner, encoding or destination is one type")
 struct PipelineStageTests {
     /// Records that cross the 64 KiB line, so segments are encoded both on the stream's actor and as
@@ -181,7 +193,7 @@ struct PipelineStageTests {
             var old = try settings(destination())
             old.processors = [TaggingProcessor("old:", gate: gate)]
             try harness.sink.createStream(old)
-            let put = Task { try await harness.put(["late"]) }
+            let put = Task(executorPreference: gate.executor) { try await harness.put(["late"]) }
             #expect(await gate.waitUntilReached())
             var new = try settings(destination())
             new.versionID = 2
