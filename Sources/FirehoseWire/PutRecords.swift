@@ -15,7 +15,7 @@ public struct RecordBatch: Sendable, Equatable {
 
     /// Records already laid out (by a decoder, a processor): `ends` ascending, the last one
     /// `storage.count`.
-    public init(storage: [UInt8], ends: [Int]) {
+    package init(storage: [UInt8], ends: [Int]) {
         precondition((ends.last ?? 0) == storage.count, "record ends must cover the storage exactly")
         self.storage = storage
         self.ends = ends
