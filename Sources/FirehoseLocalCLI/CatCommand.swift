@@ -49,7 +49,7 @@ public struct CatCommand: ParsableCommand {
             throw CLIError(
                 message: "'\(key)' is not an object key (no leading /, empty, . or .. segments).", exitCode: 2)
         }
-        if segments.first.map(String.init) == ObjectLister.stagingFolder {
+        if segments.first.map(String.init) == ObjectLister.privateFolder {
             throw CLIError(message: "'\(key)' is in the staging folder, not a delivered object.", exitCode: 2)
         }
         func isFile(_ path: String) -> Bool {
@@ -59,13 +59,13 @@ public struct CatCommand: ParsableCommand {
         var candidates: [String] = []
         if let bucket {
             guard !bucket.isEmpty, !bucket.contains("/"), bucket != ".", bucket != "..",
-                bucket != ObjectLister.stagingFolder
+                bucket != ObjectLister.privateFolder
             else { throw CLIError(message: "'\(bucket)' is not a bucket name.", exitCode: 2) }
             let path = "\(dataDirectory)/\(bucket)/\(key)"
             if isFile(path) { candidates.append(path) }
         } else {
             let buckets = ObjectLister.entries(of: dataDirectory).filter {
-                $0.isDirectory && $0.name != ObjectLister.stagingFolder
+                $0.isDirectory && $0.name != ObjectLister.privateFolder
             }.map(\.name).sorted()
             for bucket in buckets where isFile("\(dataDirectory)/\(bucket)/\(key)") {
                 candidates.append("\(dataDirectory)/\(bucket)/\(key)")

@@ -30,7 +30,7 @@ public struct ObjectsCommand: ParsableCommand {
             is not defined in --config or created through the API). stream is taken from the object's \
             name (<stream>-<version>-<time>-<uuid>), null for other files.
 
-            The staging folder (.firehose-local) is never listed.
+            firehose-local's own folder (.firehose-local: staging, the stream catalog) is never listed.
             """
     )
 
@@ -92,8 +92,9 @@ struct StreamDefinitions: Equatable {
 
     static func load(dataDirectory: String, configPath: String?) throws(CLIError) -> StreamDefinitions {
         var definitions = StreamDefinitions()
-        for definition in savedDefinitions(dataDirectory: dataDirectory) {
-            definitions.add(definition, gzipLevel: 6)
+        // An unreadable catalog means no saved streams here: the listing works without it.
+        for record in (try? FirehoseSink.savedStreams(dataDirectory: dataDirectory)) ?? [] {
+            definitions.add(record.definition, gzipLevel: 6)
         }
         if let configPath {
             let file: ConfigurationFile
@@ -110,19 +111,6 @@ struct StreamDefinitions: Equatable {
     mutating func add(_ definition: CreateDeliveryStreamInput, gzipLevel: Int32) {
         guard let settings = try? DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel) else { return }
         appendsNewline[settings.name] = settings.appendsNewline
-    }
-
-    /// `<data-dir>/.firehose-local/streams.json` as the sink saves it; only the definitions are read,
-    /// and a missing or unreadable file means no saved streams.
-    static func savedDefinitions(dataDirectory: String) -> [CreateDeliveryStreamInput] {
-        struct Catalog: Decodable {
-            struct Entry: Decodable { var definition: CreateDeliveryStreamInput }
-            var streams: [Entry]
-        }
-        guard let data = FileManager.default.contents(atPath: "\(dataDirectory)/.firehose-local/streams.json"),
-            let catalog = try? JSONDecoder().decode(Catalog.self, from: data)
-        else { return [] }
-        return catalog.streams.map(\.definition)
     }
 }
 
@@ -145,7 +133,7 @@ struct ObjectLister {
     var dataDirectory: String
     var definitions = StreamDefinitions()
 
-    static let stagingFolder = ".firehose-local"
+    static let privateFolder = FirehoseSink.Configuration.privateFolderName
 
     /// Every object, oldest first (then by bucket and key), filtered.
     func list(bucket: String? = nil, stream: String? = nil, since: Date? = nil) throws(CLIError) -> [ListedObject] {
@@ -158,11 +146,11 @@ struct ObjectLister {
         }
         let buckets: [String]
         if let bucket {
-            guard !bucket.isEmpty, !bucket.contains("/"), bucket != ".", bucket != "..", bucket != Self.stagingFolder
+            guard !bucket.isEmpty, !bucket.contains("/"), bucket != ".", bucket != "..", bucket != Self.privateFolder
             else { throw CLIError(message: "'\(bucket)' is not a bucket name.", exitCode: 2) }
             buckets = [bucket]
         } else {
-            buckets = Self.entries(of: dataDirectory).filter { $0.isDirectory && $0.name != Self.stagingFolder }
+            buckets = Self.entries(of: dataDirectory).filter { $0.isDirectory && $0.name != Self.privateFolder }
                 .map(\.name)
         }
         var objects: [ListedObject] = []
@@ -189,7 +177,7 @@ struct ObjectLister {
             let path = "\(directory)/\(entry.name)"
             let key = prefix + entry.name
             if entry.isDirectory {
-                if entry.name != Self.stagingFolder { walk(path, prefix: key + "/", visit) }
+                if entry.name != Self.privateFolder { walk(path, prefix: key + "/", visit) }
             } else if entry.isFile {
                 visit(key, path, entry.size, entry.modified)
             }

@@ -70,8 +70,16 @@ public final class FirehoseSink: Sendable {
             self.durability = durability
         }
 
+        /// The folder of a data directory that is firehose-local's own (staging buffers, the stream
+        /// catalog): never a bucket, never listed as one.
+        public static let privateFolderName = ".firehose-local"
+
         /// Staging buffers live inside the data directory so publishing them is a same-filesystem rename.
-        public var stagingDirectory: String { "\(dataDirectory)/.firehose-local/staging" }
+        public var stagingDirectory: String { "\(dataDirectory)/\(Self.privateFolderName)/staging" }
+
+        var catalogFile: StreamCatalogFile {
+            StreamCatalogFile(path: "\(dataDirectory)/\(Self.privateFolderName)/streams.json")
+        }
     }
 
     public let configuration: Configuration
@@ -182,14 +190,18 @@ public final class FirehoseSink: Sendable {
         logger.info("Delivery stream deleted; its buffer was discarded", metadata: ["stream": .string(name)])
     }
 
-    private var catalogFile: StreamCatalogFile {
-        StreamCatalogFile(path: "\(configuration.dataDirectory)/.firehose-local/streams.json")
-    }
+    private var catalogFile: StreamCatalogFile { configuration.catalogFile }
 
     /// Streams saved by an earlier run (created or changed through the API).
     public func loadPersistedStreams() throws(SinkError) -> [StreamRecord] {
+        try Self.savedStreams(dataDirectory: configuration.dataDirectory)
+    }
+
+    /// The streams a server saved in `dataDirectory` (created or changed through the API), read
+    /// without opening the directory as a sink (nothing is created); none when it saved none.
+    public static func savedStreams(dataDirectory: String) throws(SinkError) -> [StreamRecord] {
         do {
-            return try catalogFile.load()
+            return try Configuration(dataDirectory: dataDirectory).catalogFile.load()
         } catch {
             throw .storage(error)
         }

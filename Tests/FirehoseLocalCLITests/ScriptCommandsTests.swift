@@ -376,7 +376,7 @@ func cliError(_ body: () throws(CLIError) -> Void) -> CLIError? {
 
     @Test func streamDefinitionsComeFromTheConfigFileAndTheSavedCatalog() throws {
         let data = try DataDirectory()
-        // As the sink saves API-created streams (only the definitions are read).
+        // As the sink saves API-created streams; the CLI reads them through the sink.
         try data.write(
             ".firehose-local/streams.json",
             Array(
@@ -386,8 +386,10 @@ func cliError(_ body: () throws(CLIError) -> Void) -> CLIError? {
                      "BucketARN": "arn:aws:s3:::b", "ProcessingConfiguration": {"Enabled": true,
                      "Processors": [{"Type": "AppendDelimiterToRecord"}]}}},
                    "versionID": 1, "createTime": 0, "tags": [], "origin": "api", "activeAt": 0},
-                  {"definition": {"DeliveryStreamName": "clash", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}}},
-                  {"definition": {"DeliveryStreamName": "api-plain", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}}}
+                  {"definition": {"DeliveryStreamName": "clash", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}},
+                   "versionID": 1, "createTime": 0, "tags": [], "origin": "api", "activeAt": 0},
+                  {"definition": {"DeliveryStreamName": "api-plain", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}},
+                   "versionID": 1, "createTime": 0, "tags": [], "origin": "api", "activeAt": 0}
                 ]}
                 """#.utf8))
         let config = try data.write(
