@@ -74,8 +74,6 @@ actor DeliveryStream {
     /// The processing and partitioning stages of the latest settings, which requests run before they
     /// reach the actor.
     private nonisolated let currentPipeline: Mutex<RecordPipeline>
-    /// Counts `update(to:)` calls: the generation of `currentPipeline`.
-    private var pipelineGeneration = 0
     /// Where finished objects go.
     private let destination: any ObjectDestination
     private let durability: Durability
@@ -153,9 +151,10 @@ actor DeliveryStream {
         -> Reservation
     {
         var partitions = request.partitions
-        if request.generation != pipelineGeneration {
+        let current = currentPipeline.withLock { $0 }
+        if request.generation != current.generation {
             // Prepared just before an update: every open buffer is under the new settings now.
-            partitions = RecordPipeline(settings, generation: pipelineGeneration).prepare(request.raw).partitions
+            partitions = current.prepare(request.raw).partitions
         }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
@@ -363,10 +362,7 @@ actor DeliveryStream {
         // are delivered under them (each buffer keeps its own), and the next ones use the new.
         for buffer in buffers.all { retire(buffer, reason: .flush) }
         settings = newSettings
-        pipelineGeneration += 1
-        currentPipeline.withLock { [pipelineGeneration] in
-            $0 = RecordPipeline(newSettings, generation: pipelineGeneration)
-        }
+        currentPipeline.withLock { $0 = RecordPipeline(newSettings, generation: $0.generation + 1) }
         return delivered + (await publishLoggingFailure())
     }
 
@@ -509,8 +505,7 @@ actor DeliveryStream {
                 defer { POSIX.close(descriptor) }
                 do throws(FileSystemError) {
                     let path = try destination.deliver(staged, bucket: bucket, key: key)
-                    // The object is at its destination for good: the staging files have done their job.
-                    POSIX.unlink(staged.path)
+                    // The object is at its destination for good: the journal has done its job.
                     POSIX.unlink(journalPath)
                     return .success(path)
                 } catch {

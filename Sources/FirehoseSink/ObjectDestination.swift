@@ -14,10 +14,11 @@ package protocol ObjectDestination: Sendable {
     /// Makes the finished object in `staged` the object `key` of `bucket`, for good: when this returns
     /// the object survives a crash and its staging files may go. Blocking: publishing calls it on the
     /// blocking-I/O thread, recovery at start on the stream's actor; one object of a stream at a time,
-    /// in order. May consume the staged file (a rename); whatever is left of it the caller removes.
-    /// A destination that copies instead delivers at least once: after a crash between the copy and
-    /// that removal, recovery delivers the buffer again (under a new key). Returns where the object
-    /// now is (`DeliveredObject.path`).
+    /// in order. Takes the staged file: once this returns, the file is gone from the staging folder
+    /// (renamed into place, or removed after a copy). A destination that copies delivers at least
+    /// once: after a crash between the copy and the removal, recovery delivers the buffer again
+    /// (under a new key). On failure the file stays, for the retry. Returns where the object now is
+    /// (`DeliveredObject.path`).
     func deliver(_ staged: StagedObject, bucket: String, key: String) throws(FileSystemError) -> String
 }
 

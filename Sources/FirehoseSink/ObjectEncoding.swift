@@ -23,9 +23,8 @@ package protocol ObjectEncoding: Sendable {
 extension ObjectEncoding {
     package func encodeWhole(_ content: [UInt8]) throws(FileSystemError) -> [UInt8] {
         let encoder = makeSegmentEncoder()
-        let run = RecordRun(
-            records: RecordBatch(storage: content, ends: content.isEmpty ? [] : [content.count]),
-            range: 0..<(content.isEmpty ? 0 : 1))
+        let records = content.isEmpty ? RecordBatch() : RecordBatch(storage: content, ends: [content.count])
+        let run = RecordRun(records: records, range: 0..<records.count)
         let segment =
             switch encoder.encode(run, inParallel: false) {
             case .ready(let segment): segment
@@ -85,16 +84,17 @@ struct UncompressedEncoding: ObjectEncoding {
         var header: [UInt8] { [] }
 
         func encode(_ run: RecordRun, inParallel: Bool) -> PlannedSegment {
-            // A large run is still copied off the actor: the copy is the whole cost.
-            let job = SegmentJob(run: run) { run in
-                // Stored as is: the content array is what gets written, without a second copy.
-                let content = run.content()
-                let crc = content.withUnsafeBytes { Gzip.crc32($0) }
-                return EncodedSegment(
-                    stored: content, storedCRC: crc, contentCRC: crc, contentLength: content.count,
-                    records: run.range.count)
-            }
-            return inParallel ? .job(job) : .ready(job.encode())
+            // A large run is still copied off the actor: the copy (and its CRC) is the whole cost.
+            inParallel ? .job(SegmentJob(run: run, encode: Self.segment)) : .ready(Self.segment(run))
+        }
+
+        /// Stored as is: the content array is what gets written, without a second copy.
+        @Sendable static func segment(_ run: RecordRun) -> EncodedSegment {
+            let content = run.content()
+            let crc = content.withUnsafeBytes { Gzip.crc32($0) }
+            return EncodedSegment(
+                stored: content, storedCRC: crc, contentCRC: crc, contentLength: content.count,
+                records: run.range.count)
         }
 
         func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8] { [] }

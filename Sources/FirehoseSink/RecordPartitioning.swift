@@ -42,7 +42,8 @@ struct WholeStream: RecordPartitioner {
 }
 
 /// What a request's records pass through before the buffers: the processing stage, then the
-/// partitioning stage, as of one generation of the stream's settings (each update starts the next).
+/// partitioning stage, as of one generation of the stream's settings (each `update(to:)` starts the
+/// next, whatever it does to `VersionId`).
 struct RecordPipeline: Sendable {
     /// A request's records after the stages, and the generation that made them.
     struct Prepared: Sendable {

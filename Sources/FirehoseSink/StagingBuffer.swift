@@ -12,11 +12,13 @@ import FirehoseWire
     import Musl
 #endif
 
-/// One buffer of a delivery stream's partition (open, then retired until published), kept as files in the data directory's staging folder.
+/// One buffer of a delivery stream's partition (open, then retired until published), kept as files in
+/// the data directory's staging folder.
 ///
 /// Records are encoded by the stream's encoding stage (`SegmentEncoder`) as they arrive and appended
 /// to `<id>.partial`, after the encoder's header, so memory holds only the compressor's window whatever
-/// the buffer size. Each request's share is a *segment*. Segments are written in the order they were reserved, and each write ends with a
+/// the buffer size. Each request's share is a *segment*. Segments are written in the order they were
+/// reserved, and each write ends with a
 /// *commit*: a line appended to `<id>.journal` saying how many stored bytes (and their CRC-32) hold
 /// how many records. Once both files are fsynced the request's records survive a crash: recovery
 /// keeps exactly the committed prefix, so a torn write never yields a torn record. Delivery finishes

@@ -83,6 +83,8 @@ final class MemoryBucket: ObjectDestination {
         if failing { throw FileSystemError(operation: "upload", path: key, errno: EIO) }
         let bytes = try POSIX.readFile(staged.path)
         state.withLock { $0.objects.append(Object(bucket: bucket, key: key, bytes: bytes)) }
+        // A copy: the staged file is taken, as the contract says.
+        POSIX.unlink(staged.path)
         return "memory://\(bucket)/\(key)"
     }
 }
@@ -163,6 +165,13 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
+/// A stream over `destination` whose records are partitioned by `FirstBytePartitioner`.
+func createPartitionedStream(in harness: SinkHarness, _ destination: ExtendedS3DestinationConfiguration) throws {
+    var stream = try settings(destination)
+    stream.partitioner = FirstBytePartitioner()
+    try harness.sink.createStream(stream)
+}
+
 @Suite("Pipeline stages: a new processor, partitioner, encoding or destination is one type")
 struct PipelineStageTests {
     /// Records that cross the 64 KiB line, so segments are encoded both on the stream's actor and as
@@ -211,9 +220,7 @@ struct PipelineStageTests {
     @Test("With a test-only partitioner each partition has its own buffer and object, records in order")
     func pluggedPartitioner() async throws {
         try await SinkHarness.with { harness in
-            var stream = try settings(destination(delimiter: true))
-            stream.partitioner = FirstBytePartitioner()
-            try harness.sink.createStream(stream)
+            try createPartitionedStream(in: harness, destination(delimiter: true))
             try await harness.put(["b1", "a1", "b2"])
             try await harness.put(["a2", "c1"])
             #expect(harness.stagedFiles.count == 3)
@@ -231,9 +238,7 @@ struct PipelineStageTests {
     @Test("A partition that reaches its size hint is delivered alone; the others keep buffering")
     func partitionsFillAlone() async throws {
         try await SinkHarness.with { harness in
-            var stream = try settings(destination(sizeInMBs: 1))
-            stream.partitioner = FirstBytePartitioner()
-            try harness.sink.createStream(stream)
+            try createPartitionedStream(in: harness, destination(sizeInMBs: 1))
             try await harness.put(["b-small"])
             let delivered = try await harness.put([Array("a".utf8) + [UInt8](repeating: 0x61, count: 1 << 20)])
             #expect(delivered.map(\.records) == [1])
@@ -247,9 +252,7 @@ struct PipelineStageTests {
     @Test("Each partition's interval runs from its own first record")
     func partitionIntervals() async throws {
         try await SinkHarness.with { harness in
-            var stream = try settings(destination(intervalInSeconds: 60))
-            stream.partitioner = FirstBytePartitioner()
-            try harness.sink.createStream(stream)
+            try createPartitionedStream(in: harness, destination(intervalInSeconds: 60))
             try await harness.put(["a-first"])
             harness.clock.advance(by: 30)
             try await harness.put(["b-later", "a-second"])
