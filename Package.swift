@@ -67,13 +67,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local.
+        // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
+        // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
             name: "FirehoseServer",
             dependencies: [
                 "FirehoseWire",
                 "AWSSigV4",
                 "FirehoseSink",
+                "FirehoseKeyLayout",
                 "DurableStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -160,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4",
+                "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -168,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseLocalCLITests",
             dependencies: [
-                "FirehoseLocalCLI", "FirehoseSink", "FirehoseWire", "AWSSigV4",
+                "FirehoseLocalCLI", "FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

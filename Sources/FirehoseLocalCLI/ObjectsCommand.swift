@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 

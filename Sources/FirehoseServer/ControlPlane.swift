@@ -67,9 +67,7 @@ struct ControlPlane {
         if !violations.isEmpty { throw .validation(violations) }
         let name = input.deliveryStreamName!
         if sink.settings(of: name) != nil {
-            throw FirehoseError(
-                code: "ResourceInUseException",
-                message: "Firehose \(name) under accountId \(configuration.accountID) already exists")
+            throw SinkError.streamExists(name).firehoseError(accountID: configuration.accountID)
         }
         if sink.streamNames.count >= Self.maxStreams {
             throw FirehoseError(

@@ -323,3 +323,18 @@ final class RequestIDGenerator: Sendable {
         }
     }
 }
+
+extension SinkError {
+    /// The error a Firehose client sees for what the sink refused, in AWS's words.
+    func firehoseError(accountID: String) -> FirehoseError {
+        if isUnknownStream, let name = streamName {
+            return .resourceNotFound(stream: name, accountID: accountID)
+        }
+        if isStreamExists, let name = streamName {
+            return FirehoseError(
+                code: "ResourceInUseException", message: "Firehose \(name) under accountId \(accountID) already exists")
+        }
+        let cause = storageError.map { "\($0)" } ?? description
+        return .serviceUnavailable("firehose-local could not store the records (\(cause)). Retry later.")
+    }
+}

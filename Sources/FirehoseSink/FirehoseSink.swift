@@ -28,6 +28,19 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
+    public var isStreamExists: Bool {
+        if case .streamExists = kind { return true }
+        return false
+    }
+
+    /// The stream an unknown-stream or stream-exists error names.
+    public var streamName: String? {
+        switch kind {
+        case .unknownStream(let name), .streamExists(let name): name
+        case .storage: nil
+        }
+    }
+
     public var storageError: FileSystemError? {
         if case .storage(let error) = kind { return error }
         return nil
@@ -38,19 +51,6 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownStream(let name): "delivery stream \(name) does not exist"
         case .streamExists(let name): "delivery stream \(name) already exists"
         case .storage(let error): "storage failure: \(error)"
-        }
-    }
-
-    /// The error a Firehose client should see.
-    public func firehoseError(accountID: String) -> FirehoseError {
-        switch kind {
-        case .unknownStream(let name):
-            return .resourceNotFound(stream: name, accountID: accountID)
-        case .streamExists(let name):
-            return FirehoseError(
-                code: "ResourceInUseException", message: "Firehose \(name) under accountId \(accountID) already exists")
-        case .storage(let error):
-            return .serviceUnavailable("firehose-local could not store the records (\(error)). Retry later.")
         }
     }
 }

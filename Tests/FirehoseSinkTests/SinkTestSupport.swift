@@ -1,3 +1,4 @@
+import FirehoseKeyLayout
 import FirehoseSink
 import FirehoseWire
 import Foundation
@@ -7,7 +8,6 @@ import Testing
 
 /// 2026-11-21T13:05:09Z, the manual clock's starting instant.
 let fixedNow = Date(timeIntervalSince1970: 1_795_266_309)
-let accountID = "123456789012"
 
 struct TimedOut: Error, CustomStringConvertible {
     var description: String
@@ -185,29 +185,30 @@ func destination(
         fileExtension: fileExtension)
 }
 
+/// The settings the API layer resolves from `destination` (it validates; the sink takes them as they
+/// are, so these fixtures build them directly).
 func settings(
     stream: String = "demo", _ destination: ExtendedS3DestinationConfiguration = destination(), gzipLevel: Int32 = 6
 ) throws -> DeliveryStreamSettings {
-    try DeliveryStreamSettings(
-        validating: CreateDeliveryStreamInput(
+    let compression = try #require(
+        DeliveryStreamSettings.Compression(rawValue: destination.compressionFormat ?? "UNCOMPRESSED"))
+    let fileExtension = destination.fileExtension ?? ""
+    let bucketARN = try #require(destination.bucketARN)
+    return DeliveryStreamSettings(
+        name: stream, bucket: String(bucketARN.dropFirst("arn:aws:s3:::".count)),
+        keyLayout: try ObjectKeyLayout(
+            streamName: stream, prefix: destination.prefix, errorOutputPrefix: destination.errorOutputPrefix,
+            fileExtension: fileExtension.isEmpty ? compression.defaultExtension : fileExtension,
+            customTimeZone: destination.customTimeZone),
+        compression: compression, gzipLevel: gzipLevel,
+        bufferSizeBytes: (destination.bufferingHints?.sizeInMBs ?? 5) * 1_048_576,
+        bufferIntervalSeconds: destination.bufferingHints?.intervalInSeconds ?? 300,
+        appendsNewline: destination.processingConfiguration?.processors?.contains {
+            $0.type == "AppendDelimiterToRecord"
+        } ?? false,
+        definition: CreateDeliveryStreamInput(
             deliveryStreamName: stream, deliveryStreamType: "DirectPut", extendedS3DestinationConfiguration: destination
-        ),
-        gzipLevel: gzipLevel)
-}
-
-/// The configuration error a definition raises, or nil when it validates.
-func configurationError(_ input: CreateDeliveryStreamInput, gzipLevel: Int32 = 6) -> StreamConfigurationError? {
-    do {
-        _ = try DeliveryStreamSettings(validating: input, gzipLevel: gzipLevel)
-        return nil
-    } catch {
-        return error
-    }
-}
-
-func configurationError(_ destination: ExtendedS3DestinationConfiguration) -> StreamConfigurationError? {
-    configurationError(
-        CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination))
+        ))
 }
 
 /// The object key AWS would give for `stream` at the fixed clock, up to the UUID and extension.

@@ -1,10 +1,11 @@
 import FirehoseKeyLayout
+import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import Testing
 
-@Suite("Delivery stream settings")
-struct DeliveryStreamSettingsTests {
+@Suite("CreateDeliveryStream validation")
+struct StreamDefinitionValidationTests {
     static let extendedField = "ExtendedS3DestinationConfiguration"
 
     @Test("Defaults: 5 MiB / 300 s, UNCOMPRESSED, no extension, versionID 1, no delimiter")
@@ -452,4 +453,40 @@ struct DeliveryStreamSettingsTests {
         #expect(configurationError(bad)?.field == "ExtendedS3DestinationConfiguration.RoleARN")
         #expect(configurationError(bad)?.error.code == "ValidationException")
     }
+}
+
+private func destination(
+    bucket: String = "demo-bucket", prefix: String? = nil, errorOutputPrefix: String? = nil,
+    sizeInMBs: Int? = 128, intervalInSeconds: Int? = 900, compression: String? = nil, fileExtension: String? = nil
+) -> ExtendedS3DestinationConfiguration {
+    ExtendedS3DestinationConfiguration(
+        bucketARN: "arn:aws:s3:::\(bucket)", prefix: prefix, errorOutputPrefix: errorOutputPrefix,
+        bufferingHints: sizeInMBs == nil && intervalInSeconds == nil
+            ? nil : BufferingHints(sizeInMBs: sizeInMBs, intervalInSeconds: intervalInSeconds),
+        compressionFormat: compression, fileExtension: fileExtension)
+}
+
+private func settings(
+    _ destination: ExtendedS3DestinationConfiguration, gzipLevel: Int32 = 6
+) throws -> DeliveryStreamSettings {
+    try DeliveryStreamSettings(
+        validating: CreateDeliveryStreamInput(
+            deliveryStreamName: "demo", deliveryStreamType: "DirectPut", extendedS3DestinationConfiguration: destination
+        ),
+        gzipLevel: gzipLevel)
+}
+
+/// The configuration error a definition raises, or nil when it validates.
+private func configurationError(_ input: CreateDeliveryStreamInput, gzipLevel: Int32 = 6) -> StreamConfigurationError? {
+    do {
+        _ = try DeliveryStreamSettings(validating: input, gzipLevel: gzipLevel)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+private func configurationError(_ destination: ExtendedS3DestinationConfiguration) -> StreamConfigurationError? {
+    configurationError(
+        CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination))
 }

@@ -1,0 +1,442 @@
+import FirehoseKeyLayout
+import FirehoseSink
+import FirehoseWire
+
+/// A configuration problem with the member it concerns, so a config file error can name the field and
+/// an API call can answer with the AWS error.
+public struct StreamConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Member path in the request's own spelling, e.g. `ExtendedS3DestinationConfiguration.BufferingHints`.
+    public var field: String
+    public var error: FirehoseError
+
+    public init(field: String, error: FirehoseError) {
+        self.field = field
+        self.error = error
+    }
+
+    public var description: String { "\(field): \(error.message)" }
+}
+
+/// CreateDeliveryStream's rules: a definition given to the API or written in a configuration file
+/// becomes the sink's settings here, with AWS's defaults filled in and AWS's error for each member
+/// that breaks a rule. The sink takes the result as it is.
+extension DeliveryStreamSettings {
+    static let defaultSizeInMBs = 5
+    static let defaultIntervalInSeconds = 300
+    static let modelCompressionFormats = ["UNCOMPRESSED", "GZIP", "ZIP", "Snappy", "HADOOP_SNAPPY"]
+    static let processorTypes = [
+        "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing", "Lambda", "MetadataExtraction",
+        "AppendDelimiterToRecord",
+    ]
+
+    /// - Parameter requireRoleARN: the API model requires `RoleARN`; a config file may leave it out.
+    /// - Parameter destinationMember: names the destination member in errors when it is not the one
+    ///   the definition uses (UpdateDestination validates the merged result but reports its own member).
+    public init(
+        validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1,
+        requireRoleARN: Bool = false, destinationMember: String? = nil
+    ) throws(StreamConfigurationError) {
+        func fail(_ field: String, _ error: FirehoseError) -> StreamConfigurationError {
+            StreamConfigurationError(field: field, error: error)
+        }
+        let nameViolations = ServiceLimits.streamNameViolations(definition.deliveryStreamName)
+        if !nameViolations.isEmpty { throw fail("DeliveryStreamName", .validation(nameViolations)) }
+        let name = definition.deliveryStreamName!
+
+        if let type = definition.deliveryStreamType, type != "DirectPut" {
+            let known = ["DirectPut", "KinesisStreamAsSource", "MSKAsSource", "DatabaseAsSource"]
+            guard known.contains(type) else {
+                throw fail(
+                    "DeliveryStreamType",
+                    .validation([
+                        ValidationViolation(
+                            value: type, path: "deliveryStreamType",
+                            constraint: "Member must satisfy enum value set: [\(known.joined(separator: ", "))]")
+                    ]))
+            }
+            throw fail(
+                "DeliveryStreamType",
+                .invalidArgument("DeliveryStreamType \(type) is not supported yet by firehose-local; use DirectPut."))
+        }
+        if let other = definition.otherMembers.keys.sorted().first {
+            throw fail(
+                other,
+                .invalidArgument(
+                    "\(other) is not supported yet by firehose-local; use ExtendedS3DestinationConfiguration or S3DestinationConfiguration."
+                ))
+        }
+
+        let destination: ExtendedS3DestinationConfiguration
+        var field: String
+        switch (definition.extendedS3DestinationConfiguration, definition.s3DestinationConfiguration) {
+        case (let extended?, nil):
+            destination = extended
+            field = "ExtendedS3DestinationConfiguration"
+        case (nil, let plain?):
+            destination = plain.configuration
+            field = "S3DestinationConfiguration"
+        case (.some, .some):
+            throw fail(
+                "ExtendedS3DestinationConfiguration",
+                .invalidArgument(
+                    "Exactly one destination configuration is allowed: give ExtendedS3DestinationConfiguration or S3DestinationConfiguration, not both."
+                ))
+        case (nil, nil):
+            throw fail(
+                "ExtendedS3DestinationConfiguration",
+                .invalidArgument(
+                    "A destination configuration is required: give ExtendedS3DestinationConfiguration (or S3DestinationConfiguration) with a BucketARN."
+                ))
+        }
+        if let destinationMember { field = destinationMember }
+        let path = field.prefix(1).lowercased() + field.dropFirst()
+
+        guard let bucketARN = destination.bucketARN else {
+            throw fail("\(field).BucketARN", .validation([.missing("\(path).bucketARN")]))
+        }
+        guard let bucket = Self.bucketName(fromARN: bucketARN) else {
+            throw fail(
+                "\(field).BucketARN",
+                .validation([
+                    ValidationViolation(
+                        value: bucketARN, path: "\(path).bucketARN",
+                        constraint: "Member must satisfy regular expression pattern: arn:.*:s3:::[\\w\\.\\-]{1,255}")
+                ]))
+        }
+        if let problem = Self.localBucketNameProblem(bucket) {
+            throw fail("\(field).BucketARN", .invalidArgument("Bucket name '\(bucket)' \(problem)"))
+        }
+        if requireRoleARN, destination.roleARN == nil {
+            throw fail("\(field).RoleARN", .validation([.missing("\(path).roleARN")]))
+        }
+        if let role = destination.roleARN, !Self.isValidRoleARN(role) {
+            throw fail(
+                "\(field).RoleARN",
+                .validation([
+                    ValidationViolation(
+                        value: role, path: "\(path).roleARN",
+                        constraint:
+                            "Member must satisfy regular expression pattern: arn:.*:iam::\\d{12}:role/[a-zA-Z_0-9+=,.@\\-_/]+"
+                    )
+                ]))
+        }
+
+        var sizeInMBs = Self.defaultSizeInMBs
+        var intervalInSeconds = Self.defaultIntervalInSeconds
+        if let hints = destination.bufferingHints {
+            switch (hints.sizeInMBs, hints.intervalInSeconds) {
+            case (let size?, let interval?):
+                var violations: [ValidationViolation] = []
+                if !(1...128).contains(size) {
+                    violations.append(
+                        ValidationViolation(
+                            value: String(size), path: "\(path).bufferingHints.sizeInMBs",
+                            constraint: size < 1
+                                ? "Member must have value greater than or equal to 1"
+                                : "Member must have value less than or equal to 128"))
+                }
+                if !(0...900).contains(interval) {
+                    violations.append(
+                        ValidationViolation(
+                            value: String(interval), path: "\(path).bufferingHints.intervalInSeconds",
+                            constraint: interval < 0
+                                ? "Member must have value greater than or equal to 0"
+                                : "Member must have value less than or equal to 900"))
+                }
+                if !violations.isEmpty {
+                    let member =
+                        violations.count == 2
+                        ? "" : violations[0].path.hasSuffix("sizeInMBs") ? ".SizeInMBs" : ".IntervalInSeconds"
+                    throw fail("\(field).BufferingHints\(member)", .validation(violations))
+                }
+                sizeInMBs = size
+                intervalInSeconds = interval
+            case (nil, nil):
+                break
+            default:
+                throw fail(
+                    "\(field).BufferingHints",
+                    .invalidArgument(
+                        "BufferingHints must specify both SizeInMBs and IntervalInSeconds, or neither (then 5 MB / 300 s apply)."
+                    ))
+            }
+        }
+
+        let format = destination.compressionFormat ?? "UNCOMPRESSED"
+        guard Self.modelCompressionFormats.contains(format) else {
+            throw fail(
+                "\(field).CompressionFormat",
+                .validation([
+                    ValidationViolation(
+                        value: format, path: "\(path).compressionFormat",
+                        constraint:
+                            "Member must satisfy enum value set: [\(Self.modelCompressionFormats.joined(separator: ", "))]"
+                    )
+                ]))
+        }
+        guard let compression = Compression(rawValue: format) else {
+            throw fail(
+                "\(field).CompressionFormat",
+                .invalidArgument(
+                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."
+                ))
+        }
+        guard (1...9).contains(gzipLevel) else {
+            throw fail("GzipLevel", .invalidArgument("gzip level must be between 1 and 9, got \(gzipLevel)."))
+        }
+
+        var appendsNewline = false
+        if let processing = destination.processingConfiguration, processing.enabled == true {
+            for (index, processor) in (processing.processors ?? []).enumerated() {
+                let processorField = "\(field).ProcessingConfiguration.Processors[\(index)].Type"
+                guard let type = processor.type else {
+                    throw fail(
+                        processorField,
+                        .validation([.missing("\(path).processingConfiguration.processors.\(index + 1).member.type")]))
+                }
+                guard Self.processorTypes.contains(type) else {
+                    throw fail(
+                        processorField,
+                        .validation([
+                            ValidationViolation(
+                                value: type,
+                                path: "\(path).processingConfiguration.processors.\(index + 1).member.type",
+                                constraint:
+                                    "Member must satisfy enum value set: [\(Self.processorTypes.joined(separator: ", "))]"
+                            )
+                        ]))
+                }
+                guard type == "AppendDelimiterToRecord" else {
+                    throw fail(
+                        processorField,
+                        .invalidArgument(
+                            "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."
+                        ))
+                }
+                appendsNewline = true
+            }
+        }
+        if destination.dynamicPartitioningConfiguration?["Enabled"]?.boolValue == true {
+            throw fail(
+                "\(field).DynamicPartitioningConfiguration",
+                .invalidArgument("Dynamic partitioning is not supported yet by firehose-local."))
+        }
+        // AWS defaults `Enabled` to true once the member is present.
+        if let conversion = destination.dataFormatConversionConfiguration, conversion["Enabled"]?.boolValue ?? true {
+            throw fail(
+                "\(field).DataFormatConversionConfiguration",
+                .invalidArgument("Data format conversion is not supported yet by firehose-local."))
+        }
+        if let mode = destination.s3BackupMode {
+            guard mode == "Disabled" || mode == "Enabled" else {
+                throw fail(
+                    "\(field).S3BackupMode",
+                    .validation([
+                        ValidationViolation(
+                            value: mode, path: "\(path).s3BackupMode",
+                            constraint: "Member must satisfy enum value set: [Disabled, Enabled]")
+                    ]))
+            }
+            if mode == "Enabled" {
+                throw fail(
+                    "\(field).S3BackupMode", .invalidArgument("S3 backup is not supported yet by firehose-local."))
+            }
+        }
+
+        try Self.checkPassThroughMembers(destination, field: field, path: path)
+
+        let fileExtension = destination.fileExtension ?? ""
+        // Each member on its own first, so an error names the member; then the cross-member rules.
+        func check(_ member: String, _ body: () throws(KeyLayoutError) -> Void) throws(StreamConfigurationError) {
+            do {
+                try body()
+            } catch {
+                throw fail("\(field).\(member)", FirehoseError(code: error.errorType, message: error.message))
+            }
+        }
+        try check("Prefix") { () throws(KeyLayoutError) in
+            if let prefix = destination.prefix, !prefix.isEmpty {
+                _ = try S3Prefix(prefix, role: .prefix, memberPath: "\(path).prefix")
+            }
+        }
+        try check("ErrorOutputPrefix") { () throws(KeyLayoutError) in
+            if let prefix = destination.errorOutputPrefix, !prefix.isEmpty {
+                _ = try S3Prefix(prefix, role: .errorOutputPrefix, memberPath: "\(path).errorOutputPrefix")
+            }
+        }
+        try check("FileExtension") { () throws(KeyLayoutError) in
+            try ObjectKeyLayout.validateFileExtension(fileExtension, memberPath: "\(path).fileExtension")
+        }
+        try check("CustomTimeZone") { () throws(KeyLayoutError) in
+            _ = try ObjectKeyLayout.validateCustomTimeZone(
+                destination.customTimeZone, memberPath: "\(path).customTimeZone")
+        }
+        var keyLayout: ObjectKeyLayout?
+        try check("Prefix") { () throws(KeyLayoutError) in
+            keyLayout = try ObjectKeyLayout(
+                streamName: name, prefix: destination.prefix, errorOutputPrefix: destination.errorOutputPrefix,
+                fileExtension: fileExtension.isEmpty ? compression.defaultExtension : fileExtension,
+                customTimeZone: destination.customTimeZone)
+        }
+
+        self.init(
+            name: name, bucket: bucket, keyLayout: keyLayout!, compression: compression, gzipLevel: gzipLevel,
+            bufferSizeBytes: sizeInMBs * 1024 * 1024, bufferIntervalSeconds: intervalInSeconds,
+            appendsNewline: appendsNewline, versionID: versionID, definition: definition)
+    }
+
+    /// `arn:<partition>:s3:::<bucket>` → bucket, per the model's pattern `arn:.*:s3:::[\w\.\-]{1,255}`.
+    static func bucketName(fromARN arn: String) -> String? {
+        guard arn.hasPrefix("arn:"), let range = arn.firstRange(of: ":s3:::") else { return nil }
+        let bucket = arn[range.upperBound...]
+        guard (1...255).contains(bucket.utf8.count),
+            bucket.utf8.allSatisfy({ byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                    return true
+                default: return false
+                }
+            })
+        else { return nil }
+        return String(bucket)
+    }
+
+    /// The bucket becomes a directory name, so it must not be able to point anywhere else.
+    static func localBucketNameProblem(_ bucket: String) -> String? {
+        guard let first = bucket.utf8.first, let last = bucket.utf8.last,
+            isAlphanumeric(first), isAlphanumeric(last)
+        else {
+            return "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."
+        }
+        if bucket.contains("..") { return "must not contain '..'." }
+        return nil
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    static func isValidRoleARN(_ arn: String) -> Bool {
+        // arn:.*:iam::\d{12}:role/[a-zA-Z_0-9+=,.@\-_/]+
+        guard arn.hasPrefix("arn:"), let iam = arn.firstRange(of: ":iam::") else { return false }
+        let rest = arn[iam.upperBound...]
+        let account = rest.prefix(12)
+        guard account.count == 12, account.allSatisfy(\.isASCII), account.allSatisfy(\.isNumber) else { return false }
+        let tail = rest.dropFirst(12)
+        guard tail.hasPrefix(":role/") else { return false }
+        let role = tail.dropFirst(6)
+        return !role.isEmpty
+            && role.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "_+=,.@-/".unicodeScalars.contains(scalar))
+            }
+    }
+
+    static let processorParameterNames = [
+        "LambdaArn", "NumberOfRetries", "MetadataExtractionQuery", "JsonParsingEngine", "RoleArn", "BufferSizeInMBs",
+        "BufferIntervalInSeconds", "SubRecordType", "Delimiter", "CompressionFormat", "DataMessageExtraction",
+    ]
+
+    /// Members firehose-local accepts without acting on them still have to be what the model allows:
+    /// they are echoed by DescribeDeliveryStream, and AWS would refuse them.
+    static func checkPassThroughMembers(
+        _ destination: ExtendedS3DestinationConfiguration, field: String, path: String
+    ) throws(StreamConfigurationError) {
+        func fail(_ member: String, _ violation: ValidationViolation) -> StreamConfigurationError {
+            StreamConfigurationError(field: "\(field).\(member)", error: .validation([violation]))
+        }
+        func typeError(_ member: String, _ expected: String) -> StreamConfigurationError {
+            StreamConfigurationError(
+                field: "\(field).\(member)", error: .serialization("\(field).\(member) must be \(expected)."))
+        }
+        for (index, processor) in (destination.processingConfiguration?.processors ?? []).enumerated() {
+            for (parameterIndex, parameter) in (processor.parameters ?? []).enumerated() {
+                let member =
+                    "processingConfiguration.processors.\(index + 1).member.parameters.\(parameterIndex + 1).member"
+                if let name = parameter.parameterName, !processorParameterNames.contains(name) {
+                    throw fail(
+                        "ProcessingConfiguration.Processors[\(index)].Parameters[\(parameterIndex)].ParameterName",
+                        ValidationViolation(
+                            value: name, path: "\(path).\(member).parameterName",
+                            constraint:
+                                "Member must satisfy enum value set: [\(processorParameterNames.joined(separator: ", "))]"
+                        ))
+                }
+            }
+        }
+        if let encryption = destination.encryptionConfiguration {
+            if let value = encryption["NoEncryptionConfig"], value.stringValue != "NoEncryption" {
+                throw fail(
+                    "EncryptionConfiguration.NoEncryptionConfig",
+                    ValidationViolation(
+                        value: value.stringValue ?? "\(value)",
+                        path: "\(path).encryptionConfiguration.noEncryptionConfig",
+                        constraint: "Member must satisfy enum value set: [NoEncryption]"))
+            }
+            if let key = encryption["KMSEncryptionConfig"]?["AWSKMSKeyARN"] {
+                guard let arn = key.stringValue else {
+                    throw typeError("EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN", "text")
+                }
+                if !(arn.hasPrefix("arn:") && arn.contains(":kms:")
+                    && (arn.contains(":key/") || arn.contains(":alias/")))
+                {
+                    throw fail(
+                        "EncryptionConfiguration.KMSEncryptionConfig.AWSKMSKeyARN",
+                        ValidationViolation(
+                            value: arn, path: "\(path).encryptionConfiguration.kMSEncryptionConfig.aWSKMSKeyARN",
+                            constraint:
+                                "Member must satisfy regular expression pattern: arn:.*:kms:[a-zA-Z0-9\\-]+:\\d{12}:(key|alias)/[a-zA-Z_0-9+=,.@\\-_/]+"
+                        ))
+                }
+            }
+        }
+        if let logging = destination.cloudWatchLoggingOptions {
+            if let enabled = logging["Enabled"], case .bool = enabled {
+            } else if logging["Enabled"] != nil {
+                throw typeError("CloudWatchLoggingOptions.Enabled", "true or false")
+            }
+            let groupAllowed = { (c: Unicode.Scalar) in
+                c.isASCII
+                    && (c.properties.isAlphabetic || ("0"..."9").contains(c) || ".-_/#".unicodeScalars.contains(c))
+            }
+            for (member, allowed, pattern) in [
+                ("LogGroupName", groupAllowed, "[\\.\\-_/#A-Za-z0-9]*"),
+                ("LogStreamName", { (c: Unicode.Scalar) in c != ":" && c != "*" }, "[^:*]*"),
+            ] {
+                guard let value = logging[member] else { continue }
+                guard let text = value.stringValue else {
+                    throw typeError("CloudWatchLoggingOptions.\(member)", "text")
+                }
+                let memberPath =
+                    "\(path).cloudWatchLoggingOptions.\(member.prefix(1).lowercased() + member.dropFirst())"
+                if text.count > 512 || !text.unicodeScalars.allSatisfy(allowed) {
+                    throw fail(
+                        "CloudWatchLoggingOptions.\(member)",
+                        ValidationViolation(
+                            value: text, path: memberPath,
+                            constraint: text.count > 512
+                                ? "Member must have length less than or equal to 512"
+                                : "Member must satisfy regular expression pattern: \(pattern)"))
+                }
+            }
+        }
+        if let duration = destination.dynamicPartitioningConfiguration?["RetryOptions"]?["DurationInSeconds"] {
+            guard case .number(let seconds) = duration, seconds == seconds.rounded() else {
+                throw typeError("DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds", "a whole number")
+            }
+            if !(0...7200).contains(seconds) {
+                throw fail(
+                    "DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds",
+                    ValidationViolation(
+                        value: String(Int(seconds)),
+                        path: "\(path).dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
+                        constraint: seconds < 0
+                            ? "Member must have value greater than or equal to 0"
+                            : "Member must have value less than or equal to 7200"))
+            }
+        }
+    }
+}
