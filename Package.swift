@@ -36,14 +36,14 @@ let package = Package(
     ],
     targets: [
         // zlib from the system (Debian: zlib1g-dev); used directly so the sink controls flushing,
-        // levels and CRCs, and so clients (gzip request bodies) need no NIO.
+        // levels and CRCs (its raw deflate segments), and so clients (gzip request bodies) need no NIO.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        // Request/response shapes, X-Amz-Target parsing, AWS error bodies, service limits, and the
-        // gzip codec both sides of the wire use.
+        // What both sides of the wire need: request/response shapes, X-Amz-Target parsing, AWS error
+        // bodies, service limits, and gzip bodies (compressed by clients, inflated by the server).
         .target(name: "FirehoseWire", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         // SigV4 canonical requests, signer (clients) and verifier (server). Only depends on Crypto.
         .target(
@@ -60,6 +60,7 @@ let package = Package(
         .target(
             name: "FirehoseSink",
             dependencies: [
+                "CZlib",
                 "FirehoseWire",
                 "FirehoseKeyLayout",
                 "DurableStorage",
@@ -114,7 +115,9 @@ let package = Package(
         // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.
         .target(
             name: "FirehoseRecorder",
-            dependencies: ["FirehoseClient", "DurableStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FirehoseClient", "FirehoseWire", "DurableStorage", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Scriptable fake endpoint, test clocks and sleepers, a real firehose-local process helper.

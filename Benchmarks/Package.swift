@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Symlinks to the main package's sources (../../Sources/...).
@@ -29,16 +30,27 @@ let package = Package(
         .target(name: "AWSSigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FirehoseClient", dependencies: ["FirehoseWire", "AWSSigV4"]),
         .target(name: "DurableStorage"),
+        .target(name: "FirehoseKeyLayout"),
+        // The sink, for the micro benchmarks of its GZIP segments.
+        .target(
+            name: "FirehoseSink",
+            dependencies: [
+                "CZlib", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "FirehoseRecorder",
-            dependencies: ["FirehoseClient", "DurableStorage", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "FirehoseClient", "FirehoseWire", "DurableStorage", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
 
         // Seeded record profiles, signed request rendering and /proc readings, shared by the tools
         // and the micro benchmarks so all of them work on the same bytes.
         .target(
             name: "LoadSupport",
-            dependencies: ["FirehoseWire", "AWSSigV4"],
+            dependencies: ["FirehoseWire", "FirehoseClient", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -72,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "HotPaths",
             dependencies: [
-                "LoadSupport", "FirehoseWire", "AWSSigV4", "CZlib",
+                "LoadSupport", "FirehoseWire", "FirehoseSink", "AWSSigV4", "CZlib",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/HotPaths",

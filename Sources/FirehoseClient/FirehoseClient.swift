@@ -1,7 +1,13 @@
-@_exported import AWSSigV4
-@_exported import FirehoseWire
+import AWSSigV4
+import FirehoseWire
 import Foundation
 import Synchronization
+
+// What an app names when it uses this library, and nothing more of the modules under it: the
+// credentials it signs with, the error a service answer carries, the operation `send` takes.
+@_exported import struct AWSSigV4.AWSCredentials
+@_exported import struct FirehoseWire.FirehoseError
+@_exported import enum FirehoseWire.FirehoseOperation
 
 /// A Firehose data-plane client: SigV4-signed AWS JSON 1.1 over a pluggable transport. Works
 /// against `firehose-local` and, unchanged, against Amazon Data Firehose.

@@ -1,4 +1,5 @@
 import FirehoseClient
+import FirehoseWire
 import Foundation
 
 /// Keeps records on disk until Firehose has them, and says what happened to every one.

@@ -1,4 +1,5 @@
 import FirehoseClient
+import FirehoseWire
 import Foundation
 
 extension FirehoseRecorder {

@@ -91,7 +91,7 @@ struct UncompressedEncoding: ObjectEncoding {
         /// Stored as is: the content array is what gets written, without a second copy.
         @Sendable static func segment(_ run: RecordRun) -> EncodedSegment {
             let content = run.content()
-            let crc = content.withUnsafeBytes { Gzip.crc32($0) }
+            let crc = content.withUnsafeBytes { CRC32.checksum($0) }
             return EncodedSegment(
                 stored: content, storedCRC: crc, contentCRC: crc, contentLength: content.count,
                 records: run.range.count)

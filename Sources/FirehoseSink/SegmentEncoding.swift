@@ -23,7 +23,8 @@ package struct EncodedSegment: Sendable {
     /// `stored`, encoded from `content`, which holds `records` records.
     package init(stored: [UInt8], content: UnsafeRawBufferPointer, records: Int) {
         self.init(
-            stored: stored, storedCRC: stored.withUnsafeBytes { Gzip.crc32($0) }, contentCRC: Gzip.crc32(content),
+            stored: stored, storedCRC: stored.withUnsafeBytes { CRC32.checksum($0) },
+            contentCRC: CRC32.checksum(content),
             contentLength: content.count, records: records)
     }
 }

@@ -71,7 +71,7 @@ final class StagingBuffer: Identifiable {
         let encoder = settings.encoding.makeSegmentEncoder()
         self.encoder = encoder
         let header = encoder.header
-        if !header.isEmpty { unwritten = [(header, header.withUnsafeBytes { Gzip.crc32($0) })] }
+        if !header.isEmpty { unwritten = [(header, header.withUnsafeBytes { CRC32.checksum($0) })] }
         dataFD = try POSIX.open(dataPath, flags: O_WRONLY | O_CREAT | O_EXCL)
         do {
             journalFD = try POSIX.open(journalPath, flags: O_WRONLY | O_CREAT | O_EXCL)
@@ -109,7 +109,7 @@ final class StagingBuffer: Identifiable {
         pendingSegments -= 1
         recordCount += segment.records
         uncompressedBytes += segment.contentLength
-        contentCRC = Gzip.crc32Combine(contentCRC, segment.contentCRC, secondLength: segment.contentLength)
+        contentCRC = CRC32.combine(contentCRC, segment.contentCRC, secondLength: segment.contentLength)
         if !segment.stored.isEmpty { unwritten.append((segment.stored, segment.storedCRC)) }
     }
 
@@ -159,7 +159,7 @@ final class StagingBuffer: Identifiable {
     private func writePending() throws(FileSystemError) {
         while let (bytes, crc) = unwritten.first {
             try POSIX.writeAll(dataFD, bytes, at: Int64(storedBytes), path: dataPath)
-            uncommittedCRC = Gzip.crc32Combine(uncommittedCRC, crc, secondLength: bytes.count)
+            uncommittedCRC = CRC32.combine(uncommittedCRC, crc, secondLength: bytes.count)
             storedBytes += bytes.count
             unwritten.removeFirst()
         }
@@ -170,7 +170,7 @@ final class StagingBuffer: Identifiable {
     func finishEncoding() throws(FileSystemError) {
         if let encoder {
             let trailer = encoder.trailer(contentCRC: contentCRC, contentLength: uncompressedBytes)
-            if !trailer.isEmpty { unwritten.append((trailer, trailer.withUnsafeBytes { Gzip.crc32($0) })) }
+            if !trailer.isEmpty { unwritten.append((trailer, trailer.withUnsafeBytes { CRC32.checksum($0) })) }
             // Finishing again after a failed write must not add a second trailer.
             self.encoder = nil
         }

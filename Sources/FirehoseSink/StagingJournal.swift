@@ -99,7 +99,7 @@ enum StagingJournal {
         var start = 0
         for entry in entries {
             guard entry.storedBytes <= data.count,
-                entry.storedBytes == start || Gzip.crc32(data[start..<entry.storedBytes]) == entry.segmentCRC
+                entry.storedBytes == start || CRC32.checksum(data[start..<entry.storedBytes]) == entry.segmentCRC
             else { break }
             if entry.storedBytes == start, entry.segmentCRC != 0 { break }
             intact = entry

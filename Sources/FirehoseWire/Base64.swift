@@ -1,7 +1,7 @@
 /// Strict standard-alphabet base64 decoding straight into a caller's buffer, so a batch's records
 /// land in one contiguous allocation. Padding may be omitted (some encoders do); any character
 /// outside the alphabet, misplaced padding or an impossible length is an error.
-public enum Base64 {
+package enum Base64 {
     /// Set in a table entry for a byte outside the alphabet; above the 24 bits a quantum decodes to,
     /// so OR-ing a quantum's four entries keeps it and one test per quantum finds any bad character.
     static let invalidBit: UInt32 = 0x0100_0000
@@ -101,11 +101,11 @@ public enum Base64 {
     /// Decodes `encoded` and appends the bytes to `output`. Returns the number of bytes appended,
     /// or nil (leaving `output` unchanged) when the text is not valid base64.
     @discardableResult
-    public static func decode(_ encoded: [UInt8], appendingTo output: inout [UInt8]) -> Int? {
+    package static func decode(_ encoded: [UInt8], appendingTo output: inout [UInt8]) -> Int? {
         encoded.withUnsafeBufferPointer { decode($0, appendingTo: &output) }
     }
 
-    public static func decode(_ encoded: UnsafeBufferPointer<UInt8>, appendingTo output: inout [UInt8]) -> Int? {
+    package static func decode(_ encoded: UnsafeBufferPointer<UInt8>, appendingTo output: inout [UInt8]) -> Int? {
         guard let base = encoded.baseAddress else { return 0 }
         guard let (unpaddedCount, length) = measure(base, count: encoded.count) else { return nil }
         let start = output.count
@@ -133,10 +133,10 @@ public enum Base64 {
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Bytes of padded base64 for `count` bytes.
-    public static func encodedLength(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+    package static func encodedLength(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
     /// Standard base64 with padding.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         guard !bytes.isEmpty else { return "" }
         let encoded = [UInt8](unsafeUninitializedCapacity: encodedLength(bytes.count)) { out, initialized in
             initialized = encode(bytes, into: out.baseAddress!)
@@ -146,7 +146,7 @@ public enum Base64 {
 
     /// Standard base64 with padding, written through `out` (room for `encodedLength(bytes.count)`);
     /// returns the bytes written. For encoders that build a whole request body in one buffer.
-    public static func encode(_ bytes: some Collection<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func encode(_ bytes: some Collection<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
         bytes.withContiguousStorageIfAvailable { encodeContiguous($0, into: out) }
             ?? Array(bytes).withUnsafeBufferPointer { encodeContiguous($0, into: out) }
     }

@@ -2,10 +2,10 @@
 // lenient about unknown members (as AWS's JSON protocol is); required members are checked by the
 // operations themselves so the error is AWS's ValidationException, not a decoding failure.
 
-public struct DescribeDeliveryStreamInput: Decodable, Sendable {
-    public var deliveryStreamName: String?
-    public var limit: Int?
-    public var exclusiveStartDestinationId: String?
+package struct DescribeDeliveryStreamInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var limit: Int?
+    package var exclusiveStartDestinationId: String?
 
     enum CodingKeys: String, CodingKey {
         case deliveryStreamName = "DeliveryStreamName"
@@ -14,10 +14,10 @@ public struct DescribeDeliveryStreamInput: Decodable, Sendable {
     }
 }
 
-public struct ListDeliveryStreamsInput: Decodable, Sendable {
-    public var limit: Int?
-    public var deliveryStreamType: String?
-    public var exclusiveStartDeliveryStreamName: String?
+package struct ListDeliveryStreamsInput: Decodable, Sendable {
+    package var limit: Int?
+    package var deliveryStreamType: String?
+    package var exclusiveStartDeliveryStreamName: String?
 
     enum CodingKeys: String, CodingKey {
         case limit = "Limit"
@@ -26,9 +26,9 @@ public struct ListDeliveryStreamsInput: Decodable, Sendable {
     }
 }
 
-public struct DeleteDeliveryStreamInput: Decodable, Sendable {
-    public var deliveryStreamName: String?
-    public var allowForceDelete: Bool?
+package struct DeleteDeliveryStreamInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var allowForceDelete: Bool?
 
     enum CodingKeys: String, CodingKey {
         case deliveryStreamName = "DeliveryStreamName"
@@ -36,14 +36,14 @@ public struct DeleteDeliveryStreamInput: Decodable, Sendable {
     }
 }
 
-public struct UpdateDestinationInput: Decodable, Sendable {
-    public var deliveryStreamName: String?
-    public var currentDeliveryStreamVersionId: String?
-    public var destinationId: String?
-    public var s3DestinationUpdate: S3DestinationConfiguration?
-    public var extendedS3DestinationUpdate: ExtendedS3DestinationConfiguration?
+package struct UpdateDestinationInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var currentDeliveryStreamVersionId: String?
+    package var destinationId: String?
+    package var s3DestinationUpdate: S3DestinationConfiguration?
+    package var extendedS3DestinationUpdate: ExtendedS3DestinationConfiguration?
     /// Updates for destinations other than S3, present only to be refused clearly.
-    public var otherUpdates: [String] = []
+    package var otherUpdates: [String] = []
 
     enum CodingKeys: String, CodingKey {
         case deliveryStreamName = "DeliveryStreamName"
@@ -53,7 +53,7 @@ public struct UpdateDestinationInput: Decodable, Sendable {
         case extendedS3DestinationUpdate = "ExtendedS3DestinationUpdate"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         deliveryStreamName = try container.decodeIfPresent(String.self, forKey: .deliveryStreamName)
         currentDeliveryStreamVersionId = try container.decodeIfPresent(
@@ -69,9 +69,9 @@ public struct UpdateDestinationInput: Decodable, Sendable {
     }
 }
 
-public struct TagDeliveryStreamInput: Decodable, Sendable {
-    public var deliveryStreamName: String?
-    public var tags: [Tag]?
+package struct TagDeliveryStreamInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var tags: [Tag]?
 
     enum CodingKeys: String, CodingKey {
         case deliveryStreamName = "DeliveryStreamName"
@@ -79,9 +79,9 @@ public struct TagDeliveryStreamInput: Decodable, Sendable {
     }
 }
 
-public struct UntagDeliveryStreamInput: Decodable, Sendable {
-    public var deliveryStreamName: String?
-    public var tagKeys: [String]?
+package struct UntagDeliveryStreamInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var tagKeys: [String]?
 
     enum CodingKeys: String, CodingKey {
         case deliveryStreamName = "DeliveryStreamName"
@@ -89,10 +89,10 @@ public struct UntagDeliveryStreamInput: Decodable, Sendable {
     }
 }
 
-public struct ListTagsForDeliveryStreamInput: Decodable, Sendable {
-    public var deliveryStreamName: String?
-    public var exclusiveStartTagKey: String?
-    public var limit: Int?
+package struct ListTagsForDeliveryStreamInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var exclusiveStartTagKey: String?
+    package var limit: Int?
 
     enum CodingKeys: String, CodingKey {
         case deliveryStreamName = "DeliveryStreamName"
@@ -102,13 +102,13 @@ public struct ListTagsForDeliveryStreamInput: Decodable, Sendable {
 }
 
 extension Tag {
-    public init(key: String?, value: String?) {
+    package init(key: String?, value: String?) {
         self.key = key
         self.value = value
     }
 
     /// `^(?!aws:)[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$` for keys, the same set without the prefix rule for values.
-    public static func isAllowedCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isAllowedCharacter(_ scalar: Unicode.Scalar) -> Bool {
         let properties = scalar.properties
         switch properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
@@ -120,7 +120,7 @@ extension Tag {
     }
 
     /// Model constraint violations of a tag, with member paths under `path` (e.g. `tags.1.member`).
-    public func violations(path: String) -> [ValidationViolation] {
+    package func violations(path: String) -> [ValidationViolation] {
         var violations: [ValidationViolation] = []
         if let key {
             if key.count < 1 || key.count > 128 {
@@ -164,7 +164,7 @@ extension Tag {
 extension ExtendedS3DestinationConfiguration {
     /// UpdateDestination's merge: every member the update gives replaces the current one; the others
     /// stay as they are.
-    public func merging(_ update: ExtendedS3DestinationConfiguration) -> ExtendedS3DestinationConfiguration {
+    package func merging(_ update: ExtendedS3DestinationConfiguration) -> ExtendedS3DestinationConfiguration {
         var merged = self
         if let value = update.roleARN { merged.roleARN = value }
         if let value = update.bucketARN { merged.bucketARN = value }

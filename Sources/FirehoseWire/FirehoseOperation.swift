@@ -13,11 +13,11 @@ public enum FirehoseOperation: String, Sendable, CaseIterable {
     case startDeliveryStreamEncryption = "StartDeliveryStreamEncryption"
     case stopDeliveryStreamEncryption = "StopDeliveryStreamEncryption"
 
-    public static let targetPrefix = "Firehose_20150804."
-    public static let contentType = "application/x-amz-json-1.1"
+    package static let targetPrefix = "Firehose_20150804."
+    package static let contentType = "application/x-amz-json-1.1"
 
     /// Parses an `X-Amz-Target` header value.
-    public init(target: String?) throws(FirehoseError) {
+    package init(target: String?) throws(FirehoseError) {
         guard let target else {
             throw .unknownOperation("Missing X-Amz-Target header: expected Firehose_20150804.<Operation>.")
         }
@@ -30,7 +30,7 @@ public enum FirehoseOperation: String, Sendable, CaseIterable {
     }
 
     /// AWS JSON 1.1 services accept their own media type; `application/json` is not routed by AWS either.
-    public static func isAcceptedContentType(_ value: String?) -> Bool {
+    package static func isAcceptedContentType(_ value: String?) -> Bool {
         guard let value else { return false }
         let mediaType = value.prefix { $0 != ";" }.trimmingLinearWhitespace()
         return mediaType.lowercased() == contentType

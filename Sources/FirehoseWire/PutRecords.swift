@@ -56,24 +56,24 @@ public struct RecordBatch: Sendable, Equatable {
 }
 
 /// A decoded and validated PutRecord or PutRecordBatch request.
-public struct PutRecordsRequest: Sendable, Equatable {
-    public var deliveryStreamName: String
-    public var records: RecordBatch
+package struct PutRecordsRequest: Sendable, Equatable {
+    package var deliveryStreamName: String
+    package var records: RecordBatch
 
-    public init(deliveryStreamName: String, records: RecordBatch) {
+    package init(deliveryStreamName: String, records: RecordBatch) {
         self.deliveryStreamName = deliveryStreamName
         self.records = records
     }
 
     /// Decodes a PutRecord body: `{"DeliveryStreamName": "...", "Record": {"Data": "<base64>"}}`.
-    public static func decodePutRecord(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
+    package static func decodePutRecord(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
         if let request = try decodePutRecordFast(body) { return request }
         return try decodePutRecordReference(body)
     }
 
     /// Decodes a PutRecordBatch body and enforces the per-record and record-count limits. The 4 MiB
     /// total is left to the caller, because AWS reports it after resolving the stream.
-    public static func decodePutRecordBatch(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
+    package static func decodePutRecordBatch(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
         if let request = try decodePutRecordBatchFast(body) { return request }
         return try decodePutRecordBatchReference(body)
     }
@@ -203,7 +203,7 @@ public struct PutRecordsRequest: Sendable, Equatable {
         }
     }
 
-    public static func describe(_ error: DecodingError) -> String {
+    package static func describe(_ error: DecodingError) -> String {
         func location(_ path: [any CodingKey]) -> String {
             let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.isEmpty ? "the request body" : String(text.drop(while: { $0 == "." }))
@@ -242,9 +242,9 @@ private struct PutRecordBatchShape: Decodable {
 }
 
 /// Response bodies of the data plane.
-public enum PutRecordsResponse {
+package enum PutRecordsResponse {
     /// `{"RecordId": "...", "Encrypted": false}`
-    public static func putRecord(recordID: String) -> [UInt8] {
+    package static func putRecord(recordID: String) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 96)
         writer.beginObject()
         writer.key("RecordId")
@@ -256,7 +256,7 @@ public enum PutRecordsResponse {
     }
 
     /// `{"FailedPutCount": 0, "Encrypted": false, "RequestResponses": [{"RecordId": "..."}, ...]}`
-    public static func putRecordBatch(recordIDs: some Collection<String>) -> [UInt8] {
+    package static func putRecordBatch(recordIDs: some Collection<String>) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + recordIDs.count * 80)
         writer.beginObject()
         writer.key("FailedPutCount")

@@ -5,10 +5,10 @@ public enum ServiceLimits {
     public static let maxBatchRecords = 500
     /// Sum of decoded record sizes in one PutRecordBatch ("4 MB" in AWS's message, 4 MiB in bytes).
     public static let maxBatchBytes = 4 * 1024 * 1024
-    public static let streamNameLength = 1...64
-    public static let streamNamePattern = "[a-zA-Z0-9_.-]+"
+    package static let streamNameLength = 1...64
+    package static let streamNamePattern = "[a-zA-Z0-9_.-]+"
 
-    public static func isValidStreamNameCharacter(_ byte: UInt8) -> Bool {
+    package static func isValidStreamNameCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
@@ -19,7 +19,7 @@ public enum ServiceLimits {
     }
 
     /// Violations of the `DeliveryStreamName` shape; empty when the name is valid.
-    public static func streamNameViolations(_ name: String?, path: String = "deliveryStreamName")
+    package static func streamNameViolations(_ name: String?, path: String = "deliveryStreamName")
         -> [ValidationViolation]
     {
         guard let name else { return [.missing(path)] }

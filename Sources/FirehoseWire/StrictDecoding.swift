@@ -2,16 +2,16 @@
 /// members they do not know: in a config file an unknown key is nearly always a typo that would
 /// otherwise be silently ignored.
 extension CodingUserInfoKey {
-    public static let rejectUnknownMembers = CodingUserInfoKey(rawValue: "firehose.rejectUnknownMembers")!
+    package static let rejectUnknownMembers = CodingUserInfoKey(rawValue: "firehose.rejectUnknownMembers")!
 }
 
 /// Raised for an unknown member when strict decoding is on.
-public struct UnknownMemberError: Error, Sendable, CustomStringConvertible {
-    public var codingPath: [String]
-    public var member: String
-    public var knownMembers: [String]
+package struct UnknownMemberError: Error, Sendable, CustomStringConvertible {
+    package var codingPath: [String]
+    package var member: String
+    package var knownMembers: [String]
 
-    public var description: String {
+    package var description: String {
         "unknown member '\(member)'; expected one of: \(knownMembers.joined(separator: ", "))"
     }
 }
@@ -28,11 +28,11 @@ struct AnyCodingKey: CodingKey {
 
 extension Decoder {
     /// Throws `UnknownMemberError` for a member not in `keys` when `.rejectUnknownMembers` is set.
-    public func rejectUnknownMembers<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+    package func rejectUnknownMembers<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
         try rejectUnknownMembers(known: keys.allCases.map(\.stringValue))
     }
 
-    public func rejectUnknownMembers(known: [String]) throws {
+    package func rejectUnknownMembers(known: [String]) throws {
         guard userInfo[.rejectUnknownMembers] as? Bool == true else { return }
         let container = try container(keyedBy: AnyCodingKey.self)
         for key in container.allKeys where !known.contains(key.stringValue) {

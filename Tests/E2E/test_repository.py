@@ -140,3 +140,50 @@ def test_every_declared_dependency_is_imported():
 
 def c99name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+APP_USES_THE_CLIENT = """\
+import FirehoseClient
+import Foundation
+
+// What an app names: the client, its credentials, the error of a service answer, an operation.
+let client = FirehoseClient(
+    endpoint: URL(string: "http://127.0.0.1:4573")!, region: "us-east-1",
+    credentialsProvider: StaticCredentialsProvider(AWSCredentials(accessKeyId: "a", secretAccessKey: "b")))
+let failure: FirehoseError? = nil
+print(client, failure?.code ?? "-", FirehoseOperation.putRecord.rawValue)
+"""
+
+
+@pytest.mark.timeout_s(900)
+def test_an_app_sees_only_what_the_client_exports(tmp_path):
+    """FirehoseClient re-exports the three types an app names, not the whole of FirehoseWire and
+    AWSSigV4: an app package that imports only FirehoseClient builds, and one that reaches for a
+    wire internal (ServiceLimits) does not."""
+    swift = shutil.which("swift")
+    assert swift, "swift is not on PATH"
+    app = tmp_path / "app"
+    (app / "Sources" / "app").mkdir(parents=True)
+    (app / "Package.swift").write_text(
+        "// swift-tools-version:6.2\n"
+        "import PackageDescription\n"
+        "let package = Package(\n"
+        '    name: "app", platforms: [.macOS(.v15)],\n'
+        f'    dependencies: [.package(name: "firehose-local", path: {json.dumps(str(REPO_ROOT))})],\n'
+        '    targets: [.executableTarget(name: "app", dependencies: [\n'
+        '        .product(name: "FirehoseClient", package: "firehose-local")])]\n'
+        ")\n")
+    main = app / "Sources" / "app" / "main.swift"
+    main.write_text(APP_USES_THE_CLIENT)
+
+    def build():
+        return subprocess.run([swift, "build", "--product", "app"], cwd=app, capture_output=True, text=True,
+                              timeout=840)
+
+    built = build()
+    assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
+
+    main.write_text(APP_USES_THE_CLIENT + "print(ServiceLimits.maxBatchRecords)\n")
+    refused = build()
+    assert refused.returncode != 0
+    assert "cannot find 'ServiceLimits' in scope" in refused.stdout + refused.stderr

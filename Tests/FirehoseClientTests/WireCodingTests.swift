@@ -1,3 +1,4 @@
+import FirehoseClient
 import FirehoseWire
 import Foundation
 import Testing

@@ -19,7 +19,7 @@ private func isOneMember(_ stored: [UInt8], content: [UInt8]) -> Bool {
     let trailer = Array(stored.suffix(8))
     let crc = trailer[0..<4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
     let size = trailer[4..<8].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
-    return Gzip.hasMagic(stored) && crc == content.withUnsafeBytes { Gzip.crc32($0) }
+    return Gzip.hasMagic(stored) && crc == content.withUnsafeBytes { CRC32.checksum($0) }
         && size == UInt32(truncatingIfNeeded: content.count)
 }
 

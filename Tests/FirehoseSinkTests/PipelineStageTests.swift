@@ -38,7 +38,7 @@ struct HexEncoding: ObjectEncoding {
 
     /// The whole object for `content`.
     static func object(_ content: [UInt8]) -> [UInt8] {
-        header + hex(content) + trailer(crc: content.withUnsafeBytes { Gzip.crc32($0) }, length: content.count)
+        header + hex(content) + trailer(crc: content.withUnsafeBytes { CRC32.checksum($0) }, length: content.count)
     }
 
     final class Encoder: SegmentEncoder {

@@ -7,6 +7,7 @@
 import AWSSigV4
 import Benchmark
 import CZlib
+import FirehoseSink
 import FirehoseWire
 import LoadSupport
 
@@ -91,7 +92,7 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             dictionary.withUnsafeBytes { deflater.reset(dictionary: $0) }
             blackHole(batchBytes.withUnsafeBytes { deflater.compress($0) })
-            blackHole(batchBytes.withUnsafeBytes { Gzip.crc32($0) })
+            blackHole(batchBytes.withUnsafeBytes { CRC32.checksum($0) })
         }
     }
 

@@ -1,4 +1,5 @@
 import AWSSigV4
+import FirehoseClient
 import FirehoseWire
 
 #if canImport(FoundationEssentials)

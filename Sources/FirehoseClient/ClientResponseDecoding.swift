@@ -1,3 +1,5 @@
+import FirehoseWire
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -43,13 +45,13 @@ public struct PutRecordBatchOutput: Sendable, Equatable {
 
 /// Decoding of response bodies on the client side. Lenient where AWS and its peers differ (message
 /// key case, namespaced `__type`), strict where a mistake would lose records (one entry per record).
-public enum ClientResponseDecoding {
-    public struct Malformed: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
+package enum ClientResponseDecoding {
+    package struct Malformed: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
-    public static func putRecord(_ body: [UInt8]) throws(Malformed) -> PutRecordOutput {
+    package static func putRecord(_ body: [UInt8]) throws(Malformed) -> PutRecordOutput {
         let shape = try decode(PutRecordOutputShape.self, body, what: "PutRecord")
         guard let id = shape.RecordId else { throw Malformed("PutRecord response has no RecordId.") }
         return PutRecordOutput(recordID: id, encrypted: shape.Encrypted)
@@ -57,7 +59,7 @@ public enum ClientResponseDecoding {
 
     /// - Parameter expectedCount: the number of records sent; a response with another number of
     ///   entries is malformed, since entries are matched to records by position.
-    public static func putRecordBatch(_ body: [UInt8], expectedCount: Int) throws(Malformed) -> PutRecordBatchOutput {
+    package static func putRecordBatch(_ body: [UInt8], expectedCount: Int) throws(Malformed) -> PutRecordBatchOutput {
         let shape = try decode(PutRecordBatchOutputShape.self, body, what: "PutRecordBatch")
         guard let responses = shape.RequestResponses else {
             throw Malformed("PutRecordBatch response has no RequestResponses.")
@@ -84,7 +86,7 @@ public enum ClientResponseDecoding {
 
     /// The AWS error in a non-2xx response: code from `x-amzn-ErrorType` or the body's `__type`
     /// (namespace and URI suffixes removed), message from `message` / `Message`.
-    public static func error(status: Int, errorTypeHeader: String?, body: [UInt8]) -> FirehoseError {
+    package static func error(status: Int, errorTypeHeader: String?, body: [UInt8]) -> FirehoseError {
         let shape = try? JSONDecoder().decode(ErrorShape.self, from: Data(body))
         let rawCode = [errorTypeHeader, shape?.__type, shape?.code, shape?.Code]
             .compactMap { $0 }
@@ -100,7 +102,7 @@ public enum ClientResponseDecoding {
 
     /// `com.amazonaws.firehose#ResourceNotFoundException` and `ResourceNotFoundException:http://…`
     /// both become `ResourceNotFoundException`.
-    public static func normalizeCode(_ raw: String) -> String {
+    static func normalizeCode(_ raw: String) -> String {
         var code = Substring(raw)
         if let hash = code.lastIndex(of: "#") { code = code[code.index(after: hash)...] }
         if let colon = code.firstIndex(of: ":") { code = code[..<colon] }

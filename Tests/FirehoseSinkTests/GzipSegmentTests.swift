@@ -1,3 +1,4 @@
+import FirehoseSink
 import FirehoseWire
 import Testing
 
@@ -24,7 +25,7 @@ private func member(_ parts: [[UInt8]], dictionaries: [[UInt8]]? = nil, level: I
         let dictionary = dictionaries?[index] ?? before
         dictionary.withUnsafeBytes { deflater.reset(dictionary: $0) }
         out += part.withUnsafeBytes { deflater.compress($0) }
-        crc = Gzip.crc32Combine(crc, part.withUnsafeBytes { Gzip.crc32($0) }, secondLength: part.count)
+        crc = CRC32.combine(crc, part.withUnsafeBytes { CRC32.checksum($0) }, secondLength: part.count)
         before += part
     }
     return out + GzipMember.trailer(crc: crc, length: before.count)
@@ -41,7 +42,7 @@ struct GzipSegmentTests {
         // One member: the trailer describes the whole content (a second member would describe only itself).
         let trailer = Array(joined.suffix(8))
         let crc = UInt32(trailer[0]) | UInt32(trailer[1]) << 8 | UInt32(trailer[2]) << 16 | UInt32(trailer[3]) << 24
-        #expect(crc == whole.withUnsafeBytes { Gzip.crc32($0) })
+        #expect(crc == whole.withUnsafeBytes { CRC32.checksum($0) })
         let size = UInt32(trailer[4]) | UInt32(trailer[5]) << 8 | UInt32(trailer[6]) << 16 | UInt32(trailer[7]) << 24
         #expect(size == UInt32(whole.count))
         // Nearly as small as one serial deflate of the same bytes.
@@ -71,9 +72,9 @@ struct GzipSegmentTests {
     func crcCombine(secondLength: Int) {
         let a = text(12_345, seed: 5)
         let b = text(secondLength, seed: 6)
-        let combined = Gzip.crc32Combine(
-            a.withUnsafeBytes { Gzip.crc32($0) }, b.withUnsafeBytes { Gzip.crc32($0) }, secondLength: b.count)
-        #expect(combined == (a + b).withUnsafeBytes { Gzip.crc32($0) })
+        let combined = CRC32.combine(
+            a.withUnsafeBytes { CRC32.checksum($0) }, b.withUnsafeBytes { CRC32.checksum($0) }, secondLength: b.count)
+        #expect(combined == (a + b).withUnsafeBytes { CRC32.checksum($0) })
     }
 
     @Test("A deflater keeps its history across calls until reset (the serial path)")
@@ -85,7 +86,7 @@ struct GzipSegmentTests {
         var crc: UInt32 = 0
         for part in parts {
             out += part.withUnsafeBytes { deflater.compress($0) }
-            crc = Gzip.crc32Combine(crc, part.withUnsafeBytes { Gzip.crc32($0) }, secondLength: part.count)
+            crc = CRC32.combine(crc, part.withUnsafeBytes { CRC32.checksum($0) }, secondLength: part.count)
         }
         let whole = parts.flatMap { $0 }
         out += GzipMember.trailer(crc: crc, length: whole.count)

@@ -1,8 +1,10 @@
+import FirehoseWire
+
 /// Request bodies as a client sends them: compact AWS JSON 1.1 with base64 `Data`, written straight
 /// into one byte buffer (a full 4 MiB batch becomes ~5.6 MB of JSON without intermediate strings).
-public enum ClientRequestEncoding {
+package enum ClientRequestEncoding {
     /// `{"DeliveryStreamName":"...","Record":{"Data":"<base64>"}}`
-    public static func putRecord(deliveryStreamName: String, record: some Collection<UInt8>) -> [UInt8] {
+    package static func putRecord(deliveryStreamName: String, record: some Collection<UInt8>) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(64 + deliveryStreamName.utf8.count + base64Length(record.count))
         body.append(contentsOf: #"{"DeliveryStreamName":"#.utf8)
@@ -14,7 +16,7 @@ public enum ClientRequestEncoding {
     }
 
     /// `{"DeliveryStreamName":"...","Records":[{"Data":"..."},...]}`, records in the given order.
-    public static func putRecordBatch<Records: Collection>(deliveryStreamName: String, records: Records) -> [UInt8]
+    package static func putRecordBatch<Records: Collection>(deliveryStreamName: String, records: Records) -> [UInt8]
     where Records.Element: Collection<UInt8> {
         var capacity = 64 + deliveryStreamName.utf8.count
         for record in records { capacity += 12 + base64Length(record.count) }
@@ -36,7 +38,7 @@ public enum ClientRequestEncoding {
     }
 
     /// The `X-Amz-Target` value of an operation.
-    public static func target(_ operation: FirehoseOperation) -> String {
+    package static func target(_ operation: FirehoseOperation) -> String {
         FirehoseOperation.targetPrefix + operation.rawValue
     }
 
