@@ -144,6 +144,13 @@ package enum Base64 {
         return String(decoding: encoded, as: UTF8.self)
     }
 
+    /// Standard base64 with padding, appended to `out`.
+    package static func append(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: encodedLength(bytes.count)))
+        out.withUnsafeMutableBufferPointer { buffer in _ = encode(bytes, into: buffer.baseAddress! + start) }
+    }
+
     /// Standard base64 with padding, written through `out` (room for `encodedLength(bytes.count)`);
     /// returns the bytes written. For encoders that build a whole request body in one buffer.
     package static func encode(_ bytes: some Collection<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {

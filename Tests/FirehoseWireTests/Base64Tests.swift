@@ -29,6 +29,19 @@ struct Base64Tests {
         }
     }
 
+    @Test("Appending keeps what the buffer holds and adds exactly Foundation's encoding")
+    func appendAfterExistingBytes() {
+        var generator = SeededGenerator(seed: 0xA99)
+        for length in [0, 1, 2, 3, 4, 299, 1_000] {
+            let bytes = generator.bytes(length)
+            var out: [UInt8] = Array("{\"Data\":\"".utf8)
+            Base64.append(bytes.lazy.map { $0 }, to: &out)
+            Base64.append(bytes, to: &out)
+            let encoded = Data(bytes).base64EncodedString()
+            #expect(String(decoding: out, as: UTF8.self) == "{\"Data\":\"" + encoded + encoded, "length \(length)")
+        }
+    }
+
     @Test("Decoding matches Foundation's Data(base64Encoded:) and round-trips")
     func decodeMatchesFoundation() throws {
         var generator = SeededGenerator(seed: 0x5EED)
