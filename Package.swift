@@ -45,17 +45,20 @@ let package = Package(
         // What both sides of the wire need: request/response shapes, X-Amz-Target parsing, AWS error
         // bodies, service limits, and gzip bodies (compressed by clients, inflated by the server).
         .target(name: "FirehoseWire", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        // The calendar in integer arithmetic and the timestamp texts (HTTP dates, ISO 8601): the one
+        // place days become dates, for SigV4, object keys, answers and the command line. No deps.
+        .target(name: "CivilTime", swiftSettings: swiftSettings),
         // SigV4 canonical requests, signer (clients) and verifier (server). Only depends on Crypto.
         .target(
             name: "AWSSigV4",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // What the sink and the recorder both need to make writes durable: group commit as a state
         // machine, and the POSIX file calls under it. No NIO, no Foundation networking.
         .target(name: "DurableStorage", swiftSettings: swiftSettings),
         // S3 prefix expressions (`!{timestamp:...}`, `!{firehose:...}`) and object key layout.
-        .target(name: "FirehoseKeyLayout", swiftSettings: swiftSettings),
+        .target(name: "FirehoseKeyLayout", dependencies: ["CivilTime"], swiftSettings: swiftSettings),
         // Delivery streams, buffers, compression and atomic publishing into the data directory. No HTTP.
         .target(
             name: "FirehoseSink",
@@ -73,6 +76,7 @@ let package = Package(
         .target(
             name: "FirehoseServer",
             dependencies: [
+                "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
                 "FirehoseSink",
@@ -93,6 +97,7 @@ let package = Package(
         .target(
             name: "FirehoseLocalCLI",
             dependencies: [
+                "CivilTime",
                 "FirehoseServer",
                 "FirehoseSink",
                 "FirehoseWire",
@@ -111,7 +116,9 @@ let package = Package(
         ),
         // Firehose data-plane client: SigV4, credentials providers, pluggable transport. No NIO/Hummingbird,
         // so an iOS app can link it.
-        .target(name: "FirehoseClient", dependencies: ["FirehoseWire", "AWSSigV4"], swiftSettings: swiftSettings),
+        .target(
+            name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4"], swiftSettings: swiftSettings
+        ),
         // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.
         .target(
             name: "FirehoseRecorder",
@@ -123,7 +130,7 @@ let package = Package(
         // Scriptable fake endpoint, test clocks and sleepers, a real firehose-local process helper.
         .target(
             name: "FirehoseTestSupport",
-            dependencies: ["FirehoseClient", "FirehoseWire", "AWSSigV4"],
+            dependencies: ["CivilTime", "FirehoseClient", "FirehoseWire", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
         // Example: records lines from stdin and submits them.
@@ -147,11 +154,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"], swiftSettings: swiftSettings),
         .testTarget(name: "DurableStorageTests", dependencies: ["DurableStorage"], swiftSettings: swiftSettings),
         .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseKeyLayoutTests",
-            dependencies: ["FirehoseKeyLayout"],
+            dependencies: ["CivilTime", "FirehoseKeyLayout"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -27,10 +27,11 @@ let package = Package(
         // Symlinks to the main package's sources (../../Sources/...).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "FirehoseWire", dependencies: ["CZlib"]),
-        .target(name: "AWSSigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "FirehoseClient", dependencies: ["FirehoseWire", "AWSSigV4"]),
+        .target(name: "CivilTime"),
+        .target(name: "AWSSigV4", dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4"]),
         .target(name: "DurableStorage"),
-        .target(name: "FirehoseKeyLayout"),
+        .target(name: "FirehoseKeyLayout", dependencies: ["CivilTime"]),
         // The sink, for the micro benchmarks of its GZIP segments.
         .target(
             name: "FirehoseSink",

@@ -11,7 +11,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "FirehoseWire", dependencies: ["CZlib"]),
-        .target(name: "AWSSigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "CivilTime"),
+        .target(name: "AWSSigV4", dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "FuzzRequestDecoder", dependencies: ["FirehoseWire"]),
         .executableTarget(name: "FuzzSigV4", dependencies: ["AWSSigV4"]),
     ]

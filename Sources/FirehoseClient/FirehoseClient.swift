@@ -1,4 +1,5 @@
 import AWSSigV4
+import CivilTime
 import FirehoseWire
 import Foundation
 import Synchronization
@@ -250,7 +251,7 @@ public struct FirehoseClient: Sendable {
                     || message.contains("too skewed") || message.contains("expired")
             else { return nil }
         }
-        guard let dateText = response.header("Date"), let serverDate = HTTPDate.parse(dateText) else { return nil }
+        guard let dateText = response.header("Date"), let serverDate = parseHTTPDate(dateText) else { return nil }
         let offset = serverDate.timeIntervalSince(localNow)
         return abs(offset) >= 60 ? offset : nil
     }
@@ -298,37 +299,9 @@ final class ClockSkew: Sendable {
     }
 }
 
-/// RFC 1123 dates as in the HTTP `Date` header: `Sat, 21 Nov 2026 13:05:09 GMT`.
-enum HTTPDate {
-    static func parse(_ text: String) -> Date? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT" || parts[5] == "UTC",
-            let day = Int(parts[1]), let year = Int(parts[3])
-        else { return nil }
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard let monthIndex = months.firstIndex(of: String(parts[2])) else { return nil }
-        let time = parts[4].split(separator: ":")
-        guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]) else {
-            return nil
-        }
-        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
-        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
-        return Date(timeIntervalSince1970: Double(seconds))
-    }
-
-    /// Howard Hinnant's days_from_civil.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-}
-
 extension FirehoseClient {
     /// Parses an HTTP `Date` header (RFC 1123, GMT); nil when it is not one.
-    public static func parseHTTPDate(_ text: String) -> Date? { HTTPDate.parse(text) }
+    public static func parseHTTPDate(_ text: String) -> Date? {
+        HTTPDate.parse(text).map { Date(timeIntervalSince1970: Double($0)) }
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CivilTime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -79,20 +80,8 @@ enum Environment {
 
 // MARK: - Time
 
-/// ISO 8601 timestamps in UTC (`2026-11-21T13:05:09.123Z`) and the `--since` forms.
+/// The `--since` forms (instants are printed with `ISO8601Timestamp`).
 enum Timestamps {
-    /// Formats with millisecond precision, always in UTC.
-    static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = floorDivide(milliseconds, 1000)
-        let millis = Int(milliseconds - seconds * 1000)
-        let days = floorDivide(seconds, 86_400)
-        let secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(fromDays: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
-    }
-
     /// `--since`: an ISO 8601 date-time (`2026-11-21T13:05:09Z`, fractional seconds and `±hh:mm`
     /// offsets allowed; without a zone it is UTC), a date (`2026-11-21`, midnight UTC), or a time ago:
     /// a number with `s`, `m`, `h` or `d` (`90s`, `10m`, `1.5h`, `2d`; a bare number is seconds).
@@ -124,9 +113,10 @@ enum Timestamps {
     static func parseISO8601(_ text: String) -> Date? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
-            let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            let day = scanner.digits(2), (1...12).contains(month),
+            (1...CivilCalendar.daysInMonth(year: Int64(year), month: month)).contains(day)
         else { return nil }
-        var seconds = Double(days(fromCivil: year, month, day)) * 86_400
+        var seconds = Double(CivilCalendar.days(year: Int64(year), month: month, day: day)) * 86_400
         if scanner.atEnd { return Date(timeIntervalSince1970: seconds) }
         guard scanner.take("T") || scanner.take("t") || scanner.take(" "), let hour = scanner.digits(2),
             scanner.take(":"), let minute = scanner.digits(2), hour < 24, minute < 60
@@ -195,45 +185,5 @@ enum Timestamps {
             }
             return value
         }
-    }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : (a - b + 1) / b
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, day 0 = 1970-01-01).
-    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), month, day)
     }
 }

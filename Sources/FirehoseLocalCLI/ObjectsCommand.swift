@@ -1,4 +1,5 @@
 import ArgumentParser
+import CivilTime
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
@@ -235,7 +236,7 @@ struct ObjectLister {
     static func lines(_ objects: [ListedObject]) -> [UInt8] {
         var text = ""
         for object in objects {
-            text += "\(object.bucket)\t\(object.key)\t\(object.size)\t\(Timestamps.format(object.modified))\t"
+            text += "\(object.bucket)\t\(object.key)\t\(object.size)\t\(ISO8601Timestamp.format(object.modified))\t"
             text += object.records.map(String.init) ?? "-"
             text += "\n"
         }
@@ -260,7 +261,7 @@ struct ObjectLister {
             writer.key("size")
             writer.integer(object.size)
             writer.key("time")
-            writer.string(Timestamps.format(object.modified))
+            writer.string(ISO8601Timestamp.format(object.modified))
             writer.key("records")
             if let records = object.records { writer.integer(records) } else { writer.null() }
             writer.endObject()

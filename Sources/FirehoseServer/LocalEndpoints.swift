@@ -1,3 +1,4 @@
+import CivilTime
 import FirehoseSink
 import FirehoseWire
 import ServiceLifecycle
@@ -141,7 +142,7 @@ struct LocalEndpoints {
                 writer.key("key")
                 writer.string(last.key)
                 writer.key("time")
-                writer.string(iso8601(counters.lastDeliveryTime ?? last.firstArrival))
+                writer.string(ISO8601Timestamp.format(counters.lastDeliveryTime ?? last.firstArrival))
                 writer.key("records")
                 writer.integer(last.records)
                 writer.key("bytes")
@@ -159,31 +160,6 @@ struct LocalEndpoints {
         writer.endArray()
         writer.endObject()
         return writer.bytes
-    }
-
-    /// `2026-11-21T13:05:09.123Z`: ISO 8601 in UTC with milliseconds, without a formatter.
-    static func iso8601(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let millis = Int(milliseconds - seconds * 1000)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = Int(seconds - days * 86_400)
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
     }
 
     // MARK: - /_local/wait

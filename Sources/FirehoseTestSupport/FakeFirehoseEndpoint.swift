@@ -1,4 +1,5 @@
 import AWSSigV4
+import CivilTime
 import FirehoseClient
 import FirehoseWire
 import Foundation
@@ -296,25 +297,5 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
     }
 
     /// `Sat, 21 Nov 2026 13:05:09 GMT`
-    public static func httpDate(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // civil_from_days (Howard Hinnant)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
-        let weekday = weekdays[((days % 7) + 7) % 7]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(secondOfDay / 3600)):"
-            + "\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
-    }
+    public static func httpDate(_ date: Date) -> String { HTTPDate.format(date) }
 }

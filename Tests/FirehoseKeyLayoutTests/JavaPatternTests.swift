@@ -1,3 +1,4 @@
+import CivilTime
 import FirehoseKeyLayout
 import Foundation
 import Testing
@@ -101,7 +102,7 @@ struct JavaPatternTests {
     func years() throws {
         // 44 BC is proleptic year -43 in java.time; 10000 needs the '+' of EXCEEDS_PAD at width 4.
         let bc = CivilDateTime(
-            epochSeconds: (CivilDateTime.daysFromCivil(year: -43, month: 3, day: 15)) * 86_400, nanosecond: 0,
+            epochSeconds: (CivilCalendar.days(year: -43, month: 3, day: 15)) * 86_400, nanosecond: 0,
             utcOffsetSeconds: 0)
         let expectBC: [(String, String)] = [
             ("y", "44"), ("yy", "44"), ("yyyy", "0044"), ("u", "-43"), ("uu", "43"), ("uuu", "-043"), ("uuuu", "-0043"),
@@ -111,7 +112,7 @@ struct JavaPatternTests {
             #expect(try JavaDateTimePattern(pattern).format(bc) == expected, "\(pattern)")
         }
         let far = CivilDateTime(
-            epochSeconds: CivilDateTime.daysFromCivil(year: 10000, month: 1, day: 1) * 86_400, nanosecond: 0,
+            epochSeconds: CivilCalendar.days(year: 10000, month: 1, day: 1) * 86_400, nanosecond: 0,
             utcOffsetSeconds: 0)
         let expectFar: [(String, String)] = [
             ("y", "10000"), ("yy", "00"), ("yyy", "10000"), ("yyyy", "+10000"), ("yyyyy", "10000"),

@@ -1,3 +1,4 @@
+import CivilTime
 import FirehoseKeyLayout
 import Foundation
 import Testing
@@ -69,6 +70,6 @@ func layoutError(_ body: () throws -> Void) -> KeyLayoutError? {
 }
 
 func isoDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
-    let days = CivilDateTime.daysFromCivil(year: Int64(year), month: month, day: day)
+    let days = CivilCalendar.days(year: Int64(year), month: month, day: day)
     return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + Int64(hour * 3600 + minute * 60 + second)))
 }

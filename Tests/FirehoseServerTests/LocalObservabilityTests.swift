@@ -191,15 +191,6 @@ struct Exposition {
         #expect(try status(at: now.addingTimeInterval(5)) == ["ACTIVE", "ACTIVE"])
     }
 
-    @Test(arguments: [
-        (0.0, "1970-01-01T00:00:00.000Z"), (1_795_266_309.5, "2026-11-21T13:05:09.500Z"),
-        (951_782_400, "2000-02-29T00:00:00.000Z"), (-1, "1969-12-31T23:59:59.000Z"),
-        (4_102_444_799.999, "2099-12-31T23:59:59.999Z"),
-    ])
-    func timesAreISO8601UTC(seconds: Double, text: String) {
-        #expect(LocalEndpoints.iso8601(Date(timeIntervalSince1970: seconds)) == text)
-    }
-
     @Test func wrongMethodsAreRefusedWithAllow() async throws {
         let harness = try APIHarness()
         for (method, path, allow) in [

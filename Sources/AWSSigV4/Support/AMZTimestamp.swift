@@ -1,3 +1,5 @@
+import CivilTime
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -22,23 +24,7 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 
-    private struct Civil {
-        var year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64
-    }
-
-    private var civil: Civil {
-        let days = Self.floorDivide(secondsSince1970, 86_400)
-        let secondOfDay = secondsSince1970 - days * 86_400
-        let (year, month, day) = Self.civilFromDays(days)
-        return Civil(
-            year: year,
-            month: month,
-            day: day,
-            hour: secondOfDay / 3600,
-            minute: secondOfDay / 60 % 60,
-            second: secondOfDay % 60
-        )
-    }
+    private var civil: UTCDateTime { UTCDateTime(secondsSince1970: secondsSince1970) }
 
     /// `yyyyMMdd'T'HHmmss'Z'`, the form of `X-Amz-Date` and of the string to sign.
     var iso8601Basic: String {
@@ -54,20 +40,20 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(8)
         Self.appendDigits(c.year, count: 4, to: &out)
-        Self.appendDigits(c.month, count: 2, to: &out)
-        Self.appendDigits(c.day, count: 2, to: &out)
+        Self.appendDigits(Int64(c.month), count: 2, to: &out)
+        Self.appendDigits(Int64(c.day), count: 2, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     func appendISO8601Basic(to out: inout [UInt8]) {
         let c = civil
         Self.appendDigits(c.year, count: 4, to: &out)
-        Self.appendDigits(c.month, count: 2, to: &out)
-        Self.appendDigits(c.day, count: 2, to: &out)
+        Self.appendDigits(Int64(c.month), count: 2, to: &out)
+        Self.appendDigits(Int64(c.day), count: 2, to: &out)
         out.append(UInt8(ascii: "T"))
-        Self.appendDigits(c.hour, count: 2, to: &out)
-        Self.appendDigits(c.minute, count: 2, to: &out)
-        Self.appendDigits(c.second, count: 2, to: &out)
+        Self.appendDigits(Int64(c.hour), count: 2, to: &out)
+        Self.appendDigits(Int64(c.minute), count: 2, to: &out)
+        Self.appendDigits(Int64(c.second), count: 2, to: &out)
         out.append(UInt8(ascii: "Z"))
     }
 
@@ -91,43 +77,18 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
             self = basic
             return
         }
-        var fields = text.split(separator: " ", omittingEmptySubsequences: true)
-        if let first = fields.first, first.hasSuffix(",") {
-            guard Self.weekdays.contains(String(first.dropLast())) else { return nil }
-            fields.removeFirst()
-        }
-        guard fields.count == 5, ["GMT", "UTC", "+0000", "-0000"].contains(fields[4]),
-            let monthIndex = Self.months.firstIndex(of: String(fields[1]))
-        else { return nil }
-        let dayBytes = Array(fields[0].utf8)
-        let yearBytes = Array(fields[2].utf8)
-        let timeBytes = Array(fields[3].utf8)
-        guard dayBytes.count == 1 || dayBytes.count == 2, yearBytes.count == 4,
-            timeBytes.count == 8, timeBytes[2] == ASCII.colon, timeBytes[5] == ASCII.colon,
-            let day = Self.number(dayBytes, 0, dayBytes.count), let year = Self.number(yearBytes, 0, 4),
-            let hour = Self.number(timeBytes, 0, 2), let minute = Self.number(timeBytes, 3, 2),
-            let second = Self.number(timeBytes, 6, 2)
-        else { return nil }
-        self.init(
-            year: year,
-            month: Int64(monthIndex + 1),
-            day: day,
-            hour: hour,
-            minute: minute,
-            second: second
-        )
+        guard let seconds = HTTPDate.parse(text) else { return nil }
+        self.secondsSince1970 = seconds
     }
 
     private init?(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64) {
-        guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: month),
-            hour < 24, minute < 60, second < 60
+        guard
+            let seconds = UTCDateTime.secondsSince1970(
+                year: year, month: Int(month), day: Int(day), hour: Int(hour), minute: Int(minute),
+                second: Int(second))
         else { return nil }
-        let days = Self.daysFromCivil(year: year, month: month, day: day)
-        self.secondsSince1970 = days * 86_400 + hour * 3600 + minute * 60 + second
+        self.secondsSince1970 = seconds
     }
-
-    private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
         var value: Int64 = 0
@@ -147,39 +108,5 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
             out.append(UInt8(0x30 + value / divisor % 10))
             divisor /= 10
         }
-    }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : (a - b + 1) / b
-    }
-
-    private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days: exact for the proleptic Gregorian calendar.
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDivide(y, 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
