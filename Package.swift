@@ -98,6 +98,7 @@ let package = Package(
             name: "FirehoseLocalCLI",
             dependencies: [
                 "CivilTime",
+                "HTTPTransports",
                 "FirehoseServer",
                 "FirehoseSink",
                 "FirehoseWire",
@@ -114,10 +115,14 @@ let package = Package(
             dependencies: ["FirehoseLocalCLI"],
             swiftSettings: swiftSettings
         ),
+        // The client's transport abstraction and its HTTP/1.1 over plain TCP, without FoundationNetworking
+        // (no libcurl): the client uses it on loopback, the CLI's `flush` to reach a running server.
+        .target(name: "HTTPTransports", swiftSettings: swiftSettings),
         // Firehose data-plane client: SigV4, credentials providers, pluggable transport. No NIO/Hummingbird,
         // so an iOS app can link it.
         .target(
-            name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4"], swiftSettings: swiftSettings
+            name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4", "HTTPTransports"],
+            swiftSettings: swiftSettings
         ),
         // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.
         .target(
@@ -148,7 +153,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseRecorderTests",
             dependencies: [
-                "FirehoseRecorder", "FirehoseClient", "FirehoseTestSupport", "FirehoseWire", "firehose-record",
+                "FirehoseRecorder", "FirehoseClient", "FirehoseTestSupport", "FirehoseWire", "HTTPTransports",
+                "firehose-record",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -29,7 +29,8 @@ let package = Package(
         .target(name: "FirehoseWire", dependencies: ["CZlib"]),
         .target(name: "CivilTime"),
         .target(name: "AWSSigV4", dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4"]),
+        .target(name: "HTTPTransports"),
+        .target(name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4", "HTTPTransports"]),
         .target(name: "DurableStorage"),
         .target(name: "FirehoseKeyLayout", dependencies: ["CivilTime"]),
         // The sink, for the micro benchmarks of its GZIP segments.

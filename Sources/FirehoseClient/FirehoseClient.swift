@@ -2,13 +2,19 @@ import AWSSigV4
 import CivilTime
 import FirehoseWire
 import Foundation
+import HTTPTransports
 import Synchronization
 
 // What an app names when it uses this library, and nothing more of the modules under it: the
-// credentials it signs with, the error a service answer carries, the operation `send` takes.
+// credentials it signs with, the error a service answer carries, the operation `send` takes, and
+// the transport it may plug in.
 @_exported import struct AWSSigV4.AWSCredentials
 @_exported import struct FirehoseWire.FirehoseError
 @_exported import enum FirehoseWire.FirehoseOperation
+@_exported import class HTTPTransports.HTTP1Transport
+@_exported import struct HTTPTransports.HTTPRequest
+@_exported import struct HTTPTransports.HTTPResponse
+@_exported import protocol HTTPTransports.HTTPTransport
 
 /// A Firehose data-plane client: SigV4-signed AWS JSON 1.1 over a pluggable transport. Works
 /// against `firehose-local` and, unchanged, against Amazon Data Firehose.

@@ -60,6 +60,15 @@ enum CLIOutput {
             throw ExitCode(error.exitCode)
         }
     }
+
+    static func run(_ body: () async throws(CLIError) -> Void) async throws(ExitCode) {
+        do {
+            try await body()
+        } catch {
+            printError(error.message)
+            throw ExitCode(error.exitCode)
+        }
+    }
 }
 
 enum Environment {

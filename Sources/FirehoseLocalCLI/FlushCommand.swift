@@ -1,4 +1,5 @@
 import ArgumentParser
+import HTTPTransports
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -7,7 +8,7 @@ import ArgumentParser
 #endif
 
 /// `firehose-local flush`: asks a running server to deliver its buffers now (`POST /_local/flush`).
-public struct FlushCommand: ParsableCommand {
+public struct FlushCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "flush",
         abstract: "Deliver buffered records now, on a running server (POST /_local/flush).",
@@ -25,13 +26,13 @@ public struct FlushCommand: ParsableCommand {
     var stream: String?
 
     @Option(
-        help: "Server to talk to. [FIREHOSE_LOCAL_ENDPOINT] (default: \(LocalHTTPClient.Endpoint.defaultURL))")
+        help: "Server to talk to. [FIREHOSE_LOCAL_ENDPOINT] (default: \(ServerEndpoint.defaultURL))")
     var endpoint: String?
 
     @Flag(help: "Print the server's JSON answer instead of one line per object.")
     var json = false
 
-    @Option(help: "Seconds to wait for the connection and for the answer to progress.")
+    @Option(help: "Seconds to wait for the connection and the answer, in all.")
     var timeout: Double = 120
 
     public init() {}
@@ -43,22 +44,21 @@ public struct FlushCommand: ParsableCommand {
         if let stream, stream.isEmpty { throw ValidationError("--stream must not be empty.") }
     }
 
-    public func run() throws {
-        try CLIOutput.run { () throws(CLIError) in
-            let endpoint = try LocalHTTPClient.Endpoint(
-                parsing: Environment.value(endpoint, "FIREHOSE_LOCAL_ENDPOINT") ?? LocalHTTPClient.Endpoint.defaultURL)
-            let output = try Self.flush(endpoint: endpoint, stream: stream, json: json, timeout: timeout)
+    public func run() async throws {
+        try await CLIOutput.run { () async throws(CLIError) in
+            let endpoint = try ServerEndpoint(
+                parsing: Environment.value(endpoint, "FIREHOSE_LOCAL_ENDPOINT") ?? ServerEndpoint.defaultURL)
+            let output = try await Self.flush(endpoint: endpoint, stream: stream, json: json, timeout: timeout)
             try CLIOutput.write(output)
         }
     }
 
     /// Performs the flush and returns what the command prints.
-    static func flush(endpoint: LocalHTTPClient.Endpoint, stream: String?, json: Bool, timeout: Double)
-        throws(CLIError) -> [UInt8]
+    static func flush(endpoint: ServerEndpoint, stream: String?, json: Bool, timeout: Double)
+        async throws(CLIError) -> [UInt8]
     {
-        let client = LocalHTTPClient(endpoint: endpoint, timeout: timeout)
         let target = "/_local/flush" + (stream.map { "?stream=\(Self.percentEncoded($0))" } ?? "")
-        let response = try client.send(method: "POST", target: target)
+        let response = try await endpoint.send(method: "POST", target: target, timeout: timeout)
         guard response.status == 200 else { throw Self.serverError(response, action: "flush") }
         if json {
             var body = response.body
@@ -101,7 +101,7 @@ public struct FlushCommand: ParsableCommand {
     }
 
     /// `flush failed: HTTP 404 ResourceNotFoundException: Firehose x under account ... not found.`
-    static func serverError(_ response: LocalHTTPClient.Response, action: String) -> CLIError {
+    static func serverError(_ response: HTTPResponse, action: String) -> CLIError {
         if let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: Data(response.body)) {
             let code = answer.type ?? response.header("x-amzn-ErrorType") ?? "error"
             return CLIError(message: "\(action) failed: HTTP \(response.status) \(code): \(answer.message ?? "")")

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import FirehoseClient
+@testable import HTTPTransports
 
 #if canImport(Glibc)
     import Glibc
@@ -212,7 +213,7 @@ struct HTTP1TransportTests {
         #expect(received[0].head.contains("Content-Length: 2"))
     }
 
-    @Test("Chunked answers, 1xx interim answers and Connection: close are understood")
+    @Test("Chunked answers, 1xx interim answers, Connection: close and an HTTP/1.0 body until close are understood")
     func framing() async throws {
         let server = try ScriptedHTTPServer { number in
             switch number {
@@ -222,8 +223,11 @@ struct HTTP1TransportTests {
                         + "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nTrailer: x\r\n\r\n", close: false)
             case 1:
                 return .bytes(ok("closing", extra: "Connection: close\r\n"), close: true)
-            default:
+            case 2:
                 return .bytes("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy", close: false)
+            default:
+                // HTTP/1.0 without a length: the body is what comes until the server closes.
+                return .bytes("HTTP/1.0 500 Oops\r\n\r\nbody", close: true)
             }
         }
         defer { server.stop() }
@@ -235,6 +239,9 @@ struct HTTP1TransportTests {
         let busy = try await transport.send(request(server.url))
         #expect(busy.status == 503)
         #expect(String(decoding: busy.body, as: UTF8.self) == "busy")
+        let untilClose = try await transport.send(request(server.url))
+        #expect(untilClose.status == 500)
+        #expect(String(decoding: untilClose.body, as: UTF8.self) == "body")
         #expect(server.accepted == 2)
     }
 

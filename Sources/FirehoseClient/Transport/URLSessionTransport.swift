@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransports
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

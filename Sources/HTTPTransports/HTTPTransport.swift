@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One HTTP request as the client hands it to a transport: fully signed, body final (compressed
 /// when gzip is on). A transport must send the headers and body unchanged, or the signature breaks.

@@ -1,3 +1,4 @@
+// Foundation (Dispatch, trimming), never FoundationNetworking: no libcurl in what links this.
 import Foundation
 import Synchronization
 
@@ -146,51 +147,31 @@ public final class HTTP1Transport: HTTPTransport, Sendable {
     }
 }
 
-/// The transport a client uses unless given another: `URLSessionTransport`, except for loopback
-/// `http://` endpoints (firehose-local on this machine) where Foundation is not Apple's, which go
-/// over `HTTP1Transport` (see there why).
-public final class DefaultTransport: HTTPTransport, Sendable {
-    private let urlSession: URLSessionTransport
-    private let http1: HTTP1Transport
-
-    public init() {
-        urlSession = URLSessionTransport()
-        http1 = HTTP1Transport()
-    }
-
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        if Self.usesHTTP1(request.url) { return try await http1.send(request) }
-        return try await urlSession.send(request)
-    }
-
-    static func usesHTTP1(_ url: URL) -> Bool {
-        #if canImport(Darwin)
-            return false
-        #else
-            guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
-            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
-        #endif
-    }
-}
-
 // MARK: - Pieces
 
-struct TransportFailure: Error, CustomStringConvertible {
-    var description: String
+/// Why an exchange failed, with what a caller needs to say so in its own words.
+package struct TransportFailure: Error, CustomStringConvertible {
+    package var description: String
     /// No byte of the request left this machine: the connection could not be made, or the first
     /// `send` of the request failed, which means the kernel accepted none of it.
-    var requestUnsent = false
+    package var requestUnsent = false
+    /// While resolving the host or connecting to it: no server was reached.
+    package var connecting = false
+    /// The request's deadline passed.
+    package var timedOut = false
+    /// The cause without the operation: "Connection refused", "timed out", ...
+    package var reason: String
 
-    init(_ description: String, requestUnsent: Bool = false) {
+    init(_ description: String, requestUnsent: Bool = false, reason: String? = nil) {
         self.description = description
         self.requestUnsent = requestUnsent
+        self.reason = reason ?? description
     }
 
     static func system(_ operation: String, requestUnsent: Bool = false) -> TransportFailure {
         let code = errno
-        return TransportFailure(
-            "\(operation): \(String(cString: strerror(code))) (errno \(code))", requestUnsent: requestUnsent)
+        let cause = String(cString: strerror(code))
+        return TransportFailure("\(operation): \(cause) (errno \(code))", requestUnsent: requestUnsent, reason: cause)
     }
 }
 
@@ -305,7 +286,10 @@ final class Connection: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
         guard status == 0, let list else {
-            throw TransportFailure("cannot resolve \(endpoint.host): \(String(cString: gai_strerror(status)))")
+            let cause = "cannot resolve \(endpoint.host) (\(String(cString: gai_strerror(status))))"
+            var failure = TransportFailure(cause)
+            failure.connecting = true
+            throw failure
         }
         defer { freeaddrinfo(list) }
         var failure = TransportFailure("no address for \(endpoint.host)")
@@ -319,6 +303,7 @@ final class Connection: @unchecked Sendable {
                 failure = error
             }
         }
+        failure.connecting = true
         throw failure
     }
 
@@ -394,7 +379,11 @@ final class Connection: @unchecked Sendable {
     private func wait(_ socket: Int32, for events: Int16, deadline: ContinuousClock.Instant) throws {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw TransportFailure("timed out") }
+            guard left > .zero else {
+                var failure = TransportFailure("timed out")
+                failure.timedOut = true
+                throw failure
+            }
             let milliseconds = left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000
             var entry = pollfd(fd: socket, events: events, revents: 0)
             let ready = poll(&entry, 1, Int32(clamping: max(1, milliseconds)))
