@@ -160,6 +160,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"], swiftSettings: swiftSettings),
         .testTarget(name: "DurableStorageTests", dependencies: ["DurableStorage"], swiftSettings: swiftSettings),
         .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),

@@ -473,7 +473,7 @@ public actor FirehoseRecorder {
                     if pending.isEmpty { return .next }
                     retry += 1
                     do {
-                        try await environment.sleep(backoff(retry: retry - 1))
+                        try await environment.clock.sleep(for: backoff(retry: retry - 1))
                     } catch {
                         return .cancelled
                     }
@@ -492,7 +492,7 @@ public actor FirehoseRecorder {
             if pending.isEmpty { return .next }
             retry += 1
             do {
-                try await environment.sleep(backoff(retry: retry - 1))
+                try await environment.clock.sleep(for: backoff(retry: retry - 1))
             } catch {
                 return .cancelled
             }

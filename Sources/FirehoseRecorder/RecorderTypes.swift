@@ -80,18 +80,18 @@ extension FirehoseRecorder {
     /// Time and randomness, injectable so tests neither sleep nor depend on chance.
     public struct Environment: Sendable {
         public var now: @Sendable () -> Date
-        /// Waits between retries; throwing (cancellation) ends the submit.
-        public var sleep: @Sendable (Duration) async throws -> Void
+        /// Waits between retries (`sleep(for:)`); throwing (cancellation) ends the submit.
+        public var clock: any Clock<Duration>
         /// A number in 0..<1 for backoff jitter.
         public var random: @Sendable () -> Double
 
         public init(
             now: @escaping @Sendable () -> Date = { Date() },
-            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+            clock: any Clock<Duration> = ContinuousClock(),
             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
         ) {
             self.now = now
-            self.sleep = sleep
+            self.clock = clock
             self.random = random
         }
 

@@ -18,41 +18,6 @@ public struct TestDirectory: Sendable {
     public func appending(_ component: String) -> URL { url.appendingPathComponent(component) }
 }
 
-/// A clock tests move by hand.
-public final class TestClock: Sendable {
-    private let current: Mutex<Date>
-
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
-        current = Mutex(start)
-    }
-
-    public var now: Date { current.withLock { $0 } }
-
-    public func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    public var function: @Sendable () -> Date { { [self] in now } }
-}
-
-/// A `sleep` that returns at once and remembers every requested delay (so tests check backoff
-/// without waiting for it). Honours cancellation like `Task.sleep`.
-public final class RecordingSleeper: Sendable {
-    private let delays = Mutex<[Duration]>([])
-
-    public init() {}
-
-    public var recorded: [Duration] { delays.withLock { $0 } }
-
-    public var function: @Sendable (Duration) async throws -> Void {
-        { [self] duration in
-            delays.withLock { $0.append(duration) }
-            try Task.checkCancellation()
-            await Task.yield()
-        }
-    }
-}
-
 /// Deterministic pseudo-random bytes (SplitMix64) for test records.
 public struct SeededBytes: Sendable {
     private var state: UInt64

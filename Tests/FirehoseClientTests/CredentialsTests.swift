@@ -98,9 +98,9 @@ struct CredentialsTests {
 
     @Test("Temporary credentials refresh before expiry, once for many concurrent callers")
     func temporaryRefresh() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let counter = Mutex(0)
-        let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.function) {
+        let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.wallClock) {
             let n = counter.withLock { value -> Int in
                 value += 1
                 return value
@@ -108,7 +108,7 @@ struct CredentialsTests {
             try await Task.sleep(for: .milliseconds(20))
             return AWSCredentials(
                 accessKeyId: "ASIA\(n)", secretAccessKey: "s", sessionToken: "t\(n)",
-                expiration: clock.now.addingTimeInterval(3600))
+                expiration: clock.date.addingTimeInterval(3600))
         }
         let first = try await withThrowingTaskGroup(of: AWSCredentials.self) { group in
             for _ in 0..<20 { group.addTask { try await provider.credentials() } }
@@ -117,28 +117,28 @@ struct CredentialsTests {
         #expect(first == ["ASIA1"])
         #expect(await provider.fetchCount == 1)
 
-        clock.advance(by: 3600 - 301)  // still outside the refresh window
+        clock.advance(by: .seconds(3600 - 301))  // still outside the refresh window
         #expect(try await provider.credentials().accessKeyId == "ASIA1")
-        clock.advance(by: 2)  // inside it: refresh before expiry
+        clock.advance(by: .seconds(2))  // inside it: refresh before expiry
         #expect(try await provider.credentials().accessKeyId == "ASIA2")
         #expect(await provider.fetchCount == 2)
     }
 
     @Test("A failed refresh keeps using credentials that are still valid, and fails once they expire")
     func temporaryRefreshFailure() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let fail = Mutex(false)
-        let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.function) {
+        let provider = TemporaryCredentialsProvider(refreshBefore: .seconds(300), now: clock.wallClock) {
             if fail.withLock({ $0 }) { throw CredentialsError("STS unreachable") }
             return AWSCredentials(
                 accessKeyId: "ASIA", secretAccessKey: "s", sessionToken: "t",
-                expiration: clock.now.addingTimeInterval(600))
+                expiration: clock.date.addingTimeInterval(600))
         }
         _ = try await provider.credentials()
         fail.withLock { $0 = true }
-        clock.advance(by: 400)  // in the refresh window, not expired
+        clock.advance(by: .seconds(400))  // in the refresh window, not expired
         #expect(try await provider.credentials().accessKeyId == "ASIA")
-        clock.advance(by: 300)  // expired
+        clock.advance(by: .seconds(300))  // expired
         await #expect(throws: CredentialsError.self) { try await provider.credentials() }
     }
 }

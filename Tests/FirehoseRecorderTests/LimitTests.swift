@@ -55,9 +55,9 @@ struct LimitTests {
         let harness = try Harness(.init(diskAgeLimit: .seconds(3600)))
         defer { harness.directory.remove() }
         try await harness.save(3, prefix: "old")
-        harness.clock.advance(by: 1800)
+        harness.clock.advance(by: .seconds(1800))
         try await harness.save(2, prefix: "mid")
-        harness.clock.advance(by: 1801)
+        harness.clock.advance(by: .seconds(1801))
         // On save: the three "old" ones are past the limit.
         try await harness.save(1, prefix: "new")
         #expect(
@@ -68,7 +68,7 @@ struct LimitTests {
         #expect(harness.events.drops.first?.count == 3)
         #expect(harness.events.drops.first?.reason == .ageLimit)
         // Before submit: the "mid" ones are now too old and are not sent.
-        harness.clock.advance(by: 1800)
+        harness.clock.advance(by: .seconds(1800))
         let summary = await harness.recorder.submitAllRecords()
         #expect(summary.dropped.map(\.count) == [2])
         #expect(summary.dropped.first?.reason == .ageLimit)

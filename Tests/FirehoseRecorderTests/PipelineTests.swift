@@ -48,7 +48,7 @@ struct PipelineTests {
                 transport: transport))
         let recorder = try FirehoseRecorder(
             directory: directory.url, client: client, configuration: configuration,
-            environment: .init(sleep: { _ in }, random: { 0.5 }))
+            environment: .init(clock: ManualClock(advancesWhenSlept: true), random: { 0.5 }))
         return (recorder, directory)
     }
 

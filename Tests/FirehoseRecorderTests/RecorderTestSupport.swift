@@ -6,13 +6,12 @@ import Testing
 
 @testable import FirehoseRecorder
 
-/// A recorder on a fresh directory, talking to a fake endpoint, with a hand-moved clock and a
-/// sleeper that records backoff instead of waiting.
+/// A recorder on a fresh directory, talking to a fake endpoint, on a hand-moved clock whose backoff
+/// sleeps return at once and are recorded instead of waited for.
 struct Harness {
     let directory: TestDirectory
     let endpoint: FakeFirehoseEndpoint
-    let clock = TestClock()
-    let sleeper = RecordingSleeper()
+    let clock = ManualClock(date: Date(timeIntervalSince1970: 1_795_000_000), advancesWhenSlept: true)
     let recorder: FirehoseRecorder
     let events: EventLog
 
@@ -31,7 +30,7 @@ struct Harness {
                 transport: endpoint, timeout: timeout))
         recorder = try FirehoseRecorder(
             directory: self.directory.url, client: client, configuration: configuration,
-            environment: .init(now: clock.function, sleep: sleeper.function, random: { 0.5 }))
+            environment: .init(now: clock.wallClock, clock: clock, random: { 0.5 }))
         events = EventLog(recorder.events)
     }
 

@@ -80,7 +80,7 @@ struct SubmitTests {
         #expect(endpoint.requests[1].records.map { Data($0) } == [saved[1], saved[3]])
         #expect(Set(harness.delivered()) == Set(saved))
         #expect(harness.delivered().count == 5)
-        #expect(harness.sleeper.recorded == [.milliseconds(375)])  // 500 ms, equal jitter at 0.5
+        #expect(harness.clock.sleeps == [.milliseconds(375)])  // 500 ms, equal jitter at 0.5
     }
 
     @Test(
@@ -110,7 +110,7 @@ struct SubmitTests {
         #expect(summary.droppedCount == 0)
         // Exponential, capped, with jitter (0.5 → 75 % of the step).
         #expect(
-            harness.sleeper.recorded == [.milliseconds(750), .milliseconds(1500), .milliseconds(2250)] + [
+            harness.clock.sleeps == [.milliseconds(750), .milliseconds(1500), .milliseconds(2250)] + [
                 .milliseconds(750), .milliseconds(1500), .milliseconds(2250),
             ])
         let stored = try await harness.recorder.storedRecords()
@@ -157,7 +157,7 @@ struct SubmitTests {
         #expect(summary.isOffline)
         #expect(summary.requests == 1)
         #expect(summary.failedAttempts == 0)
-        #expect(harness.sleeper.recorded.isEmpty)
+        #expect(harness.clock.sleeps.isEmpty)
         let stored = try await harness.recorder.storedRecords()
         #expect(stored.count == 6)
         #expect(stored.allSatisfy { $0.attempts == 0 })
@@ -257,7 +257,7 @@ struct SubmitTests {
             Issue.record("expected a rejection, got \(String(describing: summary.dropped.first?.reason))")
         }
         #expect(summary.requests <= 2 * 2 * 7 + 1)
-        #expect(harness.sleeper.recorded.isEmpty)
+        #expect(harness.clock.sleeps.isEmpty)
         #expect(try await harness.recorder.recordCount == 0)
     }
 
@@ -299,8 +299,8 @@ struct SubmitTests {
         try await harness.save(1_000)
         let summary = await harness.recorder.submitAllRecords()
         #expect(summary.requests == 6)
-        #expect(harness.sleeper.recorded.count == 5)
-        #expect(harness.sleeper.recorded.allSatisfy { $0 > .zero })
+        #expect(harness.clock.sleeps.count == 5)
+        #expect(harness.clock.sleeps.allSatisfy { $0 > .zero })
         #expect(summary.remainingRecords == 1_000)
     }
 
@@ -315,12 +315,15 @@ struct SubmitTests {
                 endpoint: URL(string: "http://127.0.0.1:4573")!, region: "us-east-1",
                 credentialsProvider: StaticCredentialsProvider(accessKeyId: "test", secretAccessKey: "test"),
                 transport: endpoint))
+        // A clock that moves only when told: the submit's backoff waits on it until cancelled.
+        let clock = ManualClock()
         let recorder = try FirehoseRecorder(
             directory: directory.url, client: client,
-            configuration: .init(retryBaseDelay: .seconds(30), retryMaxDelay: .seconds(30)))
+            configuration: .init(retryBaseDelay: .seconds(30), retryMaxDelay: .seconds(30)),
+            environment: .init(now: clock.wallClock, clock: clock))
         try await recorder.saveRecord(Data([1]), streamName: "events")
         let task = Task { await recorder.submitAllRecords() }
-        try await Task.sleep(for: .milliseconds(200))
+        while clock.sleeperCount == 0 { await Task.yield() }
         task.cancel()
         let summary = await task.value
         #expect(summary.status.name == "cancelled")
