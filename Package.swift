@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseSinkTests",
             dependencies: [
-                "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage",
+                "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage", "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4",
+                "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4", "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -54,16 +54,13 @@ public final class FirehoseAPI: Sendable {
     public let sink: FirehoseSink
     public let metrics: FirehoseMetrics
     private let verifier: SigV4Verifier?
-    let clock: any SinkClock
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
 
-    public init(configuration: Configuration, sink: FirehoseSink, clock: any SinkClock = SystemClock(), logger: Logger)
-    {
+    public init(configuration: Configuration, sink: FirehoseSink, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
-        self.clock = clock
         self.logger = logger
         let metrics = FirehoseMetrics()
         self.metrics = metrics
@@ -119,7 +116,7 @@ public final class FirehoseAPI: Sendable {
                 method: request.method, path: request.path, query: request.query, headers: request.headers,
                 bodySHA256: SHA256Hex.hash(request.body))
             do {
-                _ = try verifier.verify(signed, now: clock.now())
+                _ = try verifier.verify(signed, now: sink.now())
             } catch {
                 throw FirehoseError(code: error.code, message: error.message)
             }
@@ -149,7 +146,7 @@ public final class FirehoseAPI: Sendable {
             let ids = (0..<input.records.count).map { _ in recordIDs.next() }
             return Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID)
         default:
-            let body = try await ControlPlane(api: self).handle(operation, body: body, now: clock.now())
+            let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
             return Self.success(body, requestID: requestID)
         }
     }
@@ -167,7 +164,7 @@ public final class FirehoseAPI: Sendable {
         guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
         }
-        guard record.isActive(at: clock.now()) else {
+        guard record.isActive(at: sink.now()) else {
             throw FirehoseError(
                 code: "ResourceNotFoundException",
                 message:

@@ -42,9 +42,8 @@ struct LocalEndpoints {
         case ("POST", "/_local/flush"):
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
-            // `FirehoseAPI.clock` is private; the wall clock is what its default SystemClock reads.
             return json(
-                200, Self.streamsDocument(await api.sink.statuses(), now: api.clock.now()), requestID: requestID)
+                200, Self.streamsDocument(await api.sink.statuses(), now: api.sink.now()), requestID: requestID)
         case ("GET", "/_local/wait"):
             return await wait(request, requestID: requestID)
         case ("GET", "/_local/metrics"):
@@ -224,14 +223,15 @@ struct LocalEndpoints {
             return sinkError(.unknownStream(stream), requestID: requestID)
         }
         let shuttingDown = Atomic<Bool>(false)
-        let deadline = ContinuousClock.now + .milliseconds(Int64((parameters.timeoutSeconds * 1000).rounded()))
+        // Counted on the sink's clock, slice by slice: a slice that ends without the objects has run
+        // its whole length.
+        var remaining = Duration.milliseconds(Int64((parameters.timeoutSeconds * 1000).rounded()))
         let outcome: Result<Bool, SinkError> = await withGracefulShutdownHandler {
             // Wait in slices of at most a second so a graceful shutdown (which cannot deliver while
             // requests are still open) or a cancelled request ends the wait promptly. The sink still
             // resumes a slice the moment an object is written: nothing here polls.
             while true {
                 if sink.objectsWritten(stream: parameters.stream) >= parameters.objects { return .success(true) }
-                let remaining = deadline - ContinuousClock.now
                 if remaining < .milliseconds(10) || shuttingDown.load(ordering: .relaxed) || Task.isCancelled {
                     return .success(false)
                 }
@@ -240,6 +240,7 @@ struct LocalEndpoints {
                     if try await sink.waitForObjects(parameters.objects, stream: parameters.stream, timeout: slice) {
                         return .success(true)
                     }
+                    remaining -= slice
                 } catch {
                     return .failure(error)
                 }

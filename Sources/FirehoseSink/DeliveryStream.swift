@@ -77,7 +77,8 @@ actor DeliveryStream {
     /// Where finished objects go.
     private let destination: any ObjectDestination
     private let durability: Durability
-    private let clock: any SinkClock
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
     private let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
     /// The open buffer of each partition with records.
@@ -111,7 +112,8 @@ actor DeliveryStream {
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
         durability: Durability,
-        clock: any SinkClock, logger: Logger, onDelivery: @escaping @Sendable (DeliveredObject) -> Void
+        clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
+        onDelivery: @escaping @Sendable (DeliveredObject) -> Void
     ) {
         self.settings = settings
         self.destination = destination
@@ -119,6 +121,7 @@ actor DeliveryStream {
         self.stagingDirectory = stagingDirectory
         self.durability = durability
         self.clock = clock
+        self.now = now
         var logger = logger
         logger[metadataKey: "stream"] = .string(settings.name)
         self.logger = logger
@@ -323,11 +326,13 @@ actor DeliveryStream {
         if durability == .fsync { stagingDirectoryDirty = true }
         var timer: Task<Void, Never>?
         if settings.bufferIntervalSeconds > 0 {
-            let deadline = arrival.addingTimeInterval(TimeInterval(settings.bufferIntervalSeconds))
+            // The interval runs from the buffer's first record, stamped before this call.
+            let remaining = arrival.addingTimeInterval(TimeInterval(settings.bufferIntervalSeconds))
+                .timeIntervalSince(now())
             let id = buffer.id
             timer = Task { [clock] in
                 do {
-                    try await clock.sleep(until: deadline)
+                    try await clock.sleep(for: .milliseconds(Int64((max(0, remaining) * 1000).rounded(.up))))
                 } catch {
                     return
                 }
@@ -436,10 +441,9 @@ actor DeliveryStream {
     /// Retries failed deliveries with exponential backoff (1 s, 2 s, 4 s … 60 s).
     private func scheduleRetry() {
         guard case .arm(let seconds) = publishQueue.failed() else { return }
-        let deadline = clock.now().addingTimeInterval(TimeInterval(seconds))
         retryTask = Task { [clock] in
             do {
-                try await clock.sleep(until: deadline)
+                try await clock.sleep(for: .seconds(seconds))
             } catch {
                 return
             }

@@ -72,8 +72,8 @@ final class DeliveryTracker: Sendable {
     }
 
     /// Waits until `stream` (or all streams together) has written at least `objects` objects since
-    /// start; false when `timeout` passes first.
-    func waitForObjects(_ objects: Int, stream: String?, timeout: Duration) async -> Bool {
+    /// start; false when `timeout` passes first on `clock`.
+    func waitForObjects(_ objects: Int, stream: String?, timeout: Duration, clock: any Clock<Duration>) async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -81,7 +81,7 @@ final class DeliveryTracker: Sendable {
         // The timer may fire before the waiter is registered; `expired` makes that case answer at once.
         let expired = ExpiredWaits()
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await clock.sleep(for: timeout)
             let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
                 expired.ids.withLock { _ = $0.insert(id) }
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }

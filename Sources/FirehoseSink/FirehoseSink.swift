@@ -83,7 +83,13 @@ public final class FirehoseSink: Sendable {
     }
 
     public let configuration: Configuration
-    private let clock: any SinkClock
+    /// Waits for buffer intervals, delivery retries and `/_local/wait` (Swift's `Clock`; tests move a
+    /// manual one). An existential, not a generic parameter as in Hummingbird's persist driver: every
+    /// wait here is relative (an interval from a buffer's first record, a retry delay, a wait's
+    /// timeout), so no instant is stored, and the API's types stay free of a clock parameter.
+    private let clock: any Clock<Duration>
+    /// Wall-clock time, for what is stamped with a date: arrivals (object keys), deliveries, streams.
+    private let wallClock: @Sendable () -> Date
     let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
     let streams = Mutex<[String: StreamEntry]>([:])
@@ -93,18 +99,20 @@ public final class FirehoseSink: Sendable {
 
     /// Creates the data and staging directories.
     public init(
-        configuration: Configuration, clock: any SinkClock = SystemClock(), logger: Logger,
+        configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void = { _ in }
     ) throws(SinkError) {
         self.configuration = configuration
         self.clock = clock
+        self.wallClock = now
         self.logger = logger
         let tracker = tracker
         let observers = observers
-        self.onDelivery = { [clock] object in
-            let now = clock.now()
-            tracker.delivered(object, at: now)
-            for observer in observers.list.withLock({ $0 }) { observer(object, now) }
+        self.onDelivery = { object in
+            let deliveredAt = now()
+            tracker.delivered(object, at: deliveredAt)
+            for observer in observers.list.withLock({ $0 }) { observer(object, deliveredAt) }
             onDelivery(object)
         }
         do {
@@ -124,12 +132,13 @@ public final class FirehoseSink: Sendable {
         let record =
             record
             ?? StreamRecord(
-                definition: settings.definition, versionID: settings.versionID, createTime: clock.now(),
-                origin: .configurationFile, activeAt: clock.now())
+                definition: settings.definition, versionID: settings.versionID, createTime: now(),
+                origin: .configurationFile, activeAt: now())
         let stream = DeliveryStream(
             settings: settings,
             destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability, clock: clock,
+            now: wallClock,
             logger: logger, onDelivery: onDelivery)
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
@@ -147,6 +156,9 @@ public final class FirehoseSink: Sendable {
                 "origin": .string(record.origin.rawValue),
             ])
     }
+
+    /// The sink's wall-clock time: what the API layer signs, activates and describes streams against.
+    package func now() -> Date { wallClock() }
 
     public var streamNames: [String] { streams.withLock { $0.keys.sorted() } }
 
@@ -240,7 +252,7 @@ public final class FirehoseSink: Sendable {
         guard let target = streams.withLock({ $0[stream]?.actor }) else { throw .unknownStream(stream) }
         let delivered: [DeliveredObject]
         do {
-            delivered = try await target.append(records, arrival: clock.now())
+            delivered = try await target.append(records, arrival: now())
         } catch {
             throw .storage(error)
         }
@@ -316,7 +328,7 @@ public final class FirehoseSink: Sendable {
         -> Bool
     {
         if let stream, streams.withLock({ $0[stream] }) == nil { throw .unknownStream(stream) }
-        return await tracker.waitForObjects(objects, stream: stream, timeout: timeout)
+        return await tracker.waitForObjects(objects, stream: stream, timeout: timeout, clock: clock)
     }
 
     public func objectsWritten(stream: String? = nil) -> Int { tracker.objectsWritten(stream) }

@@ -1,5 +1,6 @@
 import AWSSigV4
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Testing
@@ -197,7 +198,7 @@ struct ControlPlaneTests {
         let early = await harness.api.handle(
             harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "slow", data: [1])))
         #expect(try expectError(early, status: 400, code: "ResourceNotFoundException").contains("not ACTIVE"))
-        harness.clock.advance(by: 5)
+        harness.clock.advance(by: .seconds(5))
         #expect(try await status() == "ACTIVE")
         let put = await harness.api.handle(
             harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "slow", data: [1])))

@@ -1,5 +1,6 @@
 import AWSSigV4
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
@@ -10,7 +11,7 @@ import Testing
 /// Drives the API core the way the HTTP layer does, with real SigV4 signing and a fixed clock.
 final class APIHarness {
     let directory: String
-    let clock = ManualClock(now: Date(timeIntervalSince1970: 1_795_266_309))  // 2026-11-21T13:05:09Z
+    let clock = ManualClock(date: Date(timeIntervalSince1970: 1_795_266_309))  // 2026-11-21T13:05:09Z
     let sink: FirehoseSink
     let api: FirehoseAPI
     let credentials = AWSCredentials(accessKeyId: "AKIDLOCAL", secretAccessKey: "local-secret")
@@ -23,7 +24,8 @@ final class APIHarness {
         directory =
             existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
         let logger = Logger(label: "test")
-        sink = try FirehoseSink(configuration: .init(dataDirectory: directory), clock: clock, logger: logger)
+        sink = try FirehoseSink(
+            configuration: .init(dataDirectory: directory), clock: clock, now: clock.wallClock, logger: logger)
         try sink.createStream(
             DeliveryStreamSettings(
                 validating: CreateDeliveryStreamInput(
@@ -35,7 +37,7 @@ final class APIHarness {
                 region: "us-east-1", accountID: "123456789012",
                 authentication: authentication ?? .verify([credentials]), maxBodyBytes: maxBodyBytes,
                 streamActivationDelay: activationDelay),
-            sink: sink, clock: clock, logger: logger)
+            sink: sink, logger: logger)
     }
 
     /// Keep the directory when a test restarts over it.
@@ -56,7 +58,7 @@ final class APIHarness {
             let signer = SigV4Signer(credentials: credentials, region: signingRegion, service: "firehose")
             headers += signer.sign(
                 method: "POST", path: "/", query: "", headers: headers,
-                bodySHA256: SHA256Hex.hash(signedBody ?? body), date: signingDate ?? clock.now())
+                bodySHA256: SHA256Hex.hash(signedBody ?? body), date: signingDate ?? clock.date)
         }
         return APIRequest(method: "POST", path: "/", headers: headers, body: body)
     }
@@ -154,9 +156,9 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
     @Test func signatureOlderThanFiveMinutesIsRejected() async throws {
         let harness = try APIHarness()
         let request = harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [1]))
-        harness.clock.advance(by: 299)
+        harness.clock.advance(by: .seconds(299))
         #expect(await harness.api.handle(request).status == 200)
-        harness.clock.advance(by: 2)
+        harness.clock.advance(by: .seconds(2))
         let message = try expectError(await harness.api.handle(request), status: 400, code: "InvalidSignatureException")
         #expect(message.hasPrefix("Signature expired: 20261121T130509Z is now earlier than"))
     }
@@ -175,11 +177,11 @@ func expectError(_ response: APIResponse, status: Int, code: String, sourceLocat
             let body = harness.putRecordBody(data: [1])
             headers += signer.sign(
                 method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body),
-                date: harness.clock.now())
+                date: harness.clock.date)
             return APIRequest(method: "POST", path: "/", headers: headers, body: body)
         }
         #expect(await harness.api.handle(request()).status == 200)
-        harness.clock.advance(by: 60)
+        harness.clock.advance(by: .seconds(60))
         let message = try expectError(await harness.api.handle(request()), status: 400, code: "ExpiredTokenException")
         #expect(message == "The security token included in the request is expired")
     }

@@ -1,4 +1,5 @@
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Testing
@@ -87,13 +88,12 @@ struct BufferingTests {
             try h.sink.createStream(settings(destination(sizeInMBs: 5, intervalInSeconds: 60)))
             #expect(try await h.put(["tick"]).isEmpty)
             try await eventually("the interval timer") { h.clock.sleeperCount == 1 }
-            h.clock.advance(by: 59)
+            h.clock.advance(by: .seconds(59))
             #expect(h.clock.sleeperCount == 1)  // still waiting: the deadline was not reached
-            try await Task.sleep(for: .milliseconds(20))
             #expect(h.log.objects.isEmpty)
             #expect(h.files(under: h.bucketPath()).isEmpty)
 
-            h.clock.advance(by: 1)
+            h.clock.advance(by: .seconds(1))
             let objects = try await h.log.wait(count: 1)
             #expect(objects.count == 1)
             #expect(objects[0].reason == .interval)
@@ -110,12 +110,12 @@ struct BufferingTests {
             try h.sink.createStream(settings(destination(sizeInMBs: 5, intervalInSeconds: 60)))
             try await h.put(["first;"])
             try await eventually("the interval timer") { h.clock.sleeperCount == 1 }
-            h.clock.advance(by: 30)
+            h.clock.advance(by: .seconds(30))
             try await h.put(["second;"])
-            h.clock.advance(by: 29)
-            try await Task.sleep(for: .milliseconds(10))
+            h.clock.advance(by: .seconds(29))
+            #expect(h.clock.sleeperCount == 1)  // the timer still waits: 59 s after the first record
             #expect(h.log.objects.isEmpty)
-            h.clock.advance(by: 1)  // 60 s after the first record, 30 s after the second
+            h.clock.advance(by: .seconds(1))  // 60 s after the first record, 30 s after the second
             let objects = try await h.log.wait(count: 1)
             #expect(objects.first?.reason == .interval)
             #expect(objects.first?.records == 2)
@@ -129,17 +129,16 @@ struct BufferingTests {
             try h.sink.createStream(settings(destination(sizeInMBs: 5, intervalInSeconds: 60)))
             try await h.put(["one"])
             try await eventually("the first timer") { h.clock.sleeperCount == 1 }
-            h.clock.advance(by: 60)
+            h.clock.advance(by: .seconds(60))
             try await h.log.wait(count: 1)
 
-            h.clock.advance(by: 10)  // 13:06:19
+            h.clock.advance(by: .seconds(10))  // 13:06:19
             try await h.put(["two"])
             try await eventually("the second timer") { h.clock.sleeperCount == 1 }
-            h.clock.advance(by: 59)
+            h.clock.advance(by: .seconds(59))
             #expect(h.clock.sleeperCount == 1)
-            try await Task.sleep(for: .milliseconds(10))
             #expect(h.log.objects.count == 1)
-            h.clock.advance(by: 1)
+            h.clock.advance(by: .seconds(1))
             let objects = try await h.log.wait(count: 2)
             #expect(objects.map(\.reason) == [.interval, .interval])
             #expect(try h.contents(of: objects[1]) == Array("two".utf8))
@@ -156,8 +155,8 @@ struct BufferingTests {
             let delivered = try await h.put([[UInt8](repeating: 1, count: Self.mebibyte)])
             #expect(delivered.map(\.reason) == [.size])
             try await eventually("the timer to be cancelled") { h.clock.sleeperCount == 0 }
-            h.clock.advance(by: 120)
-            try await Task.sleep(for: .milliseconds(10))
+            h.clock.advance(by: .seconds(120))  // no timer is left to fire
+            #expect(h.clock.sleeperCount == 0)
             #expect(h.log.objects.count == 1)
             #expect(h.stagingIsEmpty)
         }

@@ -1,3 +1,4 @@
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
@@ -10,8 +11,9 @@ import Testing
 func restartedSink(over directory: String, streams: [DeliveryStreamSettings], log: DeliveryLog? = nil) throws
     -> FirehoseSink
 {
+    let clock = ManualClock(date: fixedNow.addingTimeInterval(3600))
     let sink = try FirehoseSink(
-        configuration: .init(dataDirectory: directory), clock: ManualClock(now: fixedNow.addingTimeInterval(3600)),
+        configuration: .init(dataDirectory: directory), clock: clock, now: clock.wallClock,
         logger: Logger(label: "restarted", factory: { _ in SwiftLogNoOpLogHandler() }),
         onDelivery: { object in log?.continuation.yield(object) })
     for stream in streams { try sink.createStream(stream) }
@@ -35,7 +37,7 @@ struct DurabilityTests {
         let stream = try settings(destination(compression: compression, delimiter: true))
         try crashed.sink.createStream(stream)
         try await crashed.put(["first", "second"])
-        crashed.clock.advance(by: 10)
+        crashed.clock.advance(by: .seconds(10))
         try await crashed.put([[0, 1, 2, 255], []])
         #expect(crashed.stagedFiles.count == 1)
 
@@ -168,8 +170,9 @@ struct DurabilityTests {
         arguments: ["GZIP", "UNCOMPRESSED"])
     func durabilityNoneStillStages(compression: String) async throws {
         let directory = try SinkHarness().directory
+        let clock = ManualClock(date: fixedNow)
         let first = try FirehoseSink(
-            configuration: .init(dataDirectory: directory, durability: .none), clock: ManualClock(now: fixedNow),
+            configuration: .init(dataDirectory: directory, durability: .none), clock: clock, now: clock.wallClock,
             logger: Logger(label: "none", factory: { _ in SwiftLogNoOpLogHandler() }))
         let stream = try settings(destination(compression: compression))
         try first.createStream(stream)
@@ -207,13 +210,13 @@ struct DurabilityTests {
             FileManager.default.createFile(atPath: h.bucketPath(), contents: Data())
             #expect(try await h.put(["patient"]).isEmpty)
             try await eventually("the retry timer to be armed") { h.clock.sleeperCount == 1 }
-            h.clock.advance(by: 1)
+            h.clock.advance(by: .seconds(1))
             // First retry (after 1 s) fails again; the next waits 2 s.
             try await eventually("the second retry to be armed") { h.clock.sleeperCount == 1 && h.log.objects.isEmpty }
             try FileManager.default.removeItem(atPath: h.bucketPath())
-            h.clock.advance(by: 1)
+            h.clock.advance(by: .seconds(1))
             #expect(h.log.objects.isEmpty)
-            h.clock.advance(by: 1)
+            h.clock.advance(by: .seconds(1))
             let objects = try await h.log.wait(count: 1)
             #expect(objects.map(\.records) == [1])
             #expect(try h.contents(of: objects[0]) == Array("patient".utf8))

@@ -1,5 +1,6 @@
 import DurableStorage
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Testing
@@ -64,7 +65,7 @@ struct FailureTests {
             try Self.blockBucket(h)
             try await h.put(["old"])
             await #expect(throws: SinkError.self) { try await h.sink.flush() }
-            h.clock.advance(by: 5)
+            h.clock.advance(by: .seconds(5))
             try await h.put(["new"])  // succeeds: the failed buffer is retried, logged, not thrown
             #expect(h.stagedFiles.count == 2)
             try Self.unblockBucket(h)
@@ -111,7 +112,7 @@ struct FailureTests {
             try Self.blockBucket(h)
             try await h.put(["late"])
             try await eventually("the timer") { h.clock.sleeperCount == 1 }
-            h.clock.advance(by: 60)
+            h.clock.advance(by: .seconds(60))
             // The interval timer is gone the moment the clock passes it; the failed attempt then arms
             // the retry timer, which is how the test knows the attempt has happened.
             try await eventually("the failed attempt to arm the retry timer") { h.clock.sleeperCount == 1 }

@@ -1,5 +1,6 @@
 import DurableStorage
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Synchronization
@@ -254,14 +255,14 @@ struct PipelineStageTests {
         try await SinkHarness.with { harness in
             try createPartitionedStream(in: harness, destination(intervalInSeconds: 60))
             try await harness.put(["a-first"])
-            harness.clock.advance(by: 30)
+            harness.clock.advance(by: .seconds(30))
             try await harness.put(["b-later", "a-second"])
-            harness.clock.advance(by: 30)
+            harness.clock.advance(by: .seconds(30))
             let first = try await harness.log.wait(count: 1)
             #expect(try harness.contents(of: first[0]) == Array("a-firsta-second".utf8))
             #expect(first[0].reason == .interval)
             #expect(harness.stagedFiles.count == 1)
-            harness.clock.advance(by: 30)
+            harness.clock.advance(by: .seconds(30))
             let both = try await harness.log.wait(count: 2)
             #expect(try harness.contents(of: both[1]) == Array("b-later".utf8))
             #expect(both[1].reason == .interval)

@@ -1,5 +1,6 @@
 import FirehoseKeyLayout
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
@@ -91,13 +92,13 @@ final class SinkHarness: Sendable {
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         let path = try #require(created.map { String(cString: $0) })
         directory = path
-        clock = ManualClock(now: now)
+        clock = ManualClock(date: now)
         let log = DeliveryLog()
         self.log = log
         var configuration = FirehoseSink.Configuration(dataDirectory: path)
         configuration.destination = destination
         sink = try FirehoseSink(
-            configuration: configuration, clock: clock,
+            configuration: configuration, clock: clock, now: clock.wallClock,
             logger: Logger(label: "firehose-sink-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
             onDelivery: { log.continuation.yield($0) })
     }
