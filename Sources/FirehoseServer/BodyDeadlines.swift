@@ -8,10 +8,14 @@ import Synchronization
 /// 7,000–10,000 PutRecord requests/s, which glibc then kept. Here a request costs two dictionary
 /// updates under a lock; the one timer sleeps until the earliest deadline and ends when nothing is in
 /// flight, so an idle server has no timer at all.
-final class BodyDeadlines<Success: Sendable>: Sendable {
-    typealias Instant = ContinuousClock.Instant
+///
+/// Generic over the clock it waits on, as Hummingbird's persist driver is: the server uses
+/// `ContinuousClock`, tests a manual clock they move past a deadline.
+final class BodyDeadlines<Success: Sendable, C: Clock>: Sendable where C.Duration == Duration {
+    typealias Instant = C.Instant
 
     let timeout: Duration
+    let clock: C
 
     private struct Entry {
         var deadline: Instant
@@ -27,13 +31,14 @@ final class BodyDeadlines<Success: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    init(timeout: Duration) {
+    init(timeout: Duration, clock: C) {
         self.timeout = timeout
+        self.clock = clock
     }
 
     /// Starts the clock for `task`, which is cancelled if it has not called `finish` within `timeout`.
-    func start(_ task: Task<Success, Never>, now: Instant = .now) -> UInt64 {
-        let deadline = now.advanced(by: timeout)
+    func start(_ task: Task<Success, Never>, now: Instant? = nil) -> UInt64 {
+        let deadline = (now ?? clock.now).advanced(by: timeout)
         let (id, startTimer) = state.withLock { state -> (UInt64, Bool) in
             state.nextID &+= 1
             state.entries[state.nextID] = Entry(deadline: deadline, task: task)
@@ -61,8 +66,8 @@ final class BodyDeadlines<Success: Sendable>: Sendable {
     private func runTimer() async {
         // Later requests have later deadlines (one timeout for all), so nothing new can come due
         // before the earliest deadline seen here.
-        while let next = cancelOverdue(now: .now) {
-            try? await Task.sleep(until: next, clock: .continuous)
+        while let next = cancelOverdue(now: clock.now) {
+            try? await clock.sleep(until: next, tolerance: nil)
         }
     }
 
@@ -85,5 +90,11 @@ final class BodyDeadlines<Success: Sendable>: Sendable {
         }
         for task in expired { task.cancel() }
         return next
+    }
+}
+
+extension BodyDeadlines where C == ContinuousClock {
+    convenience init(timeout: Duration) {
+        self.init(timeout: timeout, clock: ContinuousClock())
     }
 }

@@ -116,7 +116,7 @@ struct FirehoseResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let api: FirehoseAPI
     let budget: RequestMemoryBudget
-    let deadlines: BodyDeadlines<BodyOutcome?>
+    let deadlines: BodyDeadlines<BodyOutcome?, ContinuousClock>
 
     init(api: FirehoseAPI, bodyTimeout: Duration, budget: RequestMemoryBudget) {
         self.api = api

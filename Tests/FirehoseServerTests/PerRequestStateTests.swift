@@ -1,3 +1,4 @@
+import FirehoseTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -12,7 +13,7 @@ struct PerRequestStateTests {
     @Test func finishedRequestsLeaveNoEntryAndShareOneTimer() async {
         // The timeout outlasts the test however slow the machine: a deadline coming due is the only
         // thing that may start a second sleep (a loaded CI run once took 40 s against a 30 s timeout).
-        let deadlines = BodyDeadlines<Int>(timeout: .seconds(3_600))
+        let deadlines = BodyDeadlines<Int, ContinuousClock>(timeout: .seconds(3_600))
         for index in 0..<10_000 {
             let task = Task { index }
             let clock = deadlines.start(task)
@@ -31,17 +32,23 @@ struct PerRequestStateTests {
     }
 
     @Test func aRequestPastItsDeadlineIsCancelledByTheTimer() async throws {
-        let deadlines = BodyDeadlines<Bool>(timeout: .milliseconds(50))
+        let clock = ManualClock()
+        let deadlines = BodyDeadlines<Bool, ManualClock>(timeout: .seconds(30), clock: clock)
         let stuck = Task { await Self.untilCancelled() }
-        let clock = deadlines.start(stuck)
+        let id = deadlines.start(stuck)
+        try await eventually("the timer") { clock.sleeperCount == 1 }
+        clock.advance(by: .milliseconds(29_999))
+        #expect(clock.sleeperCount == 1)  // short of the deadline: the request still runs
+        #expect(!stuck.isCancelled)
+        clock.advance(by: .milliseconds(1))
         #expect(await stuck.value)
-        #expect(!deadlines.finish(clock))
+        #expect(!deadlines.finish(id))
         #expect(deadlines.inFlight == 0)
         try await eventually("the timer stops once nothing is in flight") { !deadlines.isTimerRunning }
     }
 
     @Test func onlyOverdueRequestsAreCancelled() async {
-        let deadlines = BodyDeadlines<Bool>(timeout: .seconds(30))
+        let deadlines = BodyDeadlines<Bool, ContinuousClock>(timeout: .seconds(30))
         let now = ContinuousClock.now
         let early = Task { await Self.untilCancelled() }
         let late = Task { await Self.untilCancelled() }
