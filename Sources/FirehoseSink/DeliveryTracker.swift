@@ -78,10 +78,10 @@ final class DeliveryTracker: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        // The timer may fire before the waiter is registered; `expired` makes that case answer at once.
+        // The timer or a cancellation may come before the waiter is registered; `expired` makes that
+        // case answer at once.
         let expired = ExpiredWaits()
-        let timer = Task {
-            try? await clock.sleep(for: timeout)
+        let expire: @Sendable () -> Void = { [self] in
             let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
                 expired.ids.withLock { _ = $0.insert(id) }
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
@@ -89,15 +89,24 @@ final class DeliveryTracker: Sendable {
             }
             continuation?.resume(returning: false)
         }
+        let timer = Task {
+            try? await clock.sleep(for: timeout)
+            expire()
+        }
         defer { timer.cancel() }
-        return await withCheckedContinuation { continuation in
-            let answer = state.withLock { state -> Bool? in
-                if Self.objects(in: state, stream: stream) >= objects { return true }
-                if expired.ids.withLock({ $0.contains(id) }) { return false }
-                state.waiters.append(Waiter(stream: stream, objects: objects, continuation: continuation, id: id))
-                return nil
+        // A cancelled wait (the client went away) answers at once instead of holding its waiter.
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let answer = state.withLock { state -> Bool? in
+                    if Self.objects(in: state, stream: stream) >= objects { return true }
+                    if expired.ids.withLock({ $0.contains(id) }) { return false }
+                    state.waiters.append(Waiter(stream: stream, objects: objects, continuation: continuation, id: id))
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
             }
-            if let answer { continuation.resume(returning: answer) }
+        } onCancel: {
+            expire()
         }
     }
 

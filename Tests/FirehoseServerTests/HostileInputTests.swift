@@ -183,7 +183,9 @@ struct RequestMemoryBudgetTests {
     }
 }
 
-func eventually(timeout: Duration = .seconds(5), _ what: String, _ condition: () -> Bool) async throws {
+/// Polls `condition` until it holds or `timeout` passes (a minute: the whole suite may keep both
+/// cooperative threads busy for seconds).
+func eventually(timeout: Duration = .seconds(60), _ what: String, _ condition: () -> Bool) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while !condition() {

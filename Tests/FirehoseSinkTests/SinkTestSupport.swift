@@ -30,9 +30,11 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Polls `condition` every millisecond until it holds or `timeout` passes.
+/// Polls `condition` every millisecond until it holds or `timeout` passes. A minute by default: on two
+/// cores the whole suite's compression keeps both cooperative threads busy, and a task was seen to
+/// wait over 5 s for its turn.
 func eventually(
-    timeout: Duration = .seconds(5), _ what: String, _ condition: () -> Bool
+    timeout: Duration = .seconds(60), _ what: String, _ condition: () -> Bool
 ) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
