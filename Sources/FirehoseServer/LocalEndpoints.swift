@@ -299,19 +299,12 @@ struct LocalEndpoints {
     private func error(_ status: Int, _ code: String, _ message: String, _ requestID: String, objects: Int? = nil)
         -> APIResponse
     {
-        var body = FirehoseError(code: code, message: message, httpStatus: status).jsonBody
-        if let objects {
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("__type")
-            writer.string(code)
-            writer.key("message")
-            writer.string(message)
-            writer.key("objects")
-            writer.integer(objects)
-            writer.endObject()
-            body = writer.bytes
-        }
+        let body = FirehoseError(code: code, message: message, httpStatus: status).jsonBody(adding: { writer in
+            if let objects {
+                writer.key("objects")
+                writer.integer(objects)
+            }
+        })
         var response = json(status, body, requestID: requestID)
         response.headers.append(("x-amzn-ErrorType", code))
         return response

@@ -14,13 +14,17 @@ public struct FirehoseError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { "\(code): \(message)" }
 
     /// `{"__type": "...", "message": "..."}` — the body every AWS JSON 1.1 SDK parses.
-    package var jsonBody: [UInt8] {
+    package var jsonBody: [UInt8] { jsonBody(adding: { _ in }) }
+
+    /// The same body with the caller's members after `message`.
+    package func jsonBody(adding members: (inout JSONWriter) -> Void) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("__type")
         writer.string(code)
         writer.key("message")
         writer.string(message)
+        members(&writer)
         writer.endObject()
         return writer.bytes
     }
