@@ -202,7 +202,8 @@ public struct ServeCommand: AsyncParsableCommand {
             }
         }
 
-        if streams.isEmpty {
+        // Counted after the saved ones are back: streams created through the API are streams too.
+        if sink.streamNames.isEmpty {
             logger.warning(
                 "No delivery streams are defined: every put will answer ResourceNotFoundException. Add DeliveryStreams to a --config file."
             )

@@ -1159,6 +1159,19 @@ def test_activation_delay_creating_then_active(make_server):
 
 
 @pytest.mark.timeout_s(90)
+def test_a_restart_with_only_api_streams_does_not_say_none_are_defined(make_server):
+    srv = make_server(cp_config(), name="only-api-1")
+    assert "No delivery streams are defined" in srv.stderr_text()  # true then: nothing is defined
+    create(srv.client(), "only-api")
+    assert srv.stop() == 0
+    again = make_server.create(cp_config(), name="only-api-2")
+    again.data_dir = srv.data_dir
+    again.start()
+    assert again.client().list_delivery_streams()["DeliveryStreamNames"] == ["only-api"]
+    assert "No delivery streams are defined" not in again.stderr_text()
+
+
+@pytest.mark.timeout_s(90)
 def test_api_streams_persist_and_config_wins_on_clash(make_server):
     config1 = cp_config(ext_stream("p-config", Prefix="cfg/"))
     srv = make_server(config1, name="persist-1")
