@@ -82,6 +82,22 @@ def test_put_record_batch_response_shape(server, fh):
     server.flush("shape")
 
 
+def test_success_bodies_are_compact_json(server):
+    """Fluent Bit's firehose output looks for the literal `"FailedPutCount":0` in the answer (no space),
+    and every answer is compact: no whitespace outside strings."""
+    batch = server.raw(
+        {"DeliveryStreamName": "shape", "Records": [{"Data": fhlocal.b64(b"a")}, {"Data": fhlocal.b64(b"b")}]},
+        op="PutRecordBatch",
+    )
+    assert batch.status == 200, batch
+    assert b'"FailedPutCount":0' in batch.body, batch.body
+    single = server.raw({"DeliveryStreamName": "shape", "Record": {"Data": fhlocal.b64(b"c")}})
+    assert single.status == 200, single
+    for body in (batch.body, single.body):
+        assert json.dumps(json.loads(body), separators=(",", ":")).encode() == body, body
+    server.flush("shape")
+
+
 def test_roundtrip_exact_bytes_and_flush_response(server, fh):
     records = [b'{"event":"signup","n":1}', b'{"event":"login","n":2}', b"plain text", b"\n", b"tail"]
     fh.put_record(DeliveryStreamName="roundtrip", Record={"Data": records[0]})
