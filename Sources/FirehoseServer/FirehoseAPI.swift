@@ -95,12 +95,16 @@ public final class FirehoseAPI: Sendable {
         } catch {
             metrics.requestFinished(
                 operation: operation, errorCode: error.code, durationSeconds: Self.seconds(since: started))
-            logger.debug(
-                "Request failed",
-                metadata: [
-                    "request_id": .string(requestID), "error_code": .string(error.code),
-                    "error_message": .string(error.message),
-                ])
+            if error.logDetail != nil {
+                logCause(of: error, requestID: requestID, operation: operation?.rawValue ?? "-")
+            } else {
+                logger.debug(
+                    "Request failed",
+                    metadata: [
+                        "request_id": .string(requestID), "error_code": .string(error.code),
+                        "error_message": .string(error.message),
+                    ])
+            }
             return Self.errorResponse(error, requestID: requestID)
         }
     }
@@ -156,6 +160,17 @@ public final class FirehoseAPI: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    /// Logs what a client is not told (the error's `logDetail`), with the request id it was given.
+    func logCause(of error: FirehoseError, requestID: String, operation: String) {
+        guard let detail = error.logDetail else { return }
+        logger.error(
+            "Request failed",
+            metadata: [
+                "request_id": .string(requestID), "operation": .string(operation),
+                "error_code": .string(error.code), "cause": .string(detail),
+            ])
+    }
+
     func log(_ message: Logger.Message, _ metadata: Logger.Metadata) {
         logger.info(message, metadata: metadata)
     }
@@ -179,12 +194,11 @@ public final class FirehoseAPI: Sendable {
             metrics.recordsReceived(
                 stream: input.deliveryStreamName, records: input.records.count, bytes: input.records.totalBytes)
         } catch {
-            if let storage = error.storageError {
-                logger.error(
-                    "Could not store records",
-                    metadata: ["stream": .string(input.deliveryStreamName), "error": .string(storage.description)])
+            var failure = error.firehoseError(accountID: configuration.accountID)
+            if let detail = failure.logDetail {
+                failure.logDetail = "records for \(input.deliveryStreamName) not stored: \(detail)"
             }
-            throw error.firehoseError(accountID: configuration.accountID)
+            throw failure
         }
     }
 
@@ -331,7 +345,9 @@ extension SinkError {
             return FirehoseError(
                 code: "ResourceInUseException", message: "Firehose \(name) under accountId \(accountID) already exists")
         }
-        let cause = storageError.map { "\($0)" } ?? description
-        return .serviceUnavailable("firehose-local could not store the records (\(cause)). Retry later.")
+        // AWS's words, with no local path in them; the cause goes to the log with the request id.
+        var error = FirehoseError.serviceUnavailable("Slow down.")
+        error.logDetail = storageError.map { "\($0)" } ?? description
+        return error
     }
 }

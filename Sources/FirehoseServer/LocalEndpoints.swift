@@ -285,6 +285,7 @@ struct LocalEndpoints {
 
     private func sinkError(_ error: SinkError, requestID: String) -> APIResponse {
         let firehoseError = error.firehoseError(accountID: api.configuration.accountID)
+        api.logCause(of: firehoseError, requestID: requestID, operation: "/_local")
         let status = error.isUnknownStream ? 404 : firehoseError.httpStatus
         return self.error(status, firehoseError.code, firehoseError.message, requestID)
     }

@@ -4,6 +4,9 @@ public struct FirehoseError: Error, Sendable, Equatable, CustomStringConvertible
     public var code: String
     public var message: String
     public var httpStatus: Int
+    /// For the server's log only, never sent: the cause behind a terse message (a local path, an
+    /// errno) that a client must not see.
+    package var logDetail: String?
 
     public init(code: String, message: String, httpStatus: Int = 400) {
         self.code = code

@@ -270,6 +270,9 @@ def test_disk_full_answers_503_keeps_serving_and_recovers(tmpfs_dir, make_server
     sent_not_acked += recs
     assert_alive(srv)
     assert "No space left on device" in srv.stderr_text(), "the storage failure is not logged with its cause"
+    # The client gets AWS's words, never a local path; the log line carries the request id it got.
+    assert failure["Error"]["Message"] == "Slow down.", failure["Error"]
+    assert failure["ResponseMetadata"]["RequestId"] in srv.stderr_text(), "the cause is not logged with the request id"
 
     filler.unlink()
     for _ in range(3):
