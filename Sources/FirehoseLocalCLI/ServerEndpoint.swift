@@ -79,19 +79,22 @@ extension ServerEndpoint {
         do {
             // No connection kept for later: it closes once the answer is read.
             return try await HTTP1Transport(maxIdleConnectionsPerEndpoint: 0).send(request)
-        } catch let failure as TransportFailure where failure.connecting && failure.reason.hasPrefix("cannot resolve") {
-            throw CLIError(
-                message:
-                    "cannot reach firehose-local at \(url): \(failure.reason). Set --endpoint or FIREHOSE_LOCAL_ENDPOINT."
-            )
-        } catch let failure as TransportFailure where failure.connecting {
-            let why = failure.timedOut ? "no connection within \(seconds) s" : failure.reason
-            throw CLIError(
-                message: "cannot reach firehose-local at \(url): \(why). Is `firehose-local serve` running there? "
-                    + "Set --endpoint or FIREHOSE_LOCAL_ENDPOINT to point elsewhere.")
         } catch let failure as TransportFailure {
-            let why = failure.timedOut ? "no answer within \(seconds) s" : failure.reason
-            throw CLIError(message: "request to firehose-local at \(url) failed: \(why).")
+            switch failure.phase {
+            case .resolving:
+                throw CLIError(
+                    message:
+                        "cannot reach firehose-local at \(url): \(failure.reason). Set --endpoint or FIREHOSE_LOCAL_ENDPOINT."
+                )
+            case .connecting:
+                let why = failure.timedOut ? "no connection within \(seconds) s" : failure.reason
+                throw CLIError(
+                    message: "cannot reach firehose-local at \(url): \(why). Is `firehose-local serve` running there? "
+                        + "Set --endpoint or FIREHOSE_LOCAL_ENDPOINT to point elsewhere.")
+            case .exchanging:
+                let why = failure.timedOut ? "no answer within \(seconds) s" : failure.reason
+                throw CLIError(message: "request to firehose-local at \(url) failed: \(why).")
+            }
         } catch {
             throw CLIError(message: "request to firehose-local at \(url) failed: \(error).")
         }

@@ -155,8 +155,17 @@ package struct TransportFailure: Error, CustomStringConvertible {
     /// No byte of the request left this machine: the connection could not be made, or the first
     /// `send` of the request failed, which means the kernel accepted none of it.
     package var requestUnsent = false
-    /// While resolving the host or connecting to it: no server was reached.
-    package var connecting = false
+    /// Where the exchange was when it failed.
+    package enum Phase: Sendable {
+        /// Looking up the host's addresses: no connection was tried.
+        case resolving
+        /// Connecting to one of its addresses: no server was reached.
+        case connecting
+        /// Sending the request or reading the answer.
+        case exchanging
+    }
+
+    package var phase = Phase.exchanging
     /// The request's deadline passed.
     package var timedOut = false
     /// The cause without the operation: "Connection refused", "timed out", ...
@@ -288,7 +297,7 @@ final class Connection: @unchecked Sendable {
         guard status == 0, let list else {
             let cause = "cannot resolve \(endpoint.host) (\(String(cString: gai_strerror(status))))"
             var failure = TransportFailure(cause)
-            failure.connecting = true
+            failure.phase = .resolving
             throw failure
         }
         defer { freeaddrinfo(list) }
@@ -303,7 +312,7 @@ final class Connection: @unchecked Sendable {
                 failure = error
             }
         }
-        failure.connecting = true
+        failure.phase = .connecting
         throw failure
     }
 

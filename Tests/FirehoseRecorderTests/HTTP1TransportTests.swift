@@ -328,16 +328,21 @@ struct HTTP1TransportTests {
         let transport = HTTP1Transport()
         let clock = ContinuousClock()
         let started = clock.now
-        await #expect(throws: TransportFailure.self) {
+        let silent = await #expect(throws: TransportFailure.self) {
             _ = try await transport.send(request(server.url, timeout: .milliseconds(200)))
         }
         #expect(clock.now - started < .seconds(3))
+        // What a caller words its message from: where it failed, and that the deadline did it.
+        #expect(silent?.phase == .exchanging)
+        #expect(silent?.timedOut == true)
 
         // A port nothing listens on: bind one, then close it.
         let closed = try ScriptedHTTPServer { _ in .silence }
         let closedURL = closed.url
         closed.stop()
-        await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(closedURL)) }
+        let refused = await #expect(throws: TransportFailure.self) { _ = try await transport.send(request(closedURL)) }
+        #expect(refused?.phase == .connecting)
+        #expect(refused?.reason == "Connection refused")
 
         let task = Task { try await transport.send(request(server.url, timeout: .seconds(30))) }
         try await Task.sleep(for: .milliseconds(100))
