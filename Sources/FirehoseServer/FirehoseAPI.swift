@@ -95,16 +95,7 @@ public final class FirehoseAPI: Sendable {
         } catch {
             metrics.requestFinished(
                 operation: operation, errorCode: error.code, durationSeconds: Self.seconds(since: started))
-            if error.logDetail != nil {
-                logCause(of: error, requestID: requestID, operation: operation?.rawValue ?? "-")
-            } else {
-                logger.debug(
-                    "Request failed",
-                    metadata: [
-                        "request_id": .string(requestID), "error_code": .string(error.code),
-                        "error_message": .string(error.message),
-                    ])
-            }
+            logFailure(error, requestID: requestID, operation: operation?.rawValue ?? "-")
             return Self.errorResponse(error, requestID: requestID)
         }
     }
@@ -160,15 +151,19 @@ public final class FirehoseAPI: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    /// Logs what a client is not told (the error's `logDetail`), with the request id it was given.
-    func logCause(of error: FirehoseError, requestID: String, operation: String) {
-        guard let detail = error.logDetail else { return }
-        logger.error(
-            "Request failed",
-            metadata: [
-                "request_id": .string(requestID), "operation": .string(operation),
-                "error_code": .string(error.code), "cause": .string(detail),
-            ])
+    /// Logs a failed request with the request id its client was given: at error level with what the
+    /// client is not told (the error's `logDetail`), else at debug level (the client has it all).
+    func logFailure(_ error: FirehoseError, requestID: String, operation: String) {
+        var metadata: Logger.Metadata = [
+            "request_id": .string(requestID), "operation": .string(operation), "error_code": .string(error.code),
+        ]
+        if let detail = error.logDetail {
+            metadata["cause"] = .string(detail)
+            logger.error("Request failed", metadata: metadata)
+        } else {
+            metadata["error_message"] = .string(error.message)
+            logger.debug("Request failed", metadata: metadata)
+        }
     }
 
     func log(_ message: Logger.Message, _ metadata: Logger.Metadata) {
@@ -347,7 +342,7 @@ extension SinkError {
         }
         // AWS's words, with no local path in them; the cause goes to the log with the request id.
         var error = FirehoseError.serviceUnavailable("Slow down.")
-        error.logDetail = storageError.map { "\($0)" } ?? description
+        error.logDetail = description
         return error
     }
 }

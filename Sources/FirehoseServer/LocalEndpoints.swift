@@ -228,8 +228,8 @@ struct LocalEndpoints {
         var remaining = Duration.milliseconds(Int64((parameters.timeoutSeconds * 1000).rounded()))
         let outcome: Result<Bool, SinkError> = await withGracefulShutdownHandler {
             // Wait in slices of at most a second so a graceful shutdown (which cannot deliver while
-            // requests are still open) or a cancelled request ends the wait promptly. The sink still
-            // resumes a slice the moment an object is written: nothing here polls.
+            // requests are still open) ends the wait promptly; a cancelled request ends its slice at
+            // once. The sink resumes a slice the moment an object is written: nothing here polls.
             while true {
                 if sink.objectsWritten(stream: parameters.stream) >= parameters.objects { return .success(true) }
                 if remaining < .milliseconds(10) || shuttingDown.load(ordering: .relaxed) || Task.isCancelled {
@@ -285,7 +285,7 @@ struct LocalEndpoints {
 
     private func sinkError(_ error: SinkError, requestID: String) -> APIResponse {
         let firehoseError = error.firehoseError(accountID: api.configuration.accountID)
-        api.logCause(of: firehoseError, requestID: requestID, operation: "/_local")
+        api.logFailure(firehoseError, requestID: requestID, operation: "/_local")
         let status = error.isUnknownStream ? 404 : firehoseError.httpStatus
         return self.error(status, firehoseError.code, firehoseError.message, requestID)
     }
