@@ -42,6 +42,22 @@ public enum HTTPDate {
     }
 }
 
+/// ISO 8601 basic in UTC, the form of SigV4's `X-Amz-Date`: `20261121T130509Z`. (SigV4 writes it
+/// itself, byte by byte, on every request.)
+public enum ISO8601Basic {
+    /// Whole seconds since 1970 of `yyyyMMdd'T'HHmmss'Z'` exactly (no separators, no fraction, no
+    /// other zone), or nil.
+    public static func parse(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
+            let year = number(bytes[0..<4]), let month = number(bytes[4..<6]), let day = number(bytes[6..<8]),
+            let hour = number(bytes[9..<11]), let minute = number(bytes[11..<13]), let second = number(bytes[13..<15])
+        else { return nil }
+        return UTCDateTime.secondsSince1970(
+            year: year, month: Int(month), day: Int(day), hour: Int(hour), minute: Int(minute), second: Int(second))
+    }
+}
+
 /// ISO 8601 in UTC with milliseconds, as answers and listings print instants:
 /// `2026-11-21T13:05:09.123Z`.
 public enum ISO8601Timestamp {

@@ -126,6 +126,18 @@ struct TimestampTextTests {
     }
 
     @Test(
+        "ISO 8601 basic (X-Amz-Date): exactly yyyyMMdd'T'HHmmss'Z', every field checked",
+        arguments: [
+            ("20261121T130509Z", 1_795_266_309 as Int64?), ("19700101T000000Z", 0), ("20240229T235959Z", 1_709_251_199),
+            ("20230229T000000Z", nil), ("20261321T130509Z", nil), ("20261121T240000Z", nil), ("20261121T130509z", nil),
+            ("20261121 130509Z", nil), ("2026-11-21T13:05:09Z", nil), ("20261121T13050Z", nil),
+            ("+0261121T130509Z", nil),
+        ])
+    func iso8601Basic(text: String, seconds: Int64?) {
+        #expect(ISO8601Basic.parse(text) == seconds)
+    }
+
+    @Test(
         "ISO 8601 with milliseconds, truncated, before and after 1970",
         arguments: [
             (0.0, "1970-01-01T00:00:00.000Z"), (1_795_266_309.5, "2026-11-21T13:05:09.500Z"),

@@ -59,13 +59,8 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
 
     /// Parses `yyyyMMdd'T'HHmmss'Z'` exactly: no separators, no fraction, no other zone.
     init?(iso8601Basic text: String) {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
-            let year = Self.number(bytes, 0, 4), let month = Self.number(bytes, 4, 2),
-            let day = Self.number(bytes, 6, 2), let hour = Self.number(bytes, 9, 2),
-            let minute = Self.number(bytes, 11, 2), let second = Self.number(bytes, 13, 2)
-        else { return nil }
-        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard let seconds = ISO8601Basic.parse(text) else { return nil }
+        self.secondsSince1970 = seconds
     }
 
     /// Parses the `Date` header: the RFC 1123 form HTTP uses (`Sun, 06 Nov 1994 08:49:37 GMT`), the
@@ -79,24 +74,6 @@ struct AMZTimestamp: Hashable, Comparable, Sendable {
         }
         guard let seconds = HTTPDate.parse(text) else { return nil }
         self.secondsSince1970 = seconds
-    }
-
-    private init?(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64) {
-        guard
-            let seconds = UTCDateTime.secondsSince1970(
-                year: year, month: Int(month), day: Int(day), hour: Int(hour), minute: Int(minute),
-                second: Int(second))
-        else { return nil }
-        self.secondsSince1970 = seconds
-    }
-
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
-        var value: Int64 = 0
-        for byte in bytes[start..<start + count] {
-            guard ASCII.isDigit(byte) else { return nil }
-            value = value * 10 + Int64(byte - 0x30)
-        }
-        return value
     }
 
     /// The last `count` decimal digits of `value`, most significant first. Digit by digit from the
