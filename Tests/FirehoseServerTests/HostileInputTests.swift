@@ -189,7 +189,14 @@ func eventually(timeout: Duration = .seconds(60), _ what: String, _ condition: (
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while !condition() {
-        if clock.now >= deadline { Issue.record("timed out waiting for \(what)"); return }
+        // Thrown, not recorded: the test cannot go on (a clock moved past a timer not yet armed
+        // would leave it waiting forever).
+        if clock.now >= deadline { throw TimedOutWaiting(what: what) }
         try await Task.sleep(for: .milliseconds(1))
     }
+}
+
+struct TimedOutWaiting: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
 }

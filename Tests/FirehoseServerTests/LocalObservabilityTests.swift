@@ -247,7 +247,7 @@ struct Exposition {
         #expect(try json(response)["objects"] as? Int == 2)
         let api = harness.api
         async let more = local(api, "GET", "/_local/wait?objects=3&timeout=0.2")
-        try await sleepers(1, on: harness.clock)
+        try await eventually("the wait's timer") { harness.clock.sleeperCount == 1 }
         harness.clock.advance(by: .milliseconds(200))
         #expect(await more.status == 408)
         #expect(try json(await more)["objects"] as? Int == 2)
@@ -257,7 +257,7 @@ struct Exposition {
         let harness = try APIHarness()
         let api = harness.api
         async let waited = local(api, "GET", "/_local/wait?stream=events&objects=1&timeout=0.3")
-        try await sleepers(1, on: harness.clock)
+        try await eventually("the wait's timer") { harness.clock.sleeperCount == 1 }
         harness.clock.advance(by: .milliseconds(290))
         // Short of the timeout on the sink's clock: the wait's timer still sleeps, so nothing answered.
         #expect(harness.clock.sleeperCount == 1)
@@ -274,9 +274,9 @@ struct Exposition {
         try harness.addInstantStream("instant")
         let api = harness.api
         async let waited = local(api, "GET", "/_local/wait?stream=instant&timeout=120")
-        try await sleepers(1, on: harness.clock)
+        try await eventually("the wait's timer") { harness.clock.sleeperCount == 1 }
         harness.clock.advance(by: .milliseconds(1_200))  // past the first one-second slice
-        try await sleepers(1, on: harness.clock)
+        try await eventually("the wait's timer") { harness.clock.sleeperCount == 1 }
         #expect(await harness.put(["late"], stream: "instant").status == 200)
         let response = await waited
         #expect(response.status == 200)
@@ -463,22 +463,4 @@ struct Exposition {
         #expect(buckets.map(\.value) == buckets.map(\.value).sorted())
         #expect(metrics.value("firehose_local_delivery_latency_seconds_count", ["stream": "a-stream"]) == 1)
     }
-}
-
-/// Waits until `count` tasks sleep on `clock`: a request has armed its timer, so moving the clock now
-/// fires it. Up to a minute, since the whole suite may be loading both cores; throws after that, and
-/// the test ends (a cancelled wait answers at once) instead of moving the clock past a timer not yet
-/// armed and waiting forever.
-func sleepers(_ count: Int, on clock: ManualClock) async throws {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-    while clock.sleeperCount < count {
-        guard ContinuousClock.now < deadline else { throw SleepersMissing(expected: count, found: clock.sleeperCount) }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
-
-struct SleepersMissing: Error, CustomStringConvertible {
-    var expected: Int
-    var found: Int
-    var description: String { "waited a minute for \(expected) sleepers on the manual clock; \(found) came" }
 }
