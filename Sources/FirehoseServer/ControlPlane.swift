@@ -389,13 +389,7 @@ struct ControlPlane {
 
     private func decode<Shape: Decodable>(_ type: Shape.Type, _ body: [UInt8]) throws(FirehoseError) -> Shape {
         let text = body.isEmpty ? Array("{}".utf8) : body
-        do {
-            return try JSONDecoder().decode(Shape.self, from: Data(text))
-        } catch let error as DecodingError {
-            throw .serialization(PutRecordsRequest.describe(error))
-        } catch {
-            throw .serialization("Request body is not valid JSON.")
-        }
+        return try RequestJSON.decode(Shape.self, from: text)
     }
 
     /// The `Tags` list of CreateDeliveryStream and TagDeliveryStream: 1–50 tags, each valid.

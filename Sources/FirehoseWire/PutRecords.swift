@@ -112,7 +112,7 @@ package struct PutRecordsRequest: Sendable, Equatable {
     /// `JSONDecoder` into Codable shapes: the behaviour the fast path must reproduce, and the decoder of
     /// every body it does not handle.
     static func decodePutRecordReference(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
-        let shape = try decodeJSON(PutRecordShape.self, from: body)
+        let shape = try RequestJSON.decode(PutRecordShape.self, from: body)
         var violations = ServiceLimits.streamNameViolations(shape.DeliveryStreamName)
         var records = RecordBatch()
         if let record = shape.Record {
@@ -125,7 +125,7 @@ package struct PutRecordsRequest: Sendable, Equatable {
     }
 
     static func decodePutRecordBatchReference(_ body: [UInt8]) throws(FirehoseError) -> PutRecordsRequest {
-        let shape = try decodeJSON(PutRecordBatchShape.self, from: body)
+        let shape = try RequestJSON.decode(PutRecordBatchShape.self, from: body)
         var violations = ServiceLimits.streamNameViolations(shape.DeliveryStreamName)
         var records = RecordBatch()
         if let entries = shape.Records {
@@ -189,39 +189,6 @@ package struct PutRecordsRequest: Sendable, Equatable {
         ValidationViolation(
             value: "java.nio.HeapByteBuffer[pos=0 lim=\(size) cap=\(size)]", path: "\(path).data",
             constraint: "Member must have length less than or equal to \(ServiceLimits.maxRecordBytes)")
-    }
-
-    private static func decodeJSON<Shape: Decodable>(_ type: Shape.Type, from body: [UInt8]) throws(FirehoseError)
-        -> Shape
-    {
-        do {
-            return try JSONDecoder().decode(Shape.self, from: Data(body))
-        } catch let error as DecodingError {
-            throw .serialization(Self.describe(error))
-        } catch {
-            throw .serialization("Request body is not valid JSON.")
-        }
-    }
-
-    package static func describe(_ error: DecodingError) -> String {
-        func location(_ path: [any CodingKey]) -> String {
-            let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.isEmpty ? "the request body" : String(text.drop(while: { $0 == "." }))
-        }
-        switch error {
-        case .typeMismatch(let type, let context):
-            return "Unexpected JSON type at \(location(context.codingPath)): expected \(type)."
-        case .valueNotFound(let type, let context):
-            return "Unexpected null at \(location(context.codingPath)): expected \(type)."
-        case .keyNotFound(let key, _):
-            return "Missing member \(key.stringValue)."
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? "Request body is not valid JSON."
-                : "Malformed value at \(location(context.codingPath))."
-        @unknown default:
-            return "Request body could not be decoded."
-        }
     }
 }
 

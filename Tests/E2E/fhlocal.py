@@ -193,6 +193,7 @@ def standard_streams() -> list[dict]:
         ext_stream("errs"),
         ext_stream("limits"),
         ext_stream("raw"),
+        ext_stream("dup-members"),
         ext_stream("auth"),
         ext_stream("gzbody"),
         ext_stream("cli"),

@@ -290,6 +290,23 @@ def fh(cp):
 # --------------------------------------------------------------------------
 
 
+def test_repeated_member_last_wins(cp, fh):
+    """AWS reads JSON with Jackson, where a repeated member's last value wins
+    (JSONDecoder alone would keep the first)."""
+    dest = json.dumps(fhlocal.destination(BUCKET))
+    body = (
+        '{"DeliveryStreamName":"c-dup-first","ExtendedS3DestinationConfiguration":%s,'
+        '"DeliveryStreamName":"c-dup-last"}' % dest
+    ).encode()
+    r = cp.raw(body, op="CreateDeliveryStream")
+    assert r.status == 200, r
+    assert r.json()["DeliveryStreamARN"] == arn("c-dup-last")
+    assert fh.describe_delivery_stream(DeliveryStreamName="c-dup-last")["DeliveryStreamDescription"]
+    expect_client_error(
+        lambda: fh.describe_delivery_stream(DeliveryStreamName="c-dup-first"), "ResourceNotFoundException"
+    )
+
+
 def test_create_extended_s3_and_describe_fills_every_default(cp, fh):
     before = time.time()
     create(fh, "c-defaults")

@@ -201,6 +201,27 @@ def test_compact_json_is_accepted(server):
     server.flush("raw")
 
 
+def test_repeated_members_last_wins(server):
+    """AWS reads JSON with Jackson, where a repeated member's last value wins:
+    the stream, the records and each record's Data are the last ones given."""
+    first, last = b64(b"first;"), b64(b"last;")
+    batch = (
+        '{"DeliveryStreamName":"nope-stream","Records":[{"Data":"%s"}],"DeliveryStreamName":"dup-members",'
+        '"Records":[{"Data":"%s"},{"Data":"%s","Data":"%s"}]}' % (first, last, first, last)
+    )
+    r = server.raw(batch.encode(), op="PutRecordBatch")
+    assert r.status == 200, r
+    assert r.json()["FailedPutCount"] == 0 and len(r.json()["RequestResponses"]) == 2, r.json()
+    single = (
+        '{"Record":{"Data":"%s"},"DeliveryStreamName":"nope-stream","Record":{"Data":"%s"},'
+        '"DeliveryStreamName":"dup-members"}' % (first, last)
+    )
+    r = server.raw(single.encode(), op="PutRecord")
+    assert r.status == 200, r
+    server.flush("dup-members")
+    assert server.delivered("dup-members") == b"last;last;last;"
+
+
 @pytest.mark.parametrize(
     "body",
     [
