@@ -8,7 +8,7 @@
 ///
 /// The checks run in the order AWS's JSON front end runs them, so the first error a client gets is the
 /// one AWS would give: the header's syntax, the parameters and the date, the date's format and the clock
-/// skew, `host` being signed, the algorithm, the credential's shape, its scope, the access key, the
+/// skew, `host`, the date header and the service's required headers being signed, the algorithm, the credential's shape, its scope, the access key, the
 /// signature, and last the session token.
 ///
 /// The payload hash in the canonical request is always `SigV4Request.bodySHA256`, the hash of the body
@@ -19,21 +19,29 @@ public struct SigV4Verifier: Sendable {
     public let region: String
     public let service: String
     public let clockSkewTolerance: Duration
+    /// Headers that, when a request has them, must be signed (beyond `host` and the date), as spelled
+    /// in messages.
+    public let requiredSignedHeaders: [String]
     private let lookup: @Sendable (_ accessKeyId: String) -> AWSCredentials?
     let keyCache: SigningKeyCache
 
     /// - Parameters:
     ///   - clockSkewTolerance: how far the request time may be from `now`, either way (Firehose: 5 minutes).
+    ///   - requiredSignedHeaders: headers that must be in SignedHeaders when present, because they choose
+    ///     what the request does (for AWS JSON services, `X-Amz-Target`: unsigned, a captured request could be
+    ///     replayed as another operation with the same body and signature).
     ///   - lookup: the credentials for an access key id, or `nil` when the key is unknown.
     public init(
         region: String,
         service: String,
         clockSkewTolerance: Duration = .seconds(300),
+        requiredSignedHeaders: [String] = [],
         lookup: @escaping @Sendable (_ accessKeyId: String) -> AWSCredentials?
     ) {
         self.region = region
         self.service = service
         self.clockSkewTolerance = clockSkewTolerance
+        self.requiredSignedHeaders = requiredSignedHeaders
         self.lookup = lookup
         self.keyCache = SigningKeyCache()
     }
@@ -97,8 +105,22 @@ public struct SigV4Verifier: Sendable {
         let signedHeaderNames =
             authorization.isASCII
             ? ASCII.split(signedHeaders, separator: ASCII.semicolon) : signedHeaders.split(separator: ";")
-        guard signedHeaderNames.contains(where: { ASCII.equalsIgnoringCase($0.utf8, lowercased: "host".utf8) }) else {
+        func isSigned(_ name: String) -> Bool {
+            let lowercased = name.lowercased()
+            return signedHeaderNames.contains { ASCII.equalsIgnoringCase($0.utf8, lowercased: lowercased.utf8) }
+        }
+        guard isSigned("host") else {
             throw .invalid("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+        }
+        // AWS: "If you include a date or x-amz-date header, you must also include that header in the set
+        // of signed headers." Whichever one supplied the time is the one that must be signed.
+        // A required header that is absent is left to the service (a JSON API answers
+        // UnknownOperationException for a missing X-Amz-Target).
+        let mustBeSigned =
+            [isAMZDate ? "X-Amz-Date" : "Date"]
+            + requiredSignedHeaders.filter { !request.values(of: $0.lowercased()).isEmpty }
+        for name in mustBeSigned where !isSigned(name) {
+            throw .invalid("'\(name)' must be a 'SignedHeader' in the AWS Authorization.")
         }
 
         guard authorization.algorithm == CanonicalRequest.algorithm else {

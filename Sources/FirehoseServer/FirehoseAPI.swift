@@ -72,7 +72,9 @@ public final class FirehoseAPI: Sendable {
             verifier = nil
         case .verify(let credentials):
             let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
-            verifier = SigV4Verifier(region: configuration.region, service: "firehose") { byKey[$0] }
+            verifier = SigV4Verifier(
+                region: configuration.region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"]
+            ) { byKey[$0] }
         }
     }
 

@@ -80,7 +80,9 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
         self.serverNow = now
         let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
         verifier =
-            verifySignatures ? SigV4Verifier(region: region, service: "firehose") { byKey[$0] } : nil
+            verifySignatures
+            ? SigV4Verifier(region: region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"]) { byKey[$0] }
+            : nil
         state.withLock { $0.knownStreams = knownStreams }
     }
 

@@ -292,11 +292,50 @@ struct VerifierErrorTests {
         }
     }
 
+    @Test(
+        "The date header that gives the time, and X-Amz-Target, must be signed",
+        arguments: [
+            ("content-type;host;x-amz-target", "X-Amz-Date", false),
+            ("content-type;date;host;x-amz-target", "X-Amz-Date", false),
+            ("content-type;host;x-amz-date", "X-Amz-Target", false),
+            ("host;x-amz-date", "X-Amz-Target", false),
+            ("content-type;host;x-amz-date;x-amz-target", "Date", true),
+            ("content-type;host;x-amz-target", "Date", true),
+        ])
+    func operationAndDateSigned(signedHeaders: String, unsigned: String, byDateHeader: Bool) {
+        let dateHeader = byDateHeader ? ("Date", "Sun, 30 Aug 2015 12:36:00 GMT") : ("X-Amz-Date", "20150830T123600Z")
+        // With the header unsigned, a request would verify whatever its value, so a captured PutRecord
+        // could be replayed as DeleteDeliveryStream with the same body and signature.
+        let request = Fixture.manuallySigned(
+            headers: Fixture.baseHeaders + [dateHeader], signedHeaders: signedHeaders, timestamp: "20150830T123600Z")
+        #expect(throws: SigV4Error.invalidSignature("'\(unsigned)' must be a 'SignedHeader' in the AWS Authorization."))
+        {
+            try verifier.verify(request, now: now)
+        }
+    }
+
+    @Test("A required header the request does not have need not be signed")
+    func absentRequiredHeader() throws {
+        let request = Fixture.manuallySigned(
+            headers: [("Host", "localhost:4573"), ("X-Amz-Date", "20150830T123600Z")], signedHeaders: "host;x-amz-date",
+            timestamp: "20150830T123600Z")
+        #expect(try verifier.verify(request, now: now) == Fixture.credentials)
+    }
+
+    @Test("A verifier for a service that names no required header needs only host and the date signed")
+    func noRequiredHeaders() throws {
+        let request = Fixture.manuallySigned(
+            headers: Fixture.baseHeaders + [("X-Amz-Date", "20150830T123600Z")], signedHeaders: "host;x-amz-date",
+            timestamp: "20150830T123600Z")
+        let plain = SigV4Verifier(region: "us-east-1", service: "firehose") { _ in Fixture.credentials }
+        #expect(try plain.verify(request, now: now) == Fixture.credentials)
+    }
+
     @Test("SignedHeaders is matched without regard to case, and repeated as written")
     func signedHeadersCase() throws {
         let request = Fixture.manuallySigned(
             headers: Fixture.baseHeaders + [("X-Amz-Date", "20150830T123600Z")],
-            signedHeaders: "Content-Type;Host;X-Amz-Date",
+            signedHeaders: "Content-Type;Host;X-Amz-Date;X-Amz-Target",
             timestamp: "20150830T123600Z"
         )
         #expect(try verifier.verify(request, now: now) == Fixture.credentials)

@@ -178,6 +178,28 @@ def test_tampered_signed_header(server, auth_stream_clean):
     assert server.flush("auth") == {"objects": []}
 
 
+@pytest.mark.parametrize("op", ["DeleteDeliveryStream", "PutRecord"])
+def test_operation_must_be_signed(server, fh, op):
+    """A request whose SignedHeaders leave out X-Amz-Target verifies whatever
+    operation it names: a captured PutRecord replayed as DeleteDeliveryStream
+    (same body, same signature) would delete the stream. It is refused, naming
+    the header, for every operation."""
+    name = "auth-replay"
+    fh.create_delivery_stream(DeliveryStreamName=name, ExtendedS3DestinationConfiguration=fhlocal.destination())
+    try:
+
+        def add_target(h):
+            h["X-Amz-Target"] = fhlocal.TARGET_PREFIX + op
+
+        r = server.raw(put_body(name), target=None, mutate=add_target)
+        body = assert_raw_error(r, "InvalidSignatureException")
+        assert body["message"] == "'X-Amz-Target' must be a 'SignedHeader' in the AWS Authorization.", body
+        assert fh.describe_delivery_stream(DeliveryStreamName=name)["DeliveryStreamDescription"]
+        assert server.flush(name) == {"objects": []}
+    finally:
+        fh.delete_delivery_stream(DeliveryStreamName=name)
+
+
 @pytest.mark.parametrize(
     "minutes,prefix",
     [(-10, "Signature expired:"), (10, "Signature not yet current:")],

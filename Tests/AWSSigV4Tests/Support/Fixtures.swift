@@ -24,7 +24,9 @@ enum Fixture {
         tolerance: Duration = .seconds(300),
         knows known: [AWSCredentials] = [credentials, temporary]
     ) -> SigV4Verifier {
-        SigV4Verifier(region: region, service: "firehose", clockSkewTolerance: tolerance) { id in
+        SigV4Verifier(
+            region: region, service: "firehose", clockSkewTolerance: tolerance, requiredSignedHeaders: ["X-Amz-Target"]
+        ) { id in
             known.first { $0.accessKeyId == id }
         }
     }
