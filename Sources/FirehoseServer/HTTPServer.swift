@@ -81,6 +81,7 @@ public struct FirehoseHTTPServer: Sendable {
                 budget: RequestMemoryBudget(capacity: configuration.requestMemoryBudget)),
             server: .http1(
                 configuration: .init(
+                    additionalChannelHandlers: [CloseAfterResponse()],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port),
@@ -135,44 +136,52 @@ struct FirehoseResponder: HTTPResponder {
         if let authority = request.head.authority { headers.append(("host", authority)) }
         var contentLength: String?
         var contentLengthFields = 0
+        var transferCodings: [Substring] = []
         for field in request.headers {
             headers.append((field.name.rawName, field.value))
             if field.name == .contentLength {
                 contentLength = field.value
                 contentLengthFields += 1
+            } else if field.name == .transferEncoding {
+                transferCodings += field.value.split(separator: ",")
             }
         }
+        // Answered once the HTTP layer has read what it can of the body, so the answer is the only one.
+        let codingRefusal = transferCodings.isEmpty ? nil : Self.transferCodingRefusal(transferCodings)
         // Refuse a declared oversize body before reading any of it. (Repeated fields would read as a
         // list, which is no number.)
+        // Closing spares reading what may be a huge body only to find the next request.
         if contentLengthFields == 1, let declared = contentLength.flatMap({ Int($0) }), declared > limit {
-            return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+            return Self.closing(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
         let body: [UInt8]
         let reserved: Int
         switch await collectBody(of: request, limit: limit) {
+        case .body(_, let charged) where codingRefusal != nil:
+            budget.release(charged)
+            return Self.closing(FirehoseAPI.errorResponse(codingRefusal!, requestID: context.id))
         case .body(let bytes, let charged):
             body = bytes
             reserved = charged
         case .tooLarge:
-            return Self.convert(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+            return Self.closing(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+        case .malformed:
+            // The connection cannot be read on from a body whose end is unknown.
+            return Self.closing(FirehoseAPI.errorResponse(codingRefusal ?? Self.malformedBody, requestID: context.id))
         case .busy:
-            var response = Self.convert(
+            return Self.closing(
                 FirehoseAPI.errorResponse(
                     .serviceUnavailable(
                         "firehose-local is holding its maximum of \(budget.capacity / (1024 * 1024)) MiB of request data; retry shortly."
                     ),
                     requestID: context.id))
-            response.headers[.connection] = "close"
-            return response
         case .timedOut:
-            var response = Self.convert(
+            return Self.closing(
                 FirehoseAPI.errorResponse(
                     FirehoseError(
                         code: "RequestTimeoutException",
                         message: "The request body did not arrive within \(bodyTimeout).", httpStatus: 408),
                     requestID: context.id))
-            response.headers[.connection] = "close"
-            return response
         }
         defer { budget.release(reserved) }
         let apiRequest = APIRequest(
@@ -184,6 +193,9 @@ struct FirehoseResponder: HTTPResponder {
         /// The body, and the bytes reserved for it in the memory budget (the caller releases them).
         case body([UInt8], reserved: Int)
         case tooLarge
+        /// The framing broke off: the connection ended before `Content-Length` bytes, or a chunk was
+        /// malformed.
+        case malformed
         /// The memory budget is spent: shed load (503) rather than queue behind slow uploads.
         case busy
         case timedOut
@@ -234,10 +246,48 @@ struct FirehoseResponder: HTTPResponder {
             }
             if outcome == nil, !Task.isCancelled { return .body(bytes, reserved: reserved) }
         } catch {
-            outcome = Task.isCancelled ? nil : .tooLarge
+            outcome = Task.isCancelled ? nil : .malformed
         }
         budget.release(reserved)
         return outcome
+    }
+
+    static let malformedBody = FirehoseError(
+        code: "SerializationException",
+        message:
+            "The request body is malformed: the connection ended before Content-Length bytes, or its chunked encoding is invalid."
+    )
+
+    /// RFC 9112 §6.1 and §6.3: a body's length is known only when `chunked` is the last coding, and
+    /// only once (else 400, then close); a coding before it that the server does not apply is 501.
+    /// Nothing here decodes transfer codings but chunked, which the HTTP layer removes.
+    static func transferCodingRefusal(_ codings: [Substring]) -> FirehoseError? {
+        let names = codings.map { coding in
+            let isSpace = { (character: Character) in character == " " || character == "\t" }
+            return String(coding.drop(while: isSpace).reversed().drop(while: isSpace).reversed()).lowercased()
+        }
+        guard names.last == "chunked", names.filter({ $0 == "chunked" }).count == 1 else {
+            return FirehoseError(
+                code: "SerializationException",
+                message:
+                    "Transfer-Encoding '\(names.joined(separator: ", "))' leaves the body's length unknown: chunked must be its last coding, once.",
+                httpStatus: 400)
+        }
+        guard names.count == 1 else {
+            return FirehoseError(
+                code: "NotImplemented",
+                message:
+                    "Transfer-Encoding '\(names.dropLast().joined(separator: ", "))' is not supported: send the body chunked or with Content-Length (Content-Encoding: gzip is accepted).",
+                httpStatus: 501)
+        }
+        return nil
+    }
+
+    /// An error answer after which the connection is closed.
+    static func closing(_ response: APIResponse) -> Response {
+        var converted = convert(response)
+        converted.headers[.connection] = "close"
+        return converted
     }
 
     private static let requestIDField = HTTPField.Name("x-amzn-RequestId")!

@@ -613,12 +613,62 @@ def test_declared_oversized_content_length_gets_413_without_the_body_being_read(
     try:
         sock.sendall(request_head(headers, 100_000_000))  # no body byte is ever sent
         resp, how, waited = read_response(sock, 10)
+        # Closed rather than left to read 100 MB to find the next request.
+        _, closed, _ = read_until_closed(sock, 5)
     finally:
         sock.close()
     assert resp is not None, f"no answer to a 100 MB Content-Length ({how} after {waited:.1f} s)"
     assert resp.status == 413, resp
     assert resp.json()["__type"] == "SerializationException", resp
     assert waited < 2, f"413 took {waited:.2f} s: the server waited for the body"
+    assert resp.headers.get("connection") == "close", resp.headers
+    assert_alive(plain_server)
+
+
+# Requests whose body framing breaks: (head fields, bytes after the head, half-close after sending,
+# expected status, expected code).
+FRAMING = {
+    "shorter-than-content-length": ({"Content-Length": "100"}, b'{"Deliver', True, 400, "SerializationException"),
+    "invalid-chunk-size": ({"Transfer-Encoding": "chunked"}, b"zz\r\nabc\r\n0\r\n\r\n", False, 400,
+                           "SerializationException"),
+    "chunk-size-overflow": ({"Transfer-Encoding": "chunked"}, b"ffffffffffffffffffffff\r\nabc\r\n", False, 400,
+                            "SerializationException"),
+    "chunk-without-crlf": ({"Transfer-Encoding": "chunked"}, b"3\r\nabcdef\r\n0\r\n\r\n", False, 400,
+                           "SerializationException"),
+    "chunked-not-last": ({"Transfer-Encoding": "gzip"}, b"{}", False, 400, "SerializationException"),
+    # Refused by the HTTP parser before the request reaches the API: a bare 400.
+    "chunked-twice": ({"Transfer-Encoding": "chunked, chunked"}, b"2\r\n{}\r\n0\r\n\r\n", False, 400, None),
+    "unknown-coding-before-chunked": ({"Transfer-Encoding": "x-custom, chunked"}, b"2\r\n{}\r\n0\r\n\r\n", False,
+                                      501, "NotImplemented"),
+}
+
+
+@pytest.mark.timeout_s(30)
+@pytest.mark.parametrize("case", list(FRAMING), ids=list(FRAMING))
+def test_malformed_framing_gets_400_not_413_and_the_connection_is_closed(plain_server, case):
+    """Only a body really over the limit is 413. A body that breaks off or
+    whose transfer coding leaves its length unknown is 400 (RFC 9112 §6.3); a
+    coding the server does not apply is 501 (§6.1). Each says Connection:
+    close, and the server closes it."""
+    fields, after_head, half_close, status, code = FRAMING[case]
+    headers = {"Host": plain_server.host_header, "Content-Type": fhlocal.JSON_CT,
+               "X-Amz-Target": fhlocal.TARGET_PREFIX + "PutRecord", **fields}
+    sock = connect(plain_server)
+    try:
+        sock.sendall(request_head(headers, None) + after_head)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        data, how, waited = read_until_closed(sock, 8)
+    finally:
+        sock.close()
+    resp = parse_response(data)
+    assert resp is not None, f"{case}: no answer ({how} after {waited:.1f} s): {data[:300]!r}"
+    assert resp.status == status, f"{case}: {resp!r}"
+    if code is not None:
+        assert resp.json()["__type"] == code and resp.headers.get("x-amzn-requestid"), resp
+    assert resp.headers.get("connection") == "close", resp.headers
+    assert how == "eof", f"{case}: the connection was not closed ({how} after {waited:.1f} s)"
+    assert data.count(b"HTTP/1.1 ") == 1, f"{case}: more than one answer: {data!r}"
     assert_alive(plain_server)
 
 
