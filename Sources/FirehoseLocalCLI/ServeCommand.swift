@@ -168,6 +168,14 @@ public struct ServeCommand: AsyncParsableCommand {
             }
         }
 
+        // Before anything in the directory is read or written: a second instance stops here.
+        let lock: DataDirectoryLock
+        do {
+            lock = try DataDirectoryLock.acquire(dataDirectory: settings.dataDirectory)
+        } catch {
+            throw StartupError(description: "data directory \(settings.dataDirectory): \(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let sink: FirehoseSink
         do {
             sink = try FirehoseSink(

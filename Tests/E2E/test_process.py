@@ -90,6 +90,33 @@ def test_two_servers_get_different_ports(make_server):
     assert a.port != b.port
 
 
+def test_second_server_on_the_same_data_dir_exits_naming_the_first(make_server):
+    """Two servers on one data directory would deliver each other's staged
+    buffers: the second exits at start, naming the first one's PID. The lock
+    dies with its process, so kill -9 never leaves the directory locked."""
+    config = fhlocal.standard_config()
+    first = make_server(config, name="lock-first")
+    second = make_server.create(config, name="lock-second")
+    second.data_dir = first.data_dir
+    proc = second.spawn()
+    try:
+        assert proc.wait(30) == 1
+    finally:
+        second.kill()
+    err = second.stderr_text()
+    assert f"in use by another firehose-local (PID {first.proc.pid})" in err, err
+    assert str(first.data_dir) in err and "--data-dir" in err, err
+    assert not second.port_file.exists()
+    assert first.health().status == 200
+    first.client().put_record(DeliveryStreamName="roundtrip", Record={"Data": b"kept\n"})
+
+    first.kill()
+    third = make_server.create(config, name="lock-third")
+    third.data_dir = first.data_dir
+    third.start()  # delivers what the killed server had staged before it accepts requests
+    assert third.delivered("roundtrip") == b"kept\n"
+
+
 # --------------------------------------------------------------------------
 # Environment variables instead of flags
 # --------------------------------------------------------------------------

@@ -90,9 +90,7 @@ final class SinkHarness: Sendable {
 
     /// - Parameter destination: the destination stage; nil: the data directory's bucket folders.
     init(now: Date = fixedNow, destination: (any ObjectDestination)? = nil) throws {
-        var template = Array("/tmp/firehose-sink-test.XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        let path = try #require(created.map { String(cString: $0) })
+        let path = try Self.makeDirectory()
         directory = path
         clock = ManualClock(date: now)
         let log = DeliveryLog()
@@ -103,6 +101,19 @@ final class SinkHarness: Sendable {
             configuration: configuration, clock: clock, now: clock.wallClock,
             logger: Logger(label: "firehose-sink-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
             onDelivery: { log.continuation.yield($0) })
+    }
+
+    static func makeDirectory() throws -> String {
+        var template = Array("/tmp/firehose-sink-test.XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        return try #require(created.map { String(cString: $0) })
+    }
+
+    /// Runs `body` with a fresh empty directory, removed afterwards.
+    static func withDirectory(_ body: (String) throws -> Void) throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try body(directory)
     }
 
     var stagingDirectory: String { "\(directory)/.firehose-local/staging" }
