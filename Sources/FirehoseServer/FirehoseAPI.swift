@@ -64,6 +64,12 @@ public final class FirehoseAPI: Sendable {
         self.logger = logger
         let metrics = FirehoseMetrics()
         self.metrics = metrics
+        // What the sink delivered before this API existed (an embedder's own puts) counts too; from
+        // here on every delivery is counted as it happens, so a stream deleted before any scrape
+        // keeps its count.
+        for name in sink.streamNames {
+            metrics.objectsDeliveredEarlier(sink.objectsWritten(stream: name), stream: name)
+        }
         sink.addDeliveryObserver { object, time in
             metrics.objectDelivered(object, latencySeconds: time.timeIntervalSince(object.firstArrival))
         }

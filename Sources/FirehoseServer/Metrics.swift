@@ -56,10 +56,6 @@ public final class FirehoseMetrics: Sendable {
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
         /// Buffer gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
         var bufferGauges: [String: (records: Gauge, bytes: Gauge)] = [:]
-        /// What `objects_written_total` shows per stream: a mirror of the sink's own count, brought up
-        /// to date at every scrape (so it includes what was delivered before this instance existed,
-        /// such as buffers recovered at start, and never double counts).
-        var objectsExported: [String: Int] = [:]
     }
 
     public let registry: PrometheusCollectorRegistry
@@ -133,7 +129,14 @@ public final class FirehoseMetrics: Sendable {
             return counter
         }
         flushes.increment()
+        series.objectsWritten.increment()
         series.latency.record(max(0, latencySeconds))
+    }
+
+    /// Objects `stream` delivered before these metrics observed its deliveries.
+    func objectsDeliveredEarlier(_ objects: Int, stream: String) {
+        guard objects > 0 else { return }
+        series(stream).objectsWritten.increment(by: Int64(objects))
     }
 
     private func series(_ stream: String) -> StreamSeries {
@@ -171,7 +174,7 @@ public final class FirehoseMetrics: Sendable {
     public func render(streams: [FirehoseSink.StreamStatus]) -> [UInt8] {
         for status in streams {
             let name = status.settings.name
-            let series = self.series(name)
+            _ = series(name)
             let gauges = state.withLock { state -> (records: Gauge, bytes: Gauge) in
                 if let gauges = state.bufferGauges[name] { return gauges }
                 let labels = [("stream", name)]
@@ -192,19 +195,6 @@ public final class FirehoseMetrics: Sendable {
             }
             gauges.records.set(Double(status.bufferedRecords))
             gauges.bytes.set(Double(status.bufferedBytes))
-            // Mirror the sink's count; it restarts at 0 when a stream is deleted and created again,
-            // which Prometheus reads as a counter reset.
-            state.withLock { state in
-                let written = status.counters.objectsWritten
-                let exported = state.objectsExported[name, default: 0]
-                if written < exported {
-                    series.objectsWritten.reset()
-                    series.objectsWritten.increment(by: Int64(written))
-                } else if written > exported {
-                    series.objectsWritten.increment(by: Int64(written - exported))
-                }
-                state.objectsExported[name] = written
-            }
         }
         let current = Set(streams.map(\.settings.name))
         let gone = state.withLock { state -> [(records: Gauge, bytes: Gauge)] in

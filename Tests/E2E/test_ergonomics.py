@@ -338,6 +338,31 @@ def test_metrics_after_traffic(make_server):
     assert sum(v for n, _, v in samples if n == "firehose_local_requests_total") == 4
 
 
+def test_metrics_keep_the_objects_of_a_stream_deleted_before_the_first_scrape(make_server):
+    """objects_written_total counts deliveries as they happen: a stream created,
+    written and deleted between two scrapes (or before any) still shows its
+    objects, and a stream of the same name created again counts on from there."""
+    server = make_server(fhlocal.standard_config(DeliveryStreams=[ext_stream("m-keep")]), name="metrics-deleted")
+    fh = server.client()
+    fh.create_delivery_stream(DeliveryStreamName="m-brief", ExtendedS3DestinationConfiguration={
+        **fhlocal.destination(), "BufferingHints": {"SizeInMBs": 1, "IntervalInSeconds": 0}})
+    fh.put_record(DeliveryStreamName="m-brief", Record={"Data": b"one"})
+    fh.put_record(DeliveryStreamName="m-brief", Record={"Data": b"two"})
+    fhlocal.wait_for(lambda: len(server.stream_keys("m-brief")) == 2, timeout=30, what="two objects of m-brief")
+    fh.delete_delivery_stream(DeliveryStreamName="m-brief")
+    _, samples = scrape(server)
+    assert value(samples, "firehose_local_objects_written_total", stream="m-brief") == 2
+    assert value(samples, "firehose_local_flushes_total", stream="m-brief", reason="interval") == 2
+    assert value(samples, "firehose_local_buffer_bytes", stream="m-brief") is None  # no buffer any more
+
+    fh.create_delivery_stream(DeliveryStreamName="m-brief", ExtendedS3DestinationConfiguration={
+        **fhlocal.destination(), "BufferingHints": {"SizeInMBs": 1, "IntervalInSeconds": 0}})
+    fh.put_record(DeliveryStreamName="m-brief", Record={"Data": b"three"})
+    fhlocal.wait_for(lambda: len(server.stream_keys("m-brief")) == 3, timeout=30, what="a third object")
+    _, samples = scrape(server)
+    assert value(samples, "firehose_local_objects_written_total", stream="m-brief") == 3
+
+
 # --------------------------------------------------------------------------
 # firehose-local flush / objects / cat
 # --------------------------------------------------------------------------

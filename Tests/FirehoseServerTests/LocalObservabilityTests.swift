@@ -408,6 +408,18 @@ struct Exposition {
         #expect(metrics.value("firehose_local_buffer_bytes", ["stream": "events"]) == 0)
     }
 
+    @Test func aStreamDeletedBeforeTheFirstScrapeKeepsItsObjects() async throws {
+        let harness = try APIHarness()
+        try harness.addInstantStream("brief")
+        #expect(await harness.put(["a"], stream: "brief").status == 200)
+        #expect(await harness.put(["b"], stream: "brief").status == 200)
+        #expect(try await harness.sink.waitForObjects(2, stream: "brief", timeout: .seconds(60)))
+        try await harness.sink.deleteStream("brief")
+        let metrics = try Exposition(await harness.local("GET", "/_local/metrics").body)
+        #expect(metrics.value("firehose_local_objects_written_total", ["stream": "brief"]) == 2)
+        #expect(metrics.value("firehose_local_flushes_total", ["stream": "brief", "reason": "interval"]) == 2)
+    }
+
     @Test func objectsDeliveredBeforeTheAPIExistedAreCounted() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString)")
             .path
