@@ -41,7 +41,7 @@ public struct ObjectKeyLayout: Sendable, Equatable {
         // The model's length and pattern checks come first, as AWS's validation layer runs before
         // the service looks at what the values mean.
         for (value, member) in [(prefix, "prefix"), (errorOutputPrefix, "errorOutputPrefix")] {
-            if let value, value.count > S3Prefix.maxLength {
+            if let value, value.utf16.count > S3Prefix.maxLength {
                 throw KeyLayoutError.validation(
                     value: value, memberPath: member,
                     constraint: "Member must have length less than or equal to \(S3Prefix.maxLength)"
@@ -162,10 +162,38 @@ public struct ObjectKeyLayout: Sendable, Equatable {
 
     /// The longest the VersionId is assumed to print; it grows by one per UpdateDestination.
     private static let maxVersionDigits = 10
+    /// `yyyy/MM/dd/HH/`
+    private static let hourPathBytes = 14
+
+    /// `<stream>-<VersionId>-<yyyy-MM-dd-HH-mm-ss>-<uuid><ext>` at its longest.
+    private var objectNameBytes: Int {
+        streamName.utf8.count + 1 + Self.maxVersionDigits + 1 + 19 + 1 + 36 + fileExtension.utf8.count
+    }
+
+    /// The longest key an object can get, in UTF-8 bytes, with every expression at its longest, and
+    /// the field that decides it: `Prefix` for data objects, or the field error objects are named by.
+    public var longestKey: (bytes: Int, field: String) {
+        let dataKey: Int
+        if let prefix, prefix.hasExpressions {
+            dataKey = PathShape(prefix.parts).maxBytes + objectNameBytes
+        } else {
+            dataKey = (prefix?.raw.utf8.count ?? 0) + Self.hourPathBytes + objectNameBytes
+        }
+        let errorKey: Int
+        if let errorOutputPrefix, errorOutputPrefix.hasExpressions {
+            errorKey = PathShape(errorOutputPrefix.parts).maxBytes + objectNameBytes
+        } else {
+            errorKey =
+                ((errorOutputPrefix ?? prefix)?.raw.utf8.count ?? 0) + PathShape.maxErrorOutputTypeBytes + 1
+                + Self.hourPathBytes + objectNameBytes
+        }
+        if dataKey >= errorKey { return (dataKey, S3Prefix.Role.prefix.fieldName) }
+        return (errorKey, (errorOutputPrefix?.role ?? .prefix).fieldName)
+    }
 
     /// The key's last segment and the segment a prefix's tail runs into must fit a file name.
     private func checkSegmentLengths() throws(KeyLayoutError) {
-        let suffixBytes = streamName.utf8.count + 1 + Self.maxVersionDigits + 1 + 19 + 1 + 36 + fileExtension.utf8.count
+        let suffixBytes = objectNameBytes
         if suffixBytes > PathShape.maxSegmentBytes {
             throw KeyLayoutError.invalidArgument(
                 "FileExtension '\(fileExtension)' cannot be stored locally with stream name '\(streamName)': object names can exceed \(PathShape.maxSegmentBytes) bytes, the file-name limit of the local file system (firehose-local maps keys to directories)."
@@ -194,7 +222,7 @@ public struct ObjectKeyLayout: Sendable, Equatable {
     public static func validateFileExtension(_ value: String, memberPath: String = "fileExtension")
         throws(KeyLayoutError)
     {
-        if value.count > 128 {
+        if value.utf16.count > 128 {
             throw KeyLayoutError.validation(
                 value: value, memberPath: memberPath, constraint: "Member must have length less than or equal to 128"
             )
@@ -223,7 +251,7 @@ public struct ObjectKeyLayout: Sendable, Equatable {
     }
 
     private static func validateCustomTimeZonePattern(_ value: String, memberPath: String) throws(KeyLayoutError) {
-        if value.count > 50 {
+        if value.utf16.count > 50 {
             throw KeyLayoutError.validation(
                 value: value, memberPath: memberPath, constraint: "Member must have length less than or equal to 50"
             )
@@ -254,7 +282,7 @@ public struct ObjectKeyLayout: Sendable, Equatable {
     public static func validateStreamName(_ value: String, memberPath: String = "deliveryStreamName")
         throws(KeyLayoutError)
     {
-        if value.isEmpty || value.count > 64 {
+        if value.isEmpty || value.utf16.count > 64 {
             throw KeyLayoutError.validation(
                 value: value, memberPath: memberPath,
                 constraint: value.isEmpty

@@ -43,14 +43,19 @@ struct PathShape {
         }
     }
 
+    /// The longest the whole evaluated prefix can be, in UTF-8 bytes.
+    var maxBytes: Int { closed.reduce(0) { $0 + $1.maxBytes + 1 } + trailing.maxBytes }
+
+    /// Splits by scalar, as the file system splits bytes: a combining mark after `/` joins it into one
+    /// `Character`, which must not hide the separator (`a/../\u{301}x/` has a `..` segment).
     private mutating func addLiteral(_ text: String) {
-        for character in text {
-            if character == "/" {
+        for scalar in text.unicodeScalars {
+            if scalar == "/" {
                 closed.append(trailing)
                 trailing = Segment()
             } else {
-                trailing.literal.append(character)
-                trailing.maxBytes += character.utf8.count
+                trailing.literal.unicodeScalars.append(scalar)
+                trailing.maxBytes += UTF8.width(scalar)
             }
         }
     }
@@ -86,7 +91,8 @@ struct PathShape {
     }
 
     private static func checkDots(_ segment: Segment, raw: String, field: String) throws(KeyLayoutError) {
-        if segment.literal == "." || segment.literal == ".." {
+        // Bytes, not `String` equality, which compares canonically equivalent texts as equal.
+        if segment.literal.utf8.elementsEqual(".".utf8) || segment.literal.utf8.elementsEqual("..".utf8) {
             throw unstorable(raw: raw, field: field, reason: "path segment '\(segment.literal)' is not allowed")
         }
     }

@@ -25,7 +25,8 @@ public struct S3Prefix: Sendable, Equatable {
         }
     }
 
-    /// The model's limit on both fields (`Prefix`/`ErrorOutputPrefix`: length 0–1024).
+    /// The model's limit on both fields (`Prefix`/`ErrorOutputPrefix`: length 0–1024), counted as
+    /// AWS's Java validator counts: UTF-16 code units (an emoji is 2).
     public static let maxLength = 1024
 
     /// The prefix as configured.
@@ -56,7 +57,7 @@ public struct S3Prefix: Sendable, Equatable {
     ///   - memberPath: where a length violation is reported, e.g.
     ///     `extendedS3DestinationConfiguration.prefix`; defaults to the bare member name.
     public init(_ raw: String, role: Role, memberPath: String? = nil) throws(KeyLayoutError) {
-        if raw.count > Self.maxLength {
+        if raw.utf16.count > Self.maxLength {
             throw KeyLayoutError.validation(
                 value: raw,
                 memberPath: memberPath ?? role.memberName,

@@ -111,7 +111,9 @@ struct StreamDefinitions: Equatable {
     }
 
     mutating func add(_ definition: CreateDeliveryStreamInput, gzipLevel: Int32) {
-        guard let settings = try? DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel) else { return }
+        guard
+            let settings = try? DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel, dataDirectory: nil)
+        else { return }
         appendsNewline[settings.name] = settings.appendsNewline
     }
 }

@@ -151,7 +151,8 @@ public struct ServeCommand: AsyncParsableCommand {
         var streams: [DeliveryStreamSettings] = []
         for (index, definition) in file.deliveryStreams.enumerated() {
             do {
-                let stream = try DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel)
+                let stream = try DeliveryStreamSettings(
+                    validating: definition, gzipLevel: gzipLevel, dataDirectory: settings.dataDirectory)
                 if streams.contains(where: { $0.name == stream.name }) {
                     throw StartupError(
                         description:
@@ -201,7 +202,8 @@ public struct ServeCommand: AsyncParsableCommand {
             }
             do {
                 let settings = try DeliveryStreamSettings(
-                    validating: record.definition, gzipLevel: gzipLevel, versionID: record.versionID)
+                    validating: record.definition, gzipLevel: gzipLevel, versionID: record.versionID,
+                    dataDirectory: settings.dataDirectory)
                 try sink.createStream(settings, record: record)
             } catch {
                 logger.error(

@@ -381,7 +381,7 @@ struct ControlPlane {
         do {
             return try DeliveryStreamSettings(
                 validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true,
-                destinationMember: destinationMember)
+                destinationMember: destinationMember, dataDirectory: sink.configuration.dataDirectory)
         } catch {
             throw error.error
         }

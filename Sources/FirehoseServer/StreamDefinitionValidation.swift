@@ -32,9 +32,11 @@ extension DeliveryStreamSettings {
     /// - Parameter requireRoleARN: the API model requires `RoleARN`; a config file may leave it out.
     /// - Parameter destinationMember: names the destination member in errors when it is not the one
     ///   the definition uses (UpdateDestination validates the merged result but reports its own member).
+    /// - Parameter dataDirectory: where objects will be written; every object path under it must fit
+    ///   the file system's path limit. nil skips that check (nothing will be written).
     public init(
         validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1,
-        requireRoleARN: Bool = false, destinationMember: String? = nil
+        requireRoleARN: Bool = false, destinationMember: String? = nil, dataDirectory: String?
     ) throws(StreamConfigurationError) {
         func fail(_ field: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: field, error: error)
@@ -277,6 +279,20 @@ extension DeliveryStreamSettings {
                 streamName: name, prefix: destination.prefix, errorOutputPrefix: destination.errorOutputPrefix,
                 fileExtension: fileExtension.isEmpty ? compression.defaultExtension : fileExtension,
                 customTimeZone: destination.customTimeZone)
+        }
+
+        if let dataDirectory {
+            let (keyBytes, keyField) = keyLayout!.longestKey
+            let pathBytes = dataDirectory.utf8.count + 1 + bucket.utf8.count + 1 + keyBytes
+            let limit = FirehoseSink.Configuration.maxPathBytes
+            if pathBytes > limit {
+                // No local path in the message: it goes to API clients.
+                throw fail(
+                    keyField,
+                    .invalidArgument(
+                        "\(keyField) cannot be stored locally: in bucket \(bucket) under the data directory, object paths can reach \(pathBytes) bytes with every expression at its longest, beyond the \(limit)-byte path limit of the local file system (firehose-local maps keys to directories). Use a shorter prefix or a shorter --data-dir."
+                    ))
+            }
         }
 
         self.init(

@@ -8,6 +8,13 @@ import Synchronization
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Why the sink refused a call. Opaque struct over a private enum so cases can be added later.
 public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -69,6 +76,10 @@ public final class FirehoseSink: Sendable {
             self.dataDirectory = dataDirectory
             self.durability = durability
         }
+
+        /// The longest path the file system accepts (PATH_MAX, less its terminating NUL): an object's
+        /// `<data directory>/<bucket>/<key>` must fit, or it could never be delivered.
+        public static let maxPathBytes = Int(PATH_MAX) - 1
 
         /// The folder of a data directory that is firehose-local's own (staging buffers, the stream
         /// catalog): never a bucket, never listed as one.

@@ -24,7 +24,8 @@ public enum ServiceLimits {
     {
         guard let name else { return [.missing(path)] }
         var violations: [ValidationViolation] = []
-        let length = name.utf8.count
+        // UTF-16 code units, as AWS's Java validator counts.
+        let length = name.utf16.count
         if length < streamNameLength.lowerBound {
             violations.append(
                 ValidationViolation(

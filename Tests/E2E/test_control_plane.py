@@ -290,6 +290,47 @@ def fh(cp):
 # --------------------------------------------------------------------------
 
 
+def test_prefix_whose_paths_exceed_path_max_is_refused_and_one_that_fits_delivers(make_server):
+    """Every object path <data-dir>/<bucket>/<key> must fit PATH_MAX (4,095
+    bytes) with every expression at its longest, or its records could never be
+    delivered. Under a 1,250-byte data directory, a prefix that reaches the
+    limit exactly is accepted and delivers; three bytes more are refused."""
+    srv = make_server.create(cp_config(), name="pathmax")
+    long_dir = srv.workdir.joinpath(*(["d" * 250] * 5))
+    long_dir.mkdir(parents=True)
+    srv.data_dir = long_dir
+    srv.start()
+    fh = srv.client()
+    stream = "p"
+    # <stream>-<10-digit version>-<yyyy-MM-dd-HH-mm-ss>-<uuid>; no extension (uncompressed).
+    name_bytes = len(stream) + 1 + 10 + 1 + 19 + 1 + 36
+    # Without ErrorOutputPrefix, error objects go to <prefix><error type, up to 32 bytes>/yyyy/MM/dd/HH/.
+    budget = 4095 - len(str(long_dir).encode()) - 1 - len(BUCKET) - 1 - (32 + 1 + 14) - name_bytes
+
+    def prefix_of(size: int) -> str:
+        segment = "€" * 84 + "/"  # 253 bytes
+        whole, rest = divmod(size, len(segment.encode()))
+        text = segment * whole
+        if rest:
+            text += "a" * (rest - 1) + "/"
+        assert len(text.encode()) == size and len(text.encode("utf-16-le")) // 2 <= 1024
+        return text
+
+    fitting = prefix_of(budget)
+    resp = expect_client_error(
+        lambda: create(fh, stream, Prefix=prefix_of(budget + 3)), "InvalidArgumentException")
+    message = resp["Error"]["Message"]
+    assert "path limit of the local file system" in message and f"reach {4095 + 3} bytes" in message, message
+    assert str(long_dir) not in message, "the message reveals the local path"
+
+    create(fh, stream, Prefix=fitting)
+    fh.put_record(DeliveryStreamName=stream, Record={"Data": b"at the limit\n"})
+    assert srv.flush(stream)["objects"], "nothing was delivered"
+    [(key, path)] = srv.stream_objects(stream)
+    assert key.startswith(fitting) and path.read_bytes() == b"at the limit\n"
+    assert len(str(path).encode()) <= 4095
+
+
 def test_repeated_member_last_wins(cp, fh):
     """AWS reads JSON with Jackson, where a repeated member's last value wins
     (JSONDecoder alone would keep the first)."""
@@ -545,6 +586,12 @@ CREATE_ERRORS = [
      ["ErrorOutputPrefix cannot be null or empty when Prefix contains expressions"]),
     ("prefix-error-output-type", {EXT: _dest(Prefix="!{firehose:error-output-type}/", ErrorOutputPrefix="e/")},
      "InvalidArgumentException", ["Prefix cannot contain !{firehose:error-output-type}"]),
+    # A combining mark after "/" makes one grapheme of "/\u0301", which once hid the ".." before it.
+    ("prefix-combining-mark", {EXT: _dest(Prefix="a/../\u0301x/")}, "InvalidArgumentException",
+     ["Prefix 'a/../\u0301x/' cannot be stored locally: path segment '..' is not allowed"]),
+    # Lengths are UTF-16 code units, as in AWS's Java validator: 1,024 emoji are 2,048.
+    ("prefix-1024-emoji", {EXT: _dest(Prefix="\U0001F600" * 1024)}, "ValidationException",
+     ["extendedS3DestinationConfiguration.prefix", "Member must have length less than or equal to 1024"]),
     ("prefix-too-long", {EXT: _dest(Prefix=_long(1025))}, "ValidationException",
      ("extendedS3DestinationConfiguration.prefix", "Member must have length less than or equal to 1024", _long(1025))),
     ("file-extension-pattern", {EXT: _dest(FileExtension="json")}, "ValidationException",
@@ -955,6 +1002,8 @@ def test_update_version_and_destination_checks(cp, fh):
     assert "IntervalInSeconds" in resp["Error"]["Message"], resp["Error"]
     resp = expect_client_error(lambda: update(fh, name, "1", CompressionFormat="ZIP"), "InvalidArgumentException")
     assert "not supported yet" in resp["Error"]["Message"], resp["Error"]
+    resp = expect_client_error(lambda: update(fh, name, "1", Prefix="a/../\u0301x/"), "InvalidArgumentException")
+    assert "path segment '..' is not allowed" in resp["Error"]["Message"], resp["Error"]
     # Nothing changed through all of that.
     desc = describe(fh, name)
     assert desc["VersionId"] == "1"

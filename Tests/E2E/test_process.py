@@ -250,6 +250,10 @@ BAD_CONFIGS = {
         bad_stream(Prefix="year=!{timestamp:yyyy}/"), ["ErrorOutputPrefix"], []),
     "dynamic-partitioning": (
         bad_stream(DynamicPartitioningConfiguration={"Enabled": True}), ["DynamicPartitioning"], []),
+    "prefix-combining-mark-hides-dotdot": (
+        bad_stream(Prefix="a/../\u0301x/"), ["Prefix", "path segment '..' is not allowed"], []),
+    "prefix-1024-emoji": (
+        bad_stream(Prefix="\U0001F600" * 1024), ["Prefix", "length less than or equal to 1024"], []),
     "gzip-level-10": ({"GzipLevel": 10, **bad_stream()}, ["GzipLevel"], []),
     "authentication-maybe": ({"Authentication": "maybe", **bad_stream()}, ["Authentication"], []),
     "unknown-top-level-key": ({"Bogus": 1, **bad_stream()}, ["Bogus"], []),

@@ -38,6 +38,79 @@ struct PathSafetyTests {
     }
 
     @Test(
+        "Segments are split as the file system splits bytes: a combining mark cannot hide a '/'",
+        arguments: [
+            ("a/../\u{301}x/", "path segment '..' is not allowed"),
+            ("../\u{301}", "path segment '..' is not allowed"),
+            ("a/\u{301}/../b/", "path segment '..' is not allowed"),
+            ("a//\u{301}b/", "empty path segments (a leading '/' or '//') are not allowed"),
+            ("/\u{301}abs/", "empty path segments (a leading '/' or '//') are not allowed"),
+        ])
+    func combiningMarks(prefix: String, reason: String) {
+        // Each prefix holds a "/" followed by a combining mark: one Character, two scalars.
+        #expect(prefix.contains("/\u{301}"))
+        let error = layoutError { try _ = layout(prefix: prefix) }
+        #expect(
+            error?.message
+                == "Prefix '\(prefix)' cannot be stored locally: \(reason) (firehose-local maps keys to directories).")
+    }
+
+    @Test("A dot with a combining mark is a different name on disk, and allowed")
+    func dotWithCombiningMark() throws {
+        let layout = try layout(prefix: "a/.\u{301}/b/")
+        #expect(ObjectKeyLayout.isSafeRelativePath(layout.key()))
+    }
+
+    @Test("Lengths count UTF-16 code units, as AWS's Java validator does: an emoji counts 2")
+    func utf16Lengths() throws {
+        let emoji = "\u{1F600}"
+        // 512 emoji are 1024 units but one 2048-byte segment; spread over segments they fit.
+        let fits = (0..<8).map { _ in String(repeating: emoji, count: 60) }.joined(separator: "/") + "/"
+        #expect(fits.utf16.count == 8 * 120 + 8)
+        _ = try layout(prefix: fits)
+        let tooLong = String(repeating: emoji, count: 513)
+        #expect(tooLong.count == 513)
+        for error in [
+            layoutError { try _ = layout(prefix: tooLong) }, layoutError { try _ = S3Prefix(tooLong, role: .prefix) },
+        ] {
+            #expect(error?.errorType == "ValidationException")
+            #expect(error?.message.contains("Member must have length less than or equal to 1024") == true)
+        }
+        // 1,024 emoji: the attack of the report (4,096 bytes in a segment).
+        #expect(
+            layoutError { try _ = layout(prefix: String(repeating: emoji, count: 1024) + "/") }?.errorType
+                == "ValidationException")
+        #expect(
+            layoutError { try _ = layout(stream: String(repeating: "s", count: 64) + emoji) }?.message
+                .contains("Member must have length less than or equal to 64") == true)
+    }
+
+    @Test("The longest key counts every expression at its longest, data or error object")
+    func longestKey() throws {
+        // app-events-<10 digits>-yyyy-MM-dd-HH-mm-ss-<uuid>.gz
+        let name = 10 + 1 + 10 + 1 + 19 + 1 + 36 + 3
+        #expect(try layout().longestKey == (32 + 1 + 14 + name, "Prefix"))  // processing-failed etc.: 32 bytes
+        #expect(try layout(prefix: "€/").longestKey == (4 + 32 + 1 + 14 + name, "Prefix"))
+        let expressions = try layout(
+            prefix: "p/!{timestamp:EEEE}/!{firehose:random-string}/",
+            errorOutputPrefix: "e/!{firehose:error-output-type}/")
+        #expect(expressions.longestKey == (2 + 32 + 1 + name, "ErrorOutputPrefix"))  // the error key is longer
+        let longData = try layout(
+            prefix: "pp/!{timestamp:EEEE}/!{timestamp:MMMM}/!{firehose:random-string}/",
+            errorOutputPrefix: "e/!{firehose:error-output-type}/")
+        #expect(longData.longestKey == (3 + 9 + 1 + 9 + 1 + 11 + 1 + name, "Prefix"))
+        let longError = try layout(prefix: "p/", errorOutputPrefix: String(repeating: "e", count: 200) + "/")
+        #expect(longError.longestKey == (201 + 32 + 1 + 14 + name, "ErrorOutputPrefix"))
+        // Every key the layout makes is within its bound.
+        for layout in [expressions, longData, longError] {
+            #expect(layout.key().utf8.count <= layout.longestKey.bytes)
+            #expect(
+                layout.errorKey(ObjectKeyLayout.ErrorOutputType.formatConversionFailed).utf8.count
+                    <= layout.longestKey.bytes)
+        }
+    }
+
+    @Test(
         "Literal parts of timestamp patterns count as literal text",
         arguments: [
             "!{timestamp:'..'}/", "!{timestamp:..}/x/", "a/!{timestamp:'.'}", "a/!{timestamp:'/'}/",

@@ -29,7 +29,7 @@ import Testing
         let file = try ConfigurationFile.load(path: root.appendingPathComponent("sample-data/firehose-local.yaml").path)
         #expect(file.authentication == .verify)
         #expect(file.gzipLevel == 6)
-        let streams = try file.deliveryStreams.map { try DeliveryStreamSettings(validating: $0) }
+        let streams = try file.deliveryStreams.map { try DeliveryStreamSettings(validating: $0, dataDirectory: nil) }
         #expect(streams.map(\.name) == ["app-events", "raw-logs"])
         #expect(streams[0].compression == .gzip)
         #expect(streams[0].appendsNewline)

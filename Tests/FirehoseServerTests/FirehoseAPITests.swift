@@ -31,7 +31,7 @@ final class APIHarness {
                 validating: CreateDeliveryStreamInput(
                     deliveryStreamName: "events",
                     extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(
-                        bucketARN: "arn:aws:s3:::bucket", compressionFormat: "GZIP"))))
+                        bucketARN: "arn:aws:s3:::bucket", compressionFormat: "GZIP")), dataDirectory: directory))
         api = FirehoseAPI(
             configuration: .init(
                 region: "us-east-1", accountID: "123456789012",

@@ -35,7 +35,8 @@ extension APIHarness {
                         bufferingHints: BufferingHints(sizeInMBs: 1, intervalInSeconds: 0),
                         processingConfiguration: newline
                             ? ProcessingConfiguration(
-                                enabled: true, processors: [Processor(type: "AppendDelimiterToRecord")]) : nil))))
+                                enabled: true, processors: [Processor(type: "AppendDelimiterToRecord")]) : nil)),
+                dataDirectory: nil))
     }
 }
 
@@ -175,7 +176,8 @@ struct Exposition {
         let settings = try DeliveryStreamSettings(
             validating: CreateDeliveryStreamInput(
                 deliveryStreamName: "young",
-                extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::b")))
+                extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::b")),
+            dataDirectory: nil)
         try harness.sink.createStream(
             settings,
             record: StreamRecord(
@@ -430,8 +432,8 @@ struct Exposition {
             DeliveryStreamSettings(
                 validating: CreateDeliveryStreamInput(
                     deliveryStreamName: "early",
-                    extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::b"))
-            ))
+                    extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::b")),
+                dataDirectory: directory))
         try await sink.put(RecordBatch([Array("x".utf8)]), to: "early")
         _ = try await sink.flush()
         let api = FirehoseAPI(configuration: .init(authentication: .off), sink: sink, logger: logger)

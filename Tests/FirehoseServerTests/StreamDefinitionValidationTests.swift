@@ -14,7 +14,7 @@ struct StreamDefinitionValidationTests {
             deliveryStreamName: "demo",
             extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(
                 bucketARN: "arn:aws:s3:::demo-bucket"))
-        let settings = try DeliveryStreamSettings(validating: input)
+        let settings = try DeliveryStreamSettings(validating: input, dataDirectory: nil)
         #expect(settings.name == "demo")
         #expect(settings.bucket == "demo-bucket")
         #expect(settings.bufferSizeBytes == 5 * 1024 * 1024)
@@ -48,7 +48,8 @@ struct StreamDefinitionValidationTests {
             validating: CreateDeliveryStreamInput(
                 deliveryStreamName: "demo",
                 s3DestinationConfiguration: S3DestinationConfiguration(
-                    ExtendedS3DestinationConfiguration(bucketARN: "arn:aws-cn:s3:::b1", compressionFormat: "GZIP"))))
+                    ExtendedS3DestinationConfiguration(bucketARN: "arn:aws-cn:s3:::b1", compressionFormat: "GZIP"))),
+            dataDirectory: nil)
         #expect(ok.bucket == "b1")
         #expect(ok.compression == .gzip)
 
@@ -234,7 +235,7 @@ struct StreamDefinitionValidationTests {
         let input = CreateDeliveryStreamInput(
             deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.processing(["AppendDelimiterToRecord"])
         )
-        #expect(try DeliveryStreamSettings(validating: input).appendsNewline)
+        #expect(try DeliveryStreamSettings(validating: input, dataDirectory: nil).appendsNewline)
     }
 
     @Test("An unknown processor type is a ValidationException naming processors.N (1-based)")
@@ -272,7 +273,7 @@ struct StreamDefinitionValidationTests {
         for types in [["Lambda"], ["AppendDelimiterToRecord"], ["Nonsense"]] {
             let input = CreateDeliveryStreamInput(
                 deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.processing(types, enabled: false))
-            let settings = try DeliveryStreamSettings(validating: input)
+            let settings = try DeliveryStreamSettings(validating: input, dataDirectory: nil)
             #expect(settings.appendsNewline == false)
         }
     }
@@ -455,6 +456,33 @@ struct StreamDefinitionValidationTests {
     }
 }
 
+extension StreamDefinitionValidationTests {
+    @Test("Every object path under the data directory must fit the file system's path limit")
+    func pathLimit() throws {
+        // 80-character segments of "€" (3 bytes each): 240 bytes, within the file-name limit.
+        let segment = String(repeating: "€", count: 80) + "/"
+        let prefix = String(repeating: segment, count: 12)  // 972 UTF-16 units, 2,892 bytes
+        let layout = try #require(try? settings(destination(prefix: prefix, errorOutputPrefix: "e/")).keyLayout)
+        let keyBytes = layout.longestKey.bytes
+        let limit = FirehoseSink.Configuration.maxPathBytes
+        // <data directory>/demo-bucket/<key> at exactly the limit is fine; one byte more is not.
+        let fitting = "/" + String(repeating: "d", count: limit - keyBytes - "/demo-bucket/".utf8.count - 1)
+        #expect(configurationError(destination(prefix: prefix, errorOutputPrefix: "e/"), dataDirectory: fitting) == nil)
+        let error = configurationError(
+            destination(prefix: prefix, errorOutputPrefix: "e/"), dataDirectory: fitting + "d")
+        #expect(error?.field == "Prefix")
+        #expect(error?.error.code == "InvalidArgumentException")
+        #expect(
+            error?.error.message
+                == "Prefix cannot be stored locally: in bucket demo-bucket under the data directory, object paths can reach \(limit + 1) bytes with every expression at its longest, beyond the \(limit)-byte path limit of the local file system (firehose-local maps keys to directories). Use a shorter prefix or a shorter --data-dir."
+        )
+        #expect(error?.error.message.contains(fitting) == false, "the message must not reveal the local path")
+        // The error objects' key decides when it is the longer one.
+        let longError = destination(prefix: "p/", errorOutputPrefix: prefix)
+        #expect(configurationError(longError, dataDirectory: fitting + "d")?.field == "ErrorOutputPrefix")
+    }
+}
+
 private func destination(
     bucket: String = "demo-bucket", prefix: String? = nil, errorOutputPrefix: String? = nil,
     sizeInMBs: Int? = 128, intervalInSeconds: Int? = 900, compression: String? = nil, fileExtension: String? = nil
@@ -473,20 +501,25 @@ private func settings(
         validating: CreateDeliveryStreamInput(
             deliveryStreamName: "demo", deliveryStreamType: "DirectPut", extendedS3DestinationConfiguration: destination
         ),
-        gzipLevel: gzipLevel)
+        gzipLevel: gzipLevel, dataDirectory: nil)
 }
 
 /// The configuration error a definition raises, or nil when it validates.
-private func configurationError(_ input: CreateDeliveryStreamInput, gzipLevel: Int32 = 6) -> StreamConfigurationError? {
+private func configurationError(
+    _ input: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, dataDirectory: String? = nil
+) -> StreamConfigurationError? {
     do {
-        _ = try DeliveryStreamSettings(validating: input, gzipLevel: gzipLevel)
+        _ = try DeliveryStreamSettings(validating: input, gzipLevel: gzipLevel, dataDirectory: dataDirectory)
         return nil
     } catch {
         return error
     }
 }
 
-private func configurationError(_ destination: ExtendedS3DestinationConfiguration) -> StreamConfigurationError? {
+private func configurationError(
+    _ destination: ExtendedS3DestinationConfiguration, dataDirectory: String? = nil
+) -> StreamConfigurationError? {
     configurationError(
-        CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination))
+        CreateDeliveryStreamInput(deliveryStreamName: "demo", extendedS3DestinationConfiguration: destination),
+        dataDirectory: dataDirectory)
 }
