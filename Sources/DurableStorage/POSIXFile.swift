@@ -134,6 +134,14 @@ package enum POSIX {
         _ = systemUnlink(path)
     }
 
+    /// Unlinks `path`; false when it did not exist, an error for any other failure.
+    @discardableResult
+    package static func remove(_ path: String) throws(FileSystemError) -> Bool {
+        if systemUnlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw FileSystemError(operation: "unlink", path: path, errno: errno)
+    }
+
     /// `mkdir -p`: creates each missing component; an existing directory is fine.
     package static func makeDirectories(_ path: String) throws(FileSystemError) {
         var current = path.hasPrefix("/") ? "" : "."

@@ -85,8 +85,7 @@ struct ControlPlane {
             definition: input, versionID: 1, createTime: now, tags: tags, origin: .api,
             activeAt: now.addingTimeInterval(configuration.streamActivationDelay))
         do {
-            try sink.createStream(settings, record: record)
-            try await sink.persistStreams()
+            try await sink.createSavedStream(settings, record: record)
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
@@ -157,7 +156,6 @@ struct ControlPlane {
         _ = try existing(name)
         do {
             try await sink.deleteStream(name)
-            try await sink.persistStreams()
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
@@ -235,7 +233,6 @@ struct ControlPlane {
         updated.origin = .api
         do {
             try await sink.updateStream(settings, record: updated)
-            try await sink.persistStreams()
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
@@ -365,11 +362,8 @@ struct ControlPlane {
     }
 
     private func modify(_ name: String, _ change: (inout StreamRecord) -> Void) async throws(FirehoseError) {
-        guard sink.modifyRecord(of: name, change) else {
-            throw .resourceNotFound(stream: name, accountID: configuration.accountID)
-        }
         do {
-            try await sink.persistStreams()
+            try await sink.updateRecord(of: name, change)
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }

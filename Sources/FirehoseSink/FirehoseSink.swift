@@ -88,9 +88,7 @@ public final class FirehoseSink: Sendable {
         /// Staging buffers live inside the data directory so publishing them is a same-filesystem rename.
         public var stagingDirectory: String { "\(dataDirectory)/\(Self.privateFolderName)/staging" }
 
-        var catalogFile: StreamCatalogFile {
-            StreamCatalogFile(path: "\(dataDirectory)/\(Self.privateFolderName)/streams.json")
-        }
+        var catalog: StreamCatalog { StreamCatalog(privateFolder: "\(dataDirectory)/\(Self.privateFolderName)") }
     }
 
     public let configuration: Configuration
@@ -181,22 +179,37 @@ public final class FirehoseSink: Sendable {
         streams.withLock { $0[name]?.record }
     }
 
-    /// Changes a stream's record (tags, status) under the registry lock; false for an unknown stream.
-    @discardableResult
-    public func modifyRecord(of name: String, _ change: (inout StreamRecord) -> Void) -> Bool {
-        streams.withLock { streams in
-            guard streams[name] != nil else { return false }
-            change(&streams[name]!.record)
-            return true
+    // MARK: Control-plane changes
+    //
+    // Each is all-or-nothing: the stream's record is on disk (or gone from it) before the change is
+    // visible, so a failed call leaves no trace and an acknowledged one survives a crash. Callers run
+    // them inside `changingStreams`.
+
+    /// Saves `record` durably, then registers the stream: CreateDeliveryStream.
+    public func createSavedStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
+        if streams.withLock({ $0[settings.name] }) != nil { throw .streamExists(settings.name) }
+        try await save(record)
+        do {
+            try createStream(settings, record: record)
+        } catch {
+            try? await removeSaved(settings.name)
+            throw error
         }
     }
 
-    /// Delivers what the stream has buffered under its old settings, then switches to `settings`.
+    /// Saves the new record, then delivers what the stream has buffered under its old settings and
+    /// switches to `settings`. If that delivery fails, the old record is saved back.
     public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
+        try await save(record)
         do {
             _ = try await entry.actor.update(to: settings)
         } catch {
+            if entry.record.origin == .api {
+                try? await save(entry.record)
+            } else {
+                try? await removeSaved(settings.name)
+            }
             throw .storage(error)
         }
         streams.withLock {
@@ -205,56 +218,77 @@ public final class FirehoseSink: Sendable {
         }
     }
 
-    /// Removes the stream and discards whatever it had buffered (as AWS does).
+    /// Saves the changed record (tags), then makes it visible.
+    public func updateRecord(of name: String, _ change: (inout StreamRecord) -> Void) async throws(SinkError) {
+        guard var record = streams.withLock({ $0[name]?.record }) else { throw .unknownStream(name) }
+        change(&record)
+        try await save(record)
+        streams.withLock { $0[name]?.record = record }
+    }
+
+    /// Forgets the saved record, then removes the stream and discards whatever it had buffered (as
+    /// AWS does).
     public func deleteStream(_ name: String) async throws(SinkError) {
+        guard streams.withLock({ $0[name] }) != nil else { throw .unknownStream(name) }
+        try await removeSaved(name)
         guard let entry = streams.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStream(name) }
         await entry.actor.discardAll()
         tracker.removeStream(name)
         logger.info("Delivery stream deleted; its buffer was discarded", metadata: ["stream": .string(name)])
     }
 
-    private var catalogFile: StreamCatalogFile { configuration.catalogFile }
-
-    /// Streams saved by an earlier run (created or changed through the API).
-    public func loadPersistedStreams() throws(SinkError) -> [StreamRecord] {
-        try Self.savedStreams(dataDirectory: configuration.dataDirectory)
-    }
-
-    /// The streams a server saved in `dataDirectory` (created or changed through the API), read
-    /// without opening the directory as a sink (nothing is created); none when it saved none.
-    public static func savedStreams(dataDirectory: String) throws(SinkError) -> [StreamRecord] {
-        do {
-            return try Configuration(dataDirectory: dataDirectory).catalogFile.load()
-        } catch {
-            throw .storage(error)
-        }
-    }
-
-    /// Runs `change` (a control-plane call: look at the registry, change it, `persistStreams`) once
-    /// every change that arrived earlier has finished, so no two read-modify-writes interleave and the
-    /// catalog is written by one change at a time, each saving a snapshot newer than the last.
+    /// Runs `change` (a control-plane call: look at the registry, then change it with the calls above)
+    /// once every change that arrived earlier has finished, so no two read-modify-writes interleave.
     public func changingStreams<Result, Failure: Error>(
         _ change: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         try await streamChanges.run(change)
     }
 
-    /// Saves every stream whose record came from the API, durably, before returning. Called inside
-    /// `changingStreams`. The write and its fsyncs run on the blocking-I/O thread.
-    public func persistStreams() async throws(SinkError) {
-        let records = streams.withLock { streams in
-            streams.keys.sorted().compactMap { streams[$0]!.record.origin == .api ? streams[$0]!.record : nil }
-        }
-        let file = catalogFile
+    private func save(_ record: StreamRecord) async throws(SinkError) {
+        let catalog = configuration.catalog
+        try await Self.blocking { () throws(FileSystemError) in try catalog.save(record) }
+    }
+
+    private func removeSaved(_ name: String) async throws(SinkError) {
+        let catalog = configuration.catalog
+        try await Self.blocking { () throws(FileSystemError) in try catalog.remove(name) }
+    }
+
+    /// Runs file work on the blocking-I/O thread.
+    private static func blocking(_ work: @escaping @Sendable () throws(FileSystemError) -> Void) async throws(SinkError)
+    {
         let failure = await BlockingIO.run { () -> FileSystemError? in
             do throws(FileSystemError) {
-                try file.save(records)
+                try work()
                 return nil
             } catch {
                 return error
             }
         }
         if let failure { throw .storage(failure) }
+    }
+
+    /// Streams saved by an earlier run (created or changed through the API). A catalog in the single
+    /// file of earlier versions is converted to one file per stream first.
+    public func loadPersistedStreams() throws(SinkError) -> [StreamRecord] {
+        do {
+            try configuration.catalog.convertLegacy()
+        } catch {
+            throw .storage(error)
+        }
+        return try Self.savedStreams(dataDirectory: configuration.dataDirectory)
+    }
+
+    /// The streams a server saved in `dataDirectory` (created or changed through the API), read
+    /// without opening the directory as a sink (nothing is created or converted); none when it saved
+    /// none.
+    public static func savedStreams(dataDirectory: String) throws(SinkError) -> [StreamRecord] {
+        do {
+            return try Configuration(dataDirectory: dataDirectory).catalog.load()
+        } catch {
+            throw .storage(error)
+        }
     }
 
     /// Buffers `records` in `stream`, stamped with the current time as their arrival.

@@ -55,36 +55,99 @@ struct StreamEntry {
     var record: StreamRecord
 }
 
-/// `<data-dir>/.firehose-local/streams.json`: the streams created or changed through the API.
-struct StreamCatalogFile {
-    let path: String
+/// The streams created or changed through the API, one file each:
+/// `<data-dir>/.firehose-local/streams/<name>.json`.
+///
+/// A change writes, or removes, the one file of its stream, durably, before it becomes visible: its
+/// cost does not grow with the number of streams, and a change that fails leaves no trace. Stream
+/// names (`[a-zA-Z0-9_.-]{1,64}`) are safe file names once `.json` is appended.
+struct StreamCatalog {
+    let directory: String
+    /// `streams.json`, the single file of earlier versions: read, and converted at start.
+    let legacyFile: String
 
-    struct Contents: Codable {
+    init(privateFolder: String) {
+        directory = "\(privateFolder)/streams"
+        legacyFile = "\(privateFolder)/streams.json"
+    }
+
+    private struct StoredRecord: Codable {
+        var format = 1
+        var stream: StreamRecord
+    }
+
+    private struct LegacyContents: Codable {
         var format = 1
         var streams: [StreamRecord]
     }
 
+    private static let suffix = ".json"
+
+    func path(of name: String) -> String { "\(directory)/\(name)\(Self.suffix)" }
+
+    /// Every saved record, by name; a stream's own file wins over the legacy file. Reads only.
     func load() throws(FileSystemError) -> [StreamRecord] {
+        var records: [String: StreamRecord] = [:]
+        for record in try loadLegacy() {
+            if let name = record.definition.deliveryStreamName { records[name] = record }
+        }
+        for file in POSIX.listDirectory(directory) where file.hasSuffix(Self.suffix) {
+            let path = "\(directory)/\(file)"
+            let bytes = try POSIX.readFile(path)
+            guard let stored = try? JSONDecoder().decode(StoredRecord.self, from: Data(bytes)),
+                stored.stream.definition.deliveryStreamName.map({ self.path(of: $0) == path }) == true
+            else { throw FileSystemError(operation: "parse", path: path, errno: EINVAL) }
+            records[stored.stream.definition.deliveryStreamName!] = stored.stream
+        }
+        return records.keys.sorted().map { records[$0]! }
+    }
+
+    private func loadLegacy() throws(FileSystemError) -> [StreamRecord] {
         let bytes: [UInt8]
         do {
-            bytes = try POSIX.readFile(path)
+            bytes = try POSIX.readFile(legacyFile)
         } catch  where error.errno == ENOENT {
             return []
         }
-        do {
-            return try JSONDecoder().decode(Contents.self, from: Data(bytes)).streams
-        } catch {
-            throw FileSystemError(operation: "parse", path: path, errno: EINVAL)
+        guard let contents = try? JSONDecoder().decode(LegacyContents.self, from: Data(bytes)) else {
+            throw FileSystemError(operation: "parse", path: legacyFile, errno: EINVAL)
         }
+        return contents.streams
     }
 
-    /// Written to a temporary file, fsynced and renamed over the old one: never half-written.
-    func save(_ records: [StreamRecord]) throws(FileSystemError) {
+    /// Gives each record of the legacy file a file of its own, then removes the legacy file. Safe to
+    /// repeat after a crash: files already written are rewritten with the same record first.
+    func convertLegacy() throws(FileSystemError) {
+        let legacy = try loadLegacy()
+        guard POSIX.exists(legacyFile) else { return }
+        for record in legacy where !POSIX.exists(path(of: record.definition.deliveryStreamName ?? "")) {
+            try save(record)
+        }
+        try POSIX.remove(legacyFile)
+        try POSIX.fsyncDirectory(String(legacyFile[..<legacyFile.lastIndex(of: "/")!]))
+    }
+
+    /// Written to a temporary file, fsynced, renamed over the old one and the folder fsynced: on disk
+    /// whole, or not at all, when this returns.
+    func save(_ record: StreamRecord) throws(FileSystemError) {
+        guard let name = record.definition.deliveryStreamName else {
+            throw FileSystemError(operation: "save", path: directory, errno: EINVAL)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(Contents(streams: records)) else {
-            throw FileSystemError(operation: "encode", path: path, errno: EINVAL)
+        guard let data = try? encoder.encode(StoredRecord(stream: record)) else {
+            throw FileSystemError(operation: "encode", path: path(of: name), errno: EINVAL)
         }
-        try AtomicFile.replace(path, with: Array(data), temporary: path + ".tmp", durable: true)
+        if !POSIX.isDirectory(directory) {
+            try POSIX.makeDirectories(directory)
+            try POSIX.fsyncDirectory(String(directory[..<directory.lastIndex(of: "/")!]))
+        }
+        try AtomicFile.replace(path(of: name), with: Array(data), temporary: path(of: name) + ".tmp", durable: true)
+    }
+
+    /// Removes the stream's file, durably; nothing to do when it has none.
+    func remove(_ name: String) throws(FileSystemError) {
+        guard try POSIX.remove(path(of: name)) else { return }
+        try POSIX.fsyncDirectory(directory)
     }
 }

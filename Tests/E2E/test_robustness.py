@@ -297,6 +297,60 @@ def test_disk_full_answers_503_keeps_serving_and_recovers(tmpfs_dir, make_server
 
 
 @pytest.mark.timeout_s(60)
+def test_control_plane_changes_on_a_full_disk_are_all_or_nothing(tmpfs_dir, make_server):
+    """With the disk full, a CreateDeliveryStream that answers 503 leaves no
+    stream (not visible, takes no puts, not there after kill -9); a failed
+    UpdateDestination or TagDeliveryStream changes nothing. The 503 says
+    "Slow down." and nothing about records."""
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}
+    srv = server_on(make_server, tmpfs_dir, config, "cp-disk-full")
+    fh = srv.client()
+    dest = {**fhlocal.destination(), "BufferingHints": {"SizeInMBs": 1, "IntervalInSeconds": 900}}
+    fh.create_delivery_stream(DeliveryStreamName="cp-kept", ExtendedS3DestinationConfiguration=dest,
+                              Tags=[{"Key": "team", "Value": "a"}])
+    fh.put_record(DeliveryStreamName="cp-kept", Record={"Data": b"before\n"})
+    before = fh.describe_delivery_stream(DeliveryStreamName="cp-kept")["DeliveryStreamDescription"]
+
+    filler = fill_filesystem(tmpfs_dir)
+    resp = expect_client_error(
+        lambda: fh.create_delivery_stream(DeliveryStreamName="cp-new", ExtendedS3DestinationConfiguration=dest),
+        "ServiceUnavailableException", 503)
+    assert resp["Error"]["Message"] == "Slow down.", resp["Error"]
+    expect_client_error(lambda: fh.describe_delivery_stream(DeliveryStreamName="cp-new"), "ResourceNotFoundException")
+    assert "cp-new" not in fh.list_delivery_streams()["DeliveryStreamNames"]
+    expect_client_error(lambda: fh.put_record(DeliveryStreamName="cp-new", Record={"Data": b"x"}),
+                        "ResourceNotFoundException")
+    expect_client_error(
+        lambda: fh.update_destination(
+            DeliveryStreamName="cp-kept", CurrentDeliveryStreamVersionId="1",
+            DestinationId="destinationId-000000000001", ExtendedS3DestinationUpdate={"Prefix": "moved/"}),
+        "ServiceUnavailableException", 503)
+    expect_client_error(
+        lambda: fh.tag_delivery_stream(DeliveryStreamName="cp-kept", Tags=[{"Key": "team", "Value": "b"}]),
+        "ServiceUnavailableException", 503)
+    after = fh.describe_delivery_stream(DeliveryStreamName="cp-kept")["DeliveryStreamDescription"]
+    assert after["VersionId"] == before["VersionId"] == "1", after
+    assert after["Destinations"] == before["Destinations"], after
+    assert fh.list_tags_for_delivery_stream(DeliveryStreamName="cp-kept")["Tags"] == [{"Key": "team", "Value": "a"}]
+    assert "Slow down." in str(resp) and "record" not in resp["Error"]["Message"].lower()
+
+    srv.kill()
+    filler.unlink()
+    again = make_server.create(config, name="cp-disk-full-again")
+    again.data_dir = tmpfs_dir
+    again.start()
+    fh = again.client()
+    expect_client_error(lambda: fh.describe_delivery_stream(DeliveryStreamName="cp-new"), "ResourceNotFoundException")
+    kept = fh.describe_delivery_stream(DeliveryStreamName="cp-kept")["DeliveryStreamDescription"]
+    assert kept["VersionId"] == "1" and kept["Destinations"] == before["Destinations"]
+    assert fh.list_tags_for_delivery_stream(DeliveryStreamName="cp-kept")["Tags"] == [{"Key": "team", "Value": "a"}]
+    assert again.delivered("cp-kept") == b"before\n", "the record acknowledged before the disk filled was lost"
+    # With space back, the same create succeeds.
+    fh.create_delivery_stream(DeliveryStreamName="cp-new", ExtendedS3DestinationConfiguration=dest)
+    assert fh.describe_delivery_stream(DeliveryStreamName="cp-new")["DeliveryStreamDescription"]
+
+
+@pytest.mark.timeout_s(60)
 def test_disk_full_between_data_and_journal_write_loses_no_acknowledged_record_on_crash(tmpfs_dir, make_server):
     """The disk fills up exactly between a commit's data write (fits in the data
     file's last, already allocated page) and its journal write (needs a new

@@ -221,6 +221,88 @@ struct ControlPlaneTests {
         #expect(records.first?.origin == .api)
     }
 
+    /// Makes saving `name`'s record fail: its temporary file's name is taken by a directory.
+    private func blockSaving(_ name: String, in harness: APIHarness) throws {
+        try FileManager.default.createDirectory(
+            atPath: "\(harness.directory)/.firehose-local/streams/\(name).json.tmp", withIntermediateDirectories: true)
+    }
+
+    @Test func aCreateThatCannotBeSavedLeavesNoStream() async throws {
+        let harness = try APIHarness()
+        try blockSaving("unsaved", in: harness)
+        let response = await harness.create("unsaved")
+        #expect(try expectError(response, status: 503, code: "ServiceUnavailableException") == "Slow down.")
+        let describe = await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "unsaved"}"#)
+        _ = try expectError(describe, status: 400, code: "ResourceNotFoundException")
+        #expect(harness.sink.streamNames == ["events"])
+        let put = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "unsaved", data: [1])))
+        _ = try expectError(put, status: 400, code: "ResourceNotFoundException")
+        #expect(try harness.sink.loadPersistedStreams().isEmpty)
+    }
+
+    @Test func updateAndTagThatCannotBeSavedChangeNothing() async throws {
+        let harness = try APIHarness()
+        #expect(await harness.create("kept", tags: #"[{"Key": "a", "Value": "1"}]"#).status == 200)
+        let before = try #require(harness.sink.record(of: "kept"))
+        try blockSaving("kept", in: harness)
+        let update = await harness.call(
+            "UpdateDestination",
+            #"{"DeliveryStreamName": "kept", "CurrentDeliveryStreamVersionId": "1", "DestinationId": "destinationId-000000000001", "ExtendedS3DestinationUpdate": {"Prefix": "new/"}}"#
+        )
+        _ = try expectError(update, status: 503, code: "ServiceUnavailableException")
+        let tag = await harness.call(
+            "TagDeliveryStream", #"{"DeliveryStreamName": "kept", "Tags": [{"Key": "b", "Value": "2"}]}"#)
+        _ = try expectError(tag, status: 503, code: "ServiceUnavailableException")
+        let untag = await harness.call("UntagDeliveryStream", #"{"DeliveryStreamName": "kept", "TagKeys": ["a"]}"#)
+        _ = try expectError(untag, status: 503, code: "ServiceUnavailableException")
+        #expect(harness.sink.record(of: "kept") == before)
+        #expect(harness.sink.settings(of: "kept")?.versionID == 1)
+        #expect(try harness.sink.loadPersistedStreams() == [before])
+    }
+
+    @Test func aDeleteThatCannotForgetTheSavedStreamLeavesItInPlace() async throws {
+        let harness = try APIHarness()
+        #expect(await harness.create("stays").status == 200)
+        // A directory of that name cannot be unlinked.
+        let saved = "\(harness.directory)/.firehose-local/streams/stays.json"
+        try FileManager.default.removeItem(atPath: saved)
+        try FileManager.default.createDirectory(atPath: saved, withIntermediateDirectories: false)
+        let delete = await harness.call("DeleteDeliveryStream", #"{"DeliveryStreamName": "stays"}"#)
+        _ = try expectError(delete, status: 503, code: "ServiceUnavailableException")
+        #expect(harness.sink.streamNames.contains("stays"))
+    }
+
+    @Test func aCatalogOfEarlierVersionsIsConvertedAtStart() async throws {
+        var harness: APIHarness? = try APIHarness()
+        let directory = harness!.directory
+        harness!.keepDirectory = true
+        #expect(await harness!.create("old-a").status == 200)
+        #expect(await harness!.create("old-b").status == 200)
+        let records = try harness!.sink.loadPersistedStreams()
+        harness = nil
+        // The single file earlier versions wrote, and no per-stream files.
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .deferredToDate
+        struct Legacy: Encodable {
+            var format = 1
+            var streams: [StreamRecord]
+        }
+        try encoder.encode(Legacy(streams: records)).write(
+            to: URL(fileURLWithPath: "\(directory)/.firehose-local/streams.json"))
+        try FileManager.default.removeItem(atPath: "\(directory)/.firehose-local/streams")
+
+        let restarted = try APIHarness(directory: directory)
+        #expect(try FirehoseSink.savedStreams(dataDirectory: directory) == records)  // reads without converting
+        #expect(FileManager.default.fileExists(atPath: "\(directory)/.firehose-local/streams.json"))
+        #expect(try restarted.sink.loadPersistedStreams() == records)
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/.firehose-local/streams.json"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: "\(directory)/.firehose-local/streams").sorted()
+                == ["old-a.json", "old-b.json"])
+        #expect(try restarted.sink.loadPersistedStreams() == records)
+    }
+
     @Test func encryptionOperationsAreRefusedClearly() async throws {
         let harness = try APIHarness()
         let response = await harness.call("StartDeliveryStreamEncryption", #"{"DeliveryStreamName": "events"}"#)
