@@ -9,6 +9,10 @@ public struct APIRequest: Sendable {
     /// Header fields in arrival order, names as received. Includes `host`.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Charges memory the request is about to hold beyond its body (a gzip body's decoded bytes) to
+    /// the server's request-memory budget; false means the budget is spent and the request is shed.
+    /// The HTTP layer returns the charge when the request is answered.
+    public var reserveMemory: @Sendable (_ bytes: Int) -> Bool = { _ in true }
 
     public init(
         method: String, path: String, query: String = "", headers: [(name: String, value: String)], body: [UInt8]

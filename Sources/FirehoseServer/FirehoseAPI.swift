@@ -215,9 +215,14 @@ public final class FirehoseAPI: Sendable {
             throw .serialization("Unsupported Content-Encoding '\(encoding)': only gzip is accepted.")
         }
         do {
-            return try Gzip.decompress(request.body, limit: configuration.maxBodyBytes)
+            // Charged twice, as the HTTP layer charges a plain body: the JSON and its decoded records.
+            return try Gzip.decompress(request.body, limit: configuration.maxBodyBytes) {
+                request.reserveMemory(2 * $0)
+            }
         } catch .tooLarge(let limit) {
             throw .requestTooLarge(limit: limit)
+        } catch .refused {
+            throw .requestMemorySpent
         } catch {
             throw .serialization("Request body is declared gzip (Content-Encoding) but is not valid gzip data.")
         }

@@ -154,27 +154,22 @@ struct FirehoseResponder: HTTPResponder {
         if contentLengthFields == 1, let declared = contentLength.flatMap({ Int($0) }), declared > limit {
             return Self.closing(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         }
+        // Everything the request holds in memory, returned when it is answered.
+        let account = RequestMemoryBudget.Account(budget)
+        defer { account.releaseAll() }
         let body: [UInt8]
-        let reserved: Int
-        switch await collectBody(of: request, limit: limit) {
-        case .body(_, let charged) where codingRefusal != nil:
-            budget.release(charged)
+        switch await collectBody(of: request, limit: limit, account: account) {
+        case .body where codingRefusal != nil:
             return Self.closing(FirehoseAPI.errorResponse(codingRefusal!, requestID: context.id))
-        case .body(let bytes, let charged):
+        case .body(let bytes):
             body = bytes
-            reserved = charged
         case .tooLarge:
             return Self.closing(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
         case .malformed:
             // The connection cannot be read on from a body whose end is unknown.
             return Self.closing(FirehoseAPI.errorResponse(codingRefusal ?? Self.malformedBody, requestID: context.id))
         case .busy:
-            return Self.closing(
-                FirehoseAPI.errorResponse(
-                    .serviceUnavailable(
-                        "firehose-local is holding its maximum of \(budget.capacity / (1024 * 1024)) MiB of request data; retry shortly."
-                    ),
-                    requestID: context.id))
+            return Self.closing(FirehoseAPI.errorResponse(.requestMemorySpent, requestID: context.id))
         case .timedOut:
             return Self.closing(
                 FirehoseAPI.errorResponse(
@@ -183,15 +178,15 @@ struct FirehoseResponder: HTTPResponder {
                         message: "The request body did not arrive within \(bodyTimeout).", httpStatus: 408),
                     requestID: context.id))
         }
-        defer { budget.release(reserved) }
-        let apiRequest = APIRequest(
+        var apiRequest = APIRequest(
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
+        apiRequest.reserveMemory = { account.tryReserve($0) }
         return Self.convert(await api.handle(apiRequest))
     }
 
     enum BodyOutcome: Sendable {
-        /// The body, and the bytes reserved for it in the memory budget (the caller releases them).
-        case body([UInt8], reserved: Int)
+        /// The body, charged to the request's account.
+        case body([UInt8])
         case tooLarge
         /// The framing broke off: the connection ended before `Content-Length` bytes, or a chunk was
         /// malformed.
@@ -207,9 +202,10 @@ struct FirehoseResponder: HTTPResponder {
     ///
     /// The body is read in a task of its own because only cancelling the reading task stops a read
     /// that waits on the connection; the shared `deadlines` timer does that, with no timer per request.
-    func collectBody(of request: Request, limit: Int) async -> BodyOutcome {
+    /// The reader has finished when this returns, so the account holds all it charged.
+    func collectBody(of request: Request, limit: Int, account: RequestMemoryBudget.Account) async -> BodyOutcome {
         // Detached: reading needs none of the request task's locals, so none are copied.
-        let reader = Task.detached { [budget] in await Self.readBody(request.body, limit: limit, budget: budget) }
+        let reader = Task.detached { await Self.readBody(request.body, limit: limit, account: account) }
         let clock = deadlines.start(reader)
         let outcome = await withTaskCancellationHandler {
             await reader.value
@@ -219,37 +215,25 @@ struct FirehoseResponder: HTTPResponder {
         guard deadlines.finish(clock) else {
             // The body completed just as the deadline passed: the timeout wins, as it would have a
             // moment later.
-            if case .body(_, let reserved)? = outcome { budget.release(reserved) }
             return .timedOut
         }
         return outcome ?? .timedOut
     }
 
-    /// The body, or why not; nil when cancelled (the reservation is already returned then).
-    static func readBody(_ body: RequestBody, limit: Int, budget: RequestMemoryBudget) async -> BodyOutcome? {
+    /// The body, or why not; nil when cancelled. What it charged stays on `account`.
+    static func readBody(_ body: RequestBody, limit: Int, account: RequestMemoryBudget.Account) async -> BodyOutcome? {
         // Collected straight into the array the API reads: one copy of every byte, not two.
         var bytes: [UInt8] = []
-        var reserved = 0
-        var outcome: BodyOutcome? = nil
         do {
             for try await chunk in body {
-                if bytes.count + chunk.readableBytes > limit {
-                    outcome = .tooLarge
-                    break
-                }
-                guard budget.tryReserve(2 * chunk.readableBytes) else {
-                    outcome = .busy
-                    break
-                }
-                reserved += 2 * chunk.readableBytes
+                if bytes.count + chunk.readableBytes > limit { return .tooLarge }
+                guard account.tryReserve(2 * chunk.readableBytes) else { return .busy }
                 chunk.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
             }
-            if outcome == nil, !Task.isCancelled { return .body(bytes, reserved: reserved) }
+            return Task.isCancelled ? nil : .body(bytes)
         } catch {
-            outcome = Task.isCancelled ? nil : .malformed
+            return Task.isCancelled ? nil : .malformed
         }
-        budget.release(reserved)
-        return outcome
     }
 
     static let malformedBody = FirehoseError(

@@ -96,6 +96,8 @@ package enum Gzip {
     package enum DecompressionError: Error, Equatable {
         case malformed
         case tooLarge(limit: Int)
+        /// `reserve` refused memory for more output.
+        case refused
     }
 
     /// True when `bytes` start with the gzip magic number.
@@ -105,21 +107,24 @@ package enum Gzip {
     }
 
     /// Decompresses one or more concatenated gzip members, refusing to produce more than `limit`
-    /// bytes so a small body cannot expand into gigabytes.
-    package static func decompress(_ input: [UInt8], limit: Int) throws(DecompressionError) -> [UInt8] {
-        try inflate(input, limit: limit, allowTruncated: false)
+    /// bytes so a small body cannot expand into gigabytes. `reserve` is asked before the output grows
+    /// by each chunk (the bytes about to be allocated); when it says no, decoding stops with `refused`.
+    package static func decompress(
+        _ input: [UInt8], limit: Int, reserve: (_ bytes: Int) -> Bool = { _ in true }
+    ) throws(DecompressionError) -> [UInt8] {
+        try inflate(input, limit: limit, allowTruncated: false, reserve: reserve)
     }
 
     /// Decompresses the start of a gzip stream that may end without its final block and trailer,
     /// e.g. a file cut at a sync-flush point. Corrupt data is still an error. Only the sink's
     /// recovery reads such streams; it lives here so there is one inflate loop.
     package static func decompressPrefix(_ input: [UInt8], limit: Int) throws(DecompressionError) -> [UInt8] {
-        try inflate(input, limit: limit, allowTruncated: true)
+        try inflate(input, limit: limit, allowTruncated: true, reserve: { _ in true })
     }
 
-    private static func inflate(_ input: [UInt8], limit: Int, allowTruncated: Bool) throws(DecompressionError)
-        -> [UInt8]
-    {
+    private static func inflate(
+        _ input: [UInt8], limit: Int, allowTruncated: Bool, reserve: (Int) -> Bool
+    ) throws(DecompressionError) -> [UInt8] {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         defer {
@@ -140,6 +145,7 @@ package enum Gzip {
             var chunk = min(max(inputBuffer.count * 4, 4096), ceiling, 1 << 24)
             while true {
                 let start = output.count
+                guard reserve(chunk) else { return .refused }
                 output.append(contentsOf: repeatElement(0, count: chunk))
                 let status = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
                     stream.pointee.next_out = buffer.baseAddress! + start

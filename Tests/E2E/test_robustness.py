@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -618,6 +619,59 @@ def test_stalled_large_bodies_do_not_starve_other_clients(make_server, framing):
     assert waited < 2, (
         f"with 20 stalled {framing} uploads open, a 100-byte PutRecord took {waited:.1f} s "
         "(it waited for the slow clients' timeouts)")
+    assert_alive(srv)
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM in /proc/PID/status")
+
+
+@pytest.mark.timeout_s(120)
+def test_gzip_bodies_count_against_the_memory_budget_as_they_decode(make_server):
+    """200 concurrent 9 KB gzip PutRecordBatch bodies, each 5.3 MB of JSON once
+    decoded: each is charged its decoded size as it inflates, so the ones the
+    256 MiB request-memory budget cannot hold are shed with 503 (SDKs retry),
+    and the server's peak RSS stays bounded (it reached 868 MiB before)."""
+    srv = make_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS,
+                       "DeliveryStreams": [fhlocal.ext_stream("gz-budget", **fhlocal.hints(128, 900))]},
+                      name="gzip-budget")
+    record = fhlocal.b64(b"a" * 7900)
+    body = json.dumps({"DeliveryStreamName": "gz-budget", "Records": [{"Data": record}] * 500}).encode()
+    assert 5_000_000 < len(body) < 6_000_000
+    assert len(gzip.compress(body)) < 30_000
+    start_rss = peak_rss_mib(srv.proc.pid)
+    parts = [srv.request_parts(body, op="PutRecordBatch", gzip_body=True) for _ in range(200)]
+    barrier = threading.Barrier(len(parts))
+    statuses: list[tuple[int, str]] = []
+    lock = threading.Lock()
+
+    def send(headers, payload):
+        try:
+            barrier.wait(30)
+            r = srv.http("POST", "/", payload, headers)
+            answer = (r.status, r.headers.get("x-amzn-errortype", ""))
+        except Exception as exc:  # reported below with the others
+            answer = (0, repr(exc))
+        with lock:
+            statuses.append(answer)
+
+    threads = [threading.Thread(target=send, args=part) for part in parts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    peak = peak_rss_mib(srv.proc.pid)
+    print(f"peak RSS {peak:.0f} MiB (from {start_rss:.0f}); answers: "
+          f"{sum(1 for s in statuses if s[0] == 200)} x 200, {sum(1 for s in statuses if s[0] == 503)} x 503")
+    assert len(statuses) == 200, f"{200 - len(statuses)} requests did not finish"
+    kinds = set(statuses)
+    assert kinds <= {(200, ""), (503, "ServiceUnavailableException")}, kinds
+    assert (503, "ServiceUnavailableException") in kinds, "nothing was shed: the budget did not bind"
+    assert (200, "") in kinds, "everything was shed"
+    assert peak < 512, f"peak RSS {peak:.0f} MiB (from {start_rss:.0f} MiB) with a 256 MiB request budget"
     assert_alive(srv)
 
 

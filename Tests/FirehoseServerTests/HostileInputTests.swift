@@ -181,6 +181,63 @@ struct RequestMemoryBudgetTests {
         #expect(budget.availableBytes == 60)
         #expect(!budget.tryReserve(101))
     }
+
+    @Test func anAccountReturnsAllItChargedAtOnce() {
+        let budget = RequestMemoryBudget(capacity: 100)
+        let account = RequestMemoryBudget.Account(budget)
+        #expect(account.tryReserve(30))
+        #expect(account.tryReserve(50))
+        #expect(!account.tryReserve(21))
+        #expect(budget.availableBytes == 20)
+        account.releaseAll()
+        #expect(budget.availableBytes == 100)
+        account.releaseAll()
+        #expect(budget.availableBytes == 100)
+    }
+
+    @Test func aGzipBodyIsChargedAsItDecodesAndShedWhenTheBudgetIsSpent() async throws {
+        let harness = try APIHarness()
+        // 400 records of 3 KB: a 1.6 MB JSON body that gzip shrinks to a few KB.
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("DeliveryStreamName")
+        writer.string("events")
+        writer.key("Records")
+        writer.beginArray()
+        for _ in 0..<400 {
+            writer.beginObject()
+            writer.key("Data")
+            writer.string(String(repeating: "QUFB", count: 1000))
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        let json = writer.bytes
+        let compressor = try GzipCompressor()
+        compressor.append(json)
+        compressor.finish()
+        let compressed = compressor.takeOutput()
+        #expect(compressed.count * 50 < json.count)
+
+        let charged = Mutex(0)
+        var request = harness.request(
+            operation: "PutRecordBatch", body: compressed, extraHeaders: [("Content-Encoding", "gzip")])
+        request.reserveMemory = { bytes in
+            charged.withLock { $0 += bytes }
+            return true
+        }
+        #expect(await harness.api.handle(request).status == 200)
+        #expect(charged.withLock { $0 } >= 2 * json.count)
+
+        let budget = RequestMemoryBudget(capacity: json.count)  // less than twice the decoded body
+        let account = RequestMemoryBudget.Account(budget)
+        request.reserveMemory = { account.tryReserve($0) }
+        let shed = await harness.api.handle(request)
+        #expect(shed.status == 503)
+        #expect(shed.header("x-amzn-ErrorType") == "ServiceUnavailableException")
+        account.releaseAll()
+        #expect(budget.availableBytes == json.count)
+    }
 }
 
 /// Polls `condition` until it holds or `timeout` passes (a minute: the whole suite may keep both
