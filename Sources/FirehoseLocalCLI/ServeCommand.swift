@@ -124,7 +124,7 @@ public struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "firehose-local")
         do {
             try await Self.serve(resolved, logger: logger)
-        } catch let error as StartupError {
+        } catch let error as ServeError {
             Self.printError(error.description)
             throw ExitCode(1)
         }
@@ -141,7 +141,7 @@ public struct ServeCommand: AsyncParsableCommand {
             do {
                 file = try ConfigurationFile.load(path: path)
             } catch {
-                throw StartupError(description: error.description)
+                throw ServeError(description: error.description)
             }
         } else {
             file = ConfigurationFile()
@@ -154,7 +154,7 @@ public struct ServeCommand: AsyncParsableCommand {
                 let stream = try DeliveryStreamSettings(
                     validating: definition, gzipLevel: gzipLevel, dataDirectory: settings.dataDirectory)
                 if streams.contains(where: { $0.name == stream.name }) {
-                    throw StartupError(
+                    throw ServeError(
                         description:
                             "\(settings.configPath!): DeliveryStreams[\(index)].DeliveryStreamName: '\(stream.name)' is defined twice."
                     )
@@ -162,7 +162,7 @@ public struct ServeCommand: AsyncParsableCommand {
                 streams.append(stream)
             } catch let error as StreamConfigurationError {
                 let name = definition.deliveryStreamName.map { " (\($0))" } ?? ""
-                throw StartupError(
+                throw ServeError(
                     description:
                         "\(settings.configPath!): DeliveryStreams[\(index)]\(name).\(error.field): \(error.error.message)"
                 )
@@ -174,7 +174,7 @@ public struct ServeCommand: AsyncParsableCommand {
         do {
             lock = try DataDirectoryLock.acquire(dataDirectory: settings.dataDirectory)
         } catch {
-            throw StartupError(description: "data directory \(settings.dataDirectory): \(error)")
+            throw ServeError(description: "data directory \(settings.dataDirectory): \(error)")
         }
         defer { withExtendedLifetime(lock) {} }
         let sink: FirehoseSink
@@ -182,7 +182,7 @@ public struct ServeCommand: AsyncParsableCommand {
             sink = try FirehoseSink(
                 configuration: .init(dataDirectory: settings.dataDirectory, durability: durability), logger: logger)
         } catch {
-            throw StartupError(description: "data directory \(settings.dataDirectory): \(error)")
+            throw ServeError(description: "data directory \(settings.dataDirectory): \(error)")
         }
         for stream in streams { try sink.createStream(stream) }
         // Streams created through the API in earlier runs; the config file wins on a name clash.
@@ -190,7 +190,7 @@ public struct ServeCommand: AsyncParsableCommand {
         do {
             persisted = try sink.loadPersistedStreams()
         } catch {
-            throw StartupError(description: "cannot read the saved delivery streams: \(error)")
+            throw ServeError(description: "cannot read the saved delivery streams: \(error)")
         }
         for record in persisted {
             let name = record.definition.deliveryStreamName ?? ""
@@ -261,6 +261,15 @@ public struct ServeCommand: AsyncParsableCommand {
                 logger.error("Cannot write the port file", metadata: ["path": .string(portFile), "error": "\(error)"])
             }
         }
+        // Records acknowledged but not delivered must not pass for a clean stop.
+        let stranded = sink.undeliveredAtShutdown
+        guard stranded.isEmpty else {
+            let streams = stranded.map { "\($0.stream): \($0.stagedRecords) records (\($0.error))" }
+            throw ServeError(
+                description:
+                    "stopped with records not delivered; they stay staged in \(settings.dataDirectory) and the next start delivers them. \(streams.joined(separator: "; "))"
+            )
+        }
         logger.info("Stopped")
     }
 
@@ -272,7 +281,8 @@ public struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-struct StartupError: Error, CustomStringConvertible {
+/// Why `serve` could not start, or stopped with records undelivered: printed as `error: ...`, exit 1.
+struct ServeError: Error, CustomStringConvertible {
     var description: String
 }
 
@@ -293,7 +303,7 @@ struct ResolvedSettings {
     var shutdownTimeout = 60
     var activationDelay: Double = 0
 
-    init(command: ServeCommand, environment: [String: String]) throws(StartupError) {
+    init(command: ServeCommand, environment: [String: String]) throws(ServeError) {
         func value(_ flag: String?, _ variable: String) -> String? {
             if let flag { return flag }
             if let text = environment[variable], !text.isEmpty { return text }
@@ -302,7 +312,7 @@ struct ResolvedSettings {
         host = value(command.host, "FIREHOSE_LOCAL_HOST") ?? "127.0.0.1"
         if let text = value(command.port.map(String.init), "FIREHOSE_LOCAL_PORT") {
             guard let port = Int(text), (0...65535).contains(port) else {
-                throw StartupError(description: "port must be a number from 0 to 65535, not '\(text)'.")
+                throw ServeError(description: "port must be a number from 0 to 65535, not '\(text)'.")
             }
             self.port = port
         } else {
@@ -314,24 +324,24 @@ struct ResolvedSettings {
         region = value(command.region, "FIREHOSE_LOCAL_REGION") ?? "us-east-1"
         guard !region.isEmpty, region.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 })
         else {
-            throw StartupError(description: "region must look like us-east-1, not '\(region)'.")
+            throw ServeError(description: "region must look like us-east-1, not '\(region)'.")
         }
         accountID = value(command.accountID, "FIREHOSE_LOCAL_ACCOUNT_ID") ?? "000000000000"
         guard accountID.utf8.count == 12, accountID.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw StartupError(description: "account id must be 12 digits, not '\(accountID)'.")
+            throw ServeError(description: "account id must be 12 digits, not '\(accountID)'.")
         }
         let levelText = value(command.logLevel, "FIREHOSE_LOCAL_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
-            throw StartupError(
+            throw ServeError(
                 description:
                     "log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(levelText)'."
             )
         }
         logLevel = level
-        func positive(_ flag: Int?, _ variable: String, _ name: String) throws(StartupError) -> Int? {
+        func positive(_ flag: Int?, _ variable: String, _ name: String) throws(ServeError) -> Int? {
             guard let text = value(flag.map(String.init), variable) else { return nil }
             guard let number = Int(text), number > 0 else {
-                throw StartupError(description: "\(name) must be a positive whole number, not '\(text)'.")
+                throw ServeError(description: "\(name) must be a positive whole number, not '\(text)'.")
             }
             return number
         }
@@ -343,13 +353,13 @@ struct ResolvedSettings {
             try positive(command.shutdownTimeout, "FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT", "shutdown timeout") ?? 60
         if let text = value(command.activationDelay.map { String($0) }, "FIREHOSE_LOCAL_ACTIVATION_DELAY") {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
-                throw StartupError(description: "activation delay must be 0 to 3600 seconds, not '\(text)'.")
+                throw ServeError(description: "activation delay must be 0 to 3600 seconds, not '\(text)'.")
             }
             activationDelay = seconds
         }
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
             guard let mode = Durability(rawValue: text.lowercased()) else {
-                throw StartupError(description: "durability must be 'fsync' or 'none', not '\(text)'.")
+                throw ServeError(description: "durability must be 'fsync' or 'none', not '\(text)'.")
             }
             durability = mode
         }

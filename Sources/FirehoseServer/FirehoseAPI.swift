@@ -70,6 +70,7 @@ public final class FirehoseAPI: Sendable {
         for name in sink.streamNames {
             metrics.objectsDeliveredEarlier(sink.objectsWritten(stream: name), stream: name)
         }
+        sink.addDeliveryFailureObserver { failure in metrics.deliveryFailed(stream: failure.stream) }
         sink.addDeliveryObserver { object, time in
             metrics.objectDelivered(object, latencySeconds: time.timeIntervalSince(object.firstArrival))
         }

@@ -1,4 +1,5 @@
 import CivilTime
+import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import ServiceLifecycle
@@ -72,30 +73,69 @@ struct LocalEndpoints {
             let objects = try await api.sink.flush(stream: stream?.isEmpty == true ? nil : stream)
             var writer = JSONWriter(reservingCapacity: 128 + objects.count * 160)
             writer.beginObject()
-            writer.key("objects")
-            writer.beginArray()
-            for object in objects {
-                writer.beginObject()
-                writer.key("stream")
-                writer.string(object.stream)
-                writer.key("bucket")
-                writer.string(object.bucket)
-                writer.key("key")
-                writer.string(object.key)
-                writer.key("records")
-                writer.integer(object.records)
-                writer.key("bytes")
-                writer.integer(object.bytes)
-                writer.key("storedBytes")
-                writer.integer(object.storedBytes)
-                writer.endObject()
-            }
-            writer.endArray()
+            Self.write(objects, to: &writer)
             writer.endObject()
             return json(200, writer.bytes, requestID: requestID)
         } catch {
-            return sinkError(error, requestID: requestID)
+            guard let (delivered, failures) = error.undelivered else { return sinkError(error, requestID: requestID) }
+            return undelivered(delivered, failures, requestID: requestID)
         }
+    }
+
+    /// 503, as for any delivery that did not happen, with what was delivered and, per stream, what
+    /// was not and why: a script can tell which stream is stuck.
+    private func undelivered(_ delivered: [DeliveredObject], _ failures: [UndeliveredStream], requestID: String)
+        -> APIResponse
+    {
+        let names = failures.map { "\($0.stream) (\($0.stagedRecords) records stay staged)" }
+        let message =
+            "\(failures.count) stream\(failures.count == 1 ? "" : "s") could not deliver: \(names.joined(separator: ", "))."
+            + (delivered.isEmpty ? "" : " The other streams' objects were delivered.")
+        var error = FirehoseError.serviceUnavailable(message)
+        error.logDetail = failures.map(\.description).joined(separator: "; ")
+        api.logFailure(error, requestID: requestID, operation: "/_local/flush")
+        let body = error.jsonBody { writer in
+            Self.write(delivered, to: &writer)
+            writer.key("failures")
+            writer.beginArray()
+            for failure in failures {
+                writer.beginObject()
+                writer.key("stream")
+                writer.string(failure.stream)
+                writer.key("error")
+                writer.string(failure.error.description)
+                writer.key("stagedRecords")
+                writer.integer(failure.stagedRecords)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        var response = json(503, body, requestID: requestID)
+        response.headers.append(("x-amzn-ErrorType", "ServiceUnavailableException"))
+        return response
+    }
+
+    /// `"objects": [{stream, bucket, key, records, bytes, storedBytes}, ...]`
+    private static func write(_ objects: [DeliveredObject], to writer: inout JSONWriter) {
+        writer.key("objects")
+        writer.beginArray()
+        for object in objects {
+            writer.beginObject()
+            writer.key("stream")
+            writer.string(object.stream)
+            writer.key("bucket")
+            writer.string(object.bucket)
+            writer.key("key")
+            writer.string(object.key)
+            writer.key("records")
+            writer.integer(object.records)
+            writer.key("bytes")
+            writer.integer(object.bytes)
+            writer.key("storedBytes")
+            writer.integer(object.storedBytes)
+            writer.endObject()
+        }
+        writer.endArray()
     }
 
     // MARK: - /_local/streams
@@ -154,6 +194,25 @@ struct LocalEndpoints {
             } else {
                 writer.null()
             }
+            // Whether something stays staged because delivery keeps failing, and why.
+            writer.key("delivery")
+            writer.beginObject()
+            writer.key("failing")
+            writer.bool(counters.deliveryFailing)
+            writer.key("failures")
+            writer.integer(counters.deliveryFailures)
+            writer.key("lastError")
+            if let message = counters.lastDeliveryError {
+                writer.beginObject()
+                writer.key("message")
+                writer.string(message)
+                writer.key("time")
+                writer.string(ISO8601Timestamp.format(counters.lastDeliveryErrorTime ?? now))
+                writer.endObject()
+            } else {
+                writer.null()
+            }
+            writer.endObject()
             writer.endObject()
         }
         writer.endArray()

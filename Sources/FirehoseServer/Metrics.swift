@@ -18,6 +18,8 @@ import Synchronization
 /// | `firehose_local_flushes_total` | counter | `stream`, `reason` (size, interval, flush, shutdown, recovery) |
 /// | `firehose_local_delivery_latency_seconds` | histogram | `stream` (first record's arrival → object on disk) |
 /// | `firehose_local_objects_written_total` | counter | `stream` |
+/// | `firehose_local_delivery_failures_total` | counter | `stream` (failed delivery attempts; each retry counts) |
+/// | `firehose_local_delivery_failing` | gauge | `stream` (1 while the latest attempt failed and records stay staged) |
 ///
 /// Label values are bounded: operations are the X-Amz-Target operations (anything else is `unknown`),
 /// codes the AWS error codes the server itself produces, streams the configured ones.
@@ -47,15 +49,22 @@ public final class FirehoseMetrics: Sendable {
         var recordsReceived: Counter
         var bytesReceived: Counter
         var objectsWritten: Counter
+        var deliveryFailures: Counter
         var latency: ValueHistogram
+    }
+
+    private struct StreamGauges {
+        var records: Gauge
+        var bytes: Gauge
+        var failing: Gauge
     }
 
     private struct State {
         var operations: [FirehoseOperation?: OperationSeries] = [:]
         var streams: [String: StreamSeries] = [:]
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
-        /// Buffer gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
-        var bufferGauges: [String: (records: Gauge, bytes: Gauge)] = [:]
+        /// Gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
+        var bufferGauges: [String: StreamGauges] = [:]
     }
 
     public let registry: PrometheusCollectorRegistry
@@ -133,6 +142,10 @@ public final class FirehoseMetrics: Sendable {
         series.latency.record(max(0, latencySeconds))
     }
 
+    func deliveryFailed(stream: String) {
+        series(stream).deliveryFailures.increment()
+    }
+
     /// Objects `stream` delivered before these metrics observed its deliveries.
     func objectsDeliveredEarlier(_ objects: Int, stream: String) {
         guard objects > 0 else { return }
@@ -159,6 +172,11 @@ public final class FirehoseMetrics: Sendable {
                             "Objects written into the data directory since the server started (including recovered ones)."
                     ),
                     labels: labels),
+                deliveryFailures: registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "delivery_failures", unit: "total",
+                        help: "Failed delivery attempts; the buffer stays staged and is retried (each retry counts)."),
+                    labels: labels),
                 latency: registry.makeValueHistogram(
                     descriptor: Self.descriptor(
                         "delivery_latency", unit: "seconds",
@@ -175,10 +193,10 @@ public final class FirehoseMetrics: Sendable {
         for status in streams {
             let name = status.settings.name
             _ = series(name)
-            let gauges = state.withLock { state -> (records: Gauge, bytes: Gauge) in
+            let gauges = state.withLock { state -> StreamGauges in
                 if let gauges = state.bufferGauges[name] { return gauges }
                 let labels = [("stream", name)]
-                let gauges = (
+                let gauges = StreamGauges(
                     records: registry.makeGauge(
                         descriptor: Self.descriptor(
                             "buffer_records", unit: "",
@@ -188,6 +206,13 @@ public final class FirehoseMetrics: Sendable {
                         descriptor: Self.descriptor(
                             "buffer_bytes", unit: "",
                             help: "Bytes (before compression) waiting in the stream's buffer, not yet delivered."),
+                        labels: labels),
+                    failing: registry.makeGauge(
+                        descriptor: Self.descriptor(
+                            "delivery_failing", unit: "",
+                            help:
+                                "1 while the stream's latest delivery attempt failed: records stay staged until one succeeds."
+                        ),
                         labels: labels)
                 )
                 state.bufferGauges[name] = gauges
@@ -195,15 +220,17 @@ public final class FirehoseMetrics: Sendable {
             }
             gauges.records.set(Double(status.bufferedRecords))
             gauges.bytes.set(Double(status.bufferedBytes))
+            gauges.failing.set(status.counters.deliveryFailing ? 1.0 : 0.0)
         }
         let current = Set(streams.map(\.settings.name))
-        let gone = state.withLock { state -> [(records: Gauge, bytes: Gauge)] in
+        let gone = state.withLock { state -> [StreamGauges] in
             let names = state.bufferGauges.keys.filter { !current.contains($0) }
             return names.compactMap { state.bufferGauges.removeValue(forKey: $0) }
         }
         for gauges in gone {
             registry.unregisterGauge(gauges.records)
             registry.unregisterGauge(gauges.bytes)
+            registry.unregisterGauge(gauges.failing)
         }
         return Self.sorted(registry.emitToBuffer())
     }

@@ -81,6 +81,7 @@ actor DeliveryStream {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
+    private let onDeliveryFailure: @Sendable (FileSystemError, Int) -> Void
     /// The open buffer of each partition with records.
     private var buffers = OpenBuffers()
     private var random = SystemRandomNumberGenerator()
@@ -113,7 +114,8 @@ actor DeliveryStream {
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
         durability: Durability,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
-        onDelivery: @escaping @Sendable (DeliveredObject) -> Void
+        onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
+        onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in }
     ) {
         self.settings = settings
         self.destination = destination
@@ -126,6 +128,7 @@ actor DeliveryStream {
         logger[metadataKey: "stream"] = .string(settings.name)
         self.logger = logger
         self.onDelivery = onDelivery
+        self.onDeliveryFailure = onDeliveryFailure
     }
 
     /// Buffers the records (in order), delivers every buffer that fills, and returns once the records
@@ -269,6 +272,7 @@ actor DeliveryStream {
         let outcome = await publishReady(waitingForOthers: true)
         let delivered = publishQueue.endFlush(awaited: awaited, own: outcome.delivered)
         if let failure = outcome.failure {
+            onDeliveryFailure(failure, bufferFill.records)
             scheduleRetry()
             throw failure
         }
@@ -426,6 +430,7 @@ actor DeliveryStream {
     private func publishLoggingFailure() async -> [DeliveredObject] {
         let outcome = await publishReady(waitingForOthers: false)
         if let failure = outcome.failure {
+            onDeliveryFailure(failure, bufferFill.records)
             logger.error(
                 "Delivery failed; the buffer stays staged and is retried",
                 metadata: [

@@ -15,6 +15,12 @@ public struct StreamCounters: Sendable, Equatable {
     public var bytesDelivered = 0
     public var lastDelivery: DeliveredObject?
     public var lastDeliveryTime: Date?
+    /// Failed delivery attempts (each retry that fails counts).
+    public var deliveryFailures = 0
+    /// Whether the latest attempt failed: something stays staged until an attempt succeeds.
+    public var deliveryFailing = false
+    public var lastDeliveryError: String?
+    public var lastDeliveryErrorTime: Date?
 
     public init() {}
 }
@@ -52,10 +58,22 @@ final class DeliveryTracker: Sendable {
             counters.bytesDelivered += object.bytes
             counters.lastDelivery = object
             counters.lastDeliveryTime = time
+            counters.deliveryFailing = false
             state.counters[object.stream] = counters
             return Self.takeSatisfied(&state)
         }
         for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    func deliveryFailed(stream: String, error: String, at time: Date) {
+        state.withLock { state in
+            var counters = state.counters[stream, default: StreamCounters()]
+            counters.deliveryFailures += 1
+            counters.deliveryFailing = true
+            counters.lastDeliveryError = error
+            counters.lastDeliveryErrorTime = time
+            state.counters[stream] = counters
+        }
     }
 
     func removeStream(_ stream: String) {

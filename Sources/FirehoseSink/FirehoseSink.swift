@@ -22,6 +22,7 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownStream(String)
         case streamExists(String)
         case storage(FileSystemError)
+        case undelivered(delivered: [DeliveredObject], failures: [UndeliveredStream])
     }
 
     private let kind: Kind
@@ -29,6 +30,10 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unknownStream(_ name: String) -> SinkError { SinkError(kind: .unknownStream(name)) }
     public static func streamExists(_ name: String) -> SinkError { SinkError(kind: .streamExists(name)) }
     public static func storage(_ error: FileSystemError) -> SinkError { SinkError(kind: .storage(error)) }
+    /// A flush delivered what it could; `failures` are the streams whose buffers stay staged.
+    public static func undelivered(delivered: [DeliveredObject], failures: [UndeliveredStream]) -> SinkError {
+        SinkError(kind: .undelivered(delivered: delivered, failures: failures))
+    }
 
     public var isUnknownStream: Bool {
         if case .unknownStream = kind { return true }
@@ -44,7 +49,7 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var streamName: String? {
         switch kind {
         case .unknownStream(let name), .streamExists(let name): name
-        case .storage: nil
+        case .storage, .undelivered: nil
         }
     }
 
@@ -53,12 +58,31 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// For a flush that failed for some streams: what it delivered, and what stays staged per stream.
+    public var undelivered: (delivered: [DeliveredObject], failures: [UndeliveredStream])? {
+        if case .undelivered(let delivered, let failures) = kind { return (delivered, failures) }
+        return nil
+    }
+
     public var description: String {
         switch kind {
         case .unknownStream(let name): "delivery stream \(name) does not exist"
         case .streamExists(let name): "delivery stream \(name) already exists"
         case .storage(let error): "storage failure: \(error)"
+        case .undelivered(_, let failures): failures.map(\.description).joined(separator: "; ")
         }
+    }
+}
+
+/// A stream whose delivery failed: why, and how many records stay staged (delivered by a later
+/// retry, flush or start).
+public struct UndeliveredStream: Sendable, Equatable, CustomStringConvertible {
+    public var stream: String
+    public var error: FileSystemError
+    public var stagedRecords: Int
+
+    public var description: String {
+        "stream \(stream) could not deliver (\(error)); \(stagedRecords) records stay staged"
     }
 }
 
@@ -104,6 +128,8 @@ public final class FirehoseSink: Sendable {
     let streams = Mutex<[String: StreamEntry]>([:])
     let tracker = DeliveryTracker()
     private let observers = DeliveryObservers()
+    private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
+    private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
     private let streamChanges = AsyncSerialGate()
 
     /// Creates the data and staging directories.
@@ -136,6 +162,18 @@ public final class FirehoseSink: Sendable {
         observers.list.withLock { $0.append(observer) }
     }
 
+    /// Calls `observer` with every failed delivery attempt (the buffer stays staged and is retried).
+    public func addDeliveryFailureObserver(_ observer: @escaping @Sendable (UndeliveredStream) -> Void) {
+        failureObservers.withLock { $0.append(observer) }
+    }
+
+    /// A delivery attempt of `stream` failed: counted for `/_local/streams`, told to the observers.
+    func deliveryFailed(stream: String, error: FileSystemError, stagedRecords: Int) {
+        tracker.deliveryFailed(stream: stream, error: error.description, at: now())
+        let failure = UndeliveredStream(stream: stream, error: error, stagedRecords: stagedRecords)
+        for observer in failureObservers.withLock({ $0 }) { observer(failure) }
+    }
+
     /// Registers a stream. `record` defaults to one for a configuration-file stream, ACTIVE at once.
     public func createStream(_ settings: DeliveryStreamSettings, record: StreamRecord? = nil) throws(SinkError) {
         let record =
@@ -148,7 +186,10 @@ public final class FirehoseSink: Sendable {
             destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability, clock: clock,
             now: wallClock,
-            logger: logger, onDelivery: onDelivery)
+            logger: logger, onDelivery: onDelivery,
+            onDeliveryFailure: { [weak self] error, staged in
+                self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
+            })
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
             streams[settings.name] = StreamEntry(actor: stream, settings: settings, record: record)
@@ -309,38 +350,51 @@ public final class FirehoseSink: Sendable {
     public func flush(stream name: String? = nil, reason: DeliveredObject.Reason = .flush) async throws(SinkError)
         -> [DeliveredObject]
     {
-        let targets: [DeliveryStream]
+        let targets: [(name: String, actor: DeliveryStream)]
         if let name {
             guard let stream = streams.withLock({ $0[name]?.actor }) else { throw .unknownStream(name) }
-            targets = [stream]
+            targets = [(name, stream)]
         } else {
-            targets = streams.withLock { streams in streams.keys.sorted().map { streams[$0]!.actor } }
+            targets = streams.withLock { streams in streams.keys.sorted().map { ($0, streams[$0]!.actor) } }
         }
+        // One stream that cannot deliver does not keep the others from it.
         var delivered: [DeliveredObject] = []
-        var firstFailure: FileSystemError?
-        for stream in targets {
+        var failures: [UndeliveredStream] = []
+        for (name, stream) in targets {
             do {
                 delivered += try await stream.flush(reason: reason)
             } catch {
-                firstFailure = firstFailure ?? error
+                failures.append(
+                    UndeliveredStream(stream: name, error: error, stagedRecords: await stream.bufferFill.records))
             }
         }
-        if let firstFailure { throw .storage(firstFailure) }
+        if !failures.isEmpty { throw .undelivered(delivered: delivered, failures: failures) }
         return delivered
     }
 
-    /// Delivers every buffer before the process exits.
+    /// Delivers every buffer before the process exits. What could not be delivered stays staged for
+    /// the next start, is logged per stream, and is kept in `undeliveredAtShutdown`.
     public func shutdown() async {
         do {
             let delivered = try await flush(reason: .shutdown)
             logger.info(
                 "Delivered all buffers for shutdown", metadata: ["objects": .stringConvertible(delivered.count)])
         } catch {
-            logger.error(
-                "Some buffers could not be delivered at shutdown; they remain staged",
-                metadata: ["error": .string(error.description)])
+            let failures = error.undelivered?.failures ?? []
+            for failure in failures {
+                logger.error(
+                    "Records stay staged: delivery failed at shutdown; the next start delivers them",
+                    metadata: [
+                        "stream": .string(failure.stream), "records": .stringConvertible(failure.stagedRecords),
+                        "error": .string(failure.error.description),
+                    ])
+            }
+            strandedAtShutdown.withLock { $0 = failures }
         }
     }
+
+    /// The streams whose buffers `shutdown()` could not deliver; empty when it delivered everything.
+    public var undeliveredAtShutdown: [UndeliveredStream] { strandedAtShutdown.withLock { $0 } }
 
     /// A snapshot of one stream for `/_local/streams` and metrics.
     public struct StreamStatus: Sendable {

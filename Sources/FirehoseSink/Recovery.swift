@@ -118,7 +118,11 @@ extension FirehoseSink {
         } catch {
             logger.error(
                 "Could not deliver recovered records; they stay staged for the next start",
-                metadata: ["file": .string(dataPath), "error": .string(error.description)])
+                metadata: [
+                    "stream": .string(journal.header.stream), "file": .string(dataPath),
+                    "records": .stringConvertible(commit.records), "error": .string(error.description),
+                ])
+            deliveryFailed(stream: journal.header.stream, error: error, stagedRecords: commit.records)
             report.orphaned.append(dataPath)
         }
     }

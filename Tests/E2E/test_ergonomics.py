@@ -99,6 +99,7 @@ def test_streams_fields_after_traffic(srv):
         "bytesReceived": 0,
         "objectsWritten": 0,
         "lastDelivery": None,
+        "delivery": {"failing": False, "failures": 0, "lastError": None},
     }
     records = [b"alpha\n", b"beta\n", b"gamma-gamma\n"]
     fh.put_record_batch(DeliveryStreamName="erg-streams", Records=[{"Data": d} for d in records])
@@ -302,6 +303,8 @@ def test_metrics_after_traffic(make_server):
         "firehose_local_buffer_bytes": "gauge",
         "firehose_local_buffer_records": "gauge",
         "firehose_local_bytes_received_total": "counter",
+        "firehose_local_delivery_failing": "gauge",
+        "firehose_local_delivery_failures_total": "counter",
         "firehose_local_delivery_latency_seconds": "histogram",
         "firehose_local_flushes_total": "counter",
         "firehose_local_objects_written_total": "counter",

@@ -11,6 +11,7 @@ import errno
 import gzip
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -435,6 +436,55 @@ def test_failed_delivery_is_retried_with_backoff_and_logged(make_server):
              what="the retried delivery (no request sent)")
     assert srv.delivered("retry", bucket="retry-bucket", decompress=False) == b"kept\n"
     assert srv.flush()["objects"] == []
+
+
+@pytest.mark.timeout_s(60)
+def test_a_stream_that_cannot_deliver_is_reported_per_stream_and_does_not_stop_the_others(make_server):
+    """One stream's bucket folder cannot be made (a file is in its way). The
+    global /_local/flush still delivers the other stream, and answers 503 with
+    what it delivered and, for the stuck stream, the cause and the records that
+    stay staged; /_local/streams and the metrics say the stream is failing; a
+    SIGTERM exits 1 naming it and its records; the next start delivers them."""
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": [
+        fhlocal.ext_stream("stuck", bucket="stuck-bucket", **fhlocal.hints(1, 900)),
+        fhlocal.ext_stream("fine", **fhlocal.hints(1, 900))]}
+    srv = make_server(config, name="stuck")
+    (srv.data_dir / "stuck-bucket").write_text("not a folder")
+    fh = srv.client()
+    fh.put_record_batch(DeliveryStreamName="stuck", Records=[{"Data": b"a\n"}, {"Data": b"b\n"}])
+    fh.put_record(DeliveryStreamName="fine", Record={"Data": b"ok\n"})
+
+    r = srv.http("POST", "/_local/flush", b"")
+    assert r.status == 503, r
+    body = r.json()
+    assert body["__type"] == "ServiceUnavailableException", body
+    assert body["message"] == ("1 stream could not deliver: stuck (2 records stay staged). "
+                               "The other streams' objects were delivered."), body
+    assert [o["stream"] for o in body["objects"]] == ["fine"], body
+    [failure] = body["failures"]
+    assert failure["stream"] == "stuck" and failure["stagedRecords"] == 2, failure
+    assert "Not a directory" in failure["error"], failure
+    assert srv.delivered("fine") == b"ok\n"
+
+    streams = {s["name"]: s for s in srv.http("GET", "/_local/streams").json()["streams"]}
+    stuck, fine = streams["stuck"]["delivery"], streams["fine"]["delivery"]
+    assert stuck["failing"] is True and stuck["failures"] >= 1, stuck
+    assert "Not a directory" in stuck["lastError"]["message"] and stuck["lastError"]["time"], stuck
+    assert fine == {"failing": False, "failures": 0, "lastError": None}, fine
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert 'firehose_local_delivery_failing{stream="stuck"} 1' in metrics, metrics
+    assert 'firehose_local_delivery_failing{stream="fine"} 0' in metrics, metrics
+    assert re.search(r'firehose_local_delivery_failures_total\{stream="stuck"\} [1-9]', metrics), metrics
+
+    rc = srv.stop()
+    err = srv.stderr_text()
+    assert rc == 1, f"exit code {rc} after a shutdown that left records staged\n{err[-2000:]}"
+    assert "error: stopped with records not delivered" in err and "stuck: 2 records" in err, err[-2000:]
+    (srv.data_dir / "stuck-bucket").unlink()
+    again = make_server.create(config, name="stuck-again")
+    again.data_dir = srv.data_dir
+    again.start()
+    assert again.delivered("stuck", bucket="stuck-bucket") == b"a\nb\n"
 
 
 @pytest.mark.timeout_s(30)

@@ -194,12 +194,12 @@ import Testing
         do {
             _ = try resolve(arguments)
             Issue.record("expected an error for \(arguments)")
-        } catch let error as StartupError {
+        } catch let error as ServeError {
             #expect(error.description.hasPrefix(subject))
         }
     }
 
     @Test func invalidPortFromTheEnvironment() throws {
-        #expect(throws: StartupError.self) { try resolve([], environment: ["FIREHOSE_LOCAL_PORT": "http"]) }
+        #expect(throws: ServeError.self) { try resolve([], environment: ["FIREHOSE_LOCAL_PORT": "http"]) }
     }
 }

@@ -3,6 +3,7 @@ import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -29,7 +30,7 @@ struct FailureTests {
             try await h.put(["safe"])
 
             let error = await #expect(throws: SinkError.self) { try await h.sink.flush() }
-            let storage = try #require(error?.storageError)
+            let storage = try #require(error?.undelivered?.failures.first?.error)
             #expect(storage.operation == "mkdir")
             #expect(storage.path == "\(h.bucketPath())/2026")
             #expect(storage.errno == ENOTDIR)
@@ -55,6 +56,51 @@ struct FailureTests {
             #expect(try await h.sink.flush().isEmpty)
             #expect(h.files(under: h.bucketPath()) == [delivered[0].key])
             #expect(try await h.log.wait(count: 1) == delivered)
+        }
+    }
+
+    @Test("One stream that cannot deliver does not keep a flush from the others; its failure is reported per stream")
+    func oneStreamFailing() async throws {
+        try await SinkHarness.with { h in
+            try h.sink.createStream(settings(stream: "broken"))
+            try h.sink.createStream(settings(stream: "healthy", destination(bucket: "other-bucket")))
+            let failures = Mutex<[UndeliveredStream]>([])
+            h.sink.addDeliveryFailureObserver { failure in failures.withLock { $0.append(failure) } }
+            try Self.blockBucket(h)
+            try await h.put(["a", "b"], to: "broken")
+            try await h.put(["c"], to: "healthy")
+            let error = await #expect(throws: SinkError.self) { try await h.sink.flush() }
+            let undelivered = try #require(error?.undelivered)
+            #expect(undelivered.delivered.map(\.stream) == ["healthy"])
+            #expect(try h.contents(of: undelivered.delivered[0]) == Array("c".utf8))
+            #expect(undelivered.failures.map(\.stream) == ["broken"])
+            #expect(undelivered.failures.first?.stagedRecords == 2)
+            #expect(failures.withLock { $0.map(\.stream) } == ["broken"])
+            let broken = try #require(await h.sink.status(of: "broken")).counters
+            #expect(broken.deliveryFailing && broken.deliveryFailures == 1)
+            #expect(broken.lastDeliveryError?.isEmpty == false)
+            #expect(try #require(await h.sink.status(of: "healthy")).counters.deliveryFailing == false)
+
+            // A flush of the broken stream alone says the same; once it can deliver, it is no longer failing.
+            await #expect(throws: SinkError.self) { try await h.sink.flush(stream: "broken") }
+            try Self.unblockBucket(h)
+            let delivered = try await h.sink.flush()
+            #expect(delivered.map(\.stream) == ["broken"])
+            let recovered = try #require(await h.sink.status(of: "broken")).counters
+            #expect(!recovered.deliveryFailing && recovered.deliveryFailures == 2)
+        }
+    }
+
+    @Test("Shutdown keeps what it could not deliver, per stream, for the caller to report")
+    func shutdownReportsStranded() async throws {
+        try await SinkHarness.with { h in
+            try h.sink.createStream(settings(stream: "broken"))
+            try Self.blockBucket(h)
+            try await h.put(["a", "b", "c"], to: "broken")
+            await h.sink.shutdown()
+            #expect(h.sink.undeliveredAtShutdown.map(\.stream) == ["broken"])
+            #expect(h.sink.undeliveredAtShutdown.first?.stagedRecords == 3)
+            try Self.unblockBucket(h)
         }
     }
 
