@@ -134,6 +134,13 @@ package enum POSIX {
         _ = systemUnlink(path)
     }
 
+    /// A second name for the file at `from` (same file system).
+    package static func link(_ from: String, _ to: String) throws(FileSystemError) {
+        if systemLink(from, to) != 0 {
+            throw FileSystemError(operation: "link", path: "\(from) -> \(to)", errno: errno)
+        }
+    }
+
     /// Unlinks `path`; false when it did not exist, an error for any other failure.
     @discardableResult
     package static func remove(_ path: String) throws(FileSystemError) -> Bool {
@@ -211,3 +218,4 @@ private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
+private func systemLink(_ from: String, _ to: String) -> Int32 { link(from, to) }

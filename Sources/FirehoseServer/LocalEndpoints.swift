@@ -44,7 +44,10 @@ struct LocalEndpoints {
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
             return json(
-                200, Self.streamsDocument(await api.sink.statuses(), now: api.sink.now()), requestID: requestID)
+                200,
+                Self.streamsDocument(
+                    await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now()),
+                requestID: requestID)
         case ("GET", "/_local/wait"):
             return await wait(request, requestID: requestID)
         case ("GET", "/_local/metrics"):
@@ -141,7 +144,9 @@ struct LocalEndpoints {
     // MARK: - /_local/streams
 
     /// `{"streams": [...]}`, alphabetical (the sink lists streams sorted by name).
-    static func streamsDocument(_ statuses: [FirehoseSink.StreamStatus], now: Date) -> [UInt8] {
+    static func streamsDocument(
+        _ statuses: [FirehoseSink.StreamStatus], quarantined: [QuarantinedBuffer], now: Date
+    ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + statuses.count * 400)
         writer.beginObject()
         writer.key("streams")
@@ -213,6 +218,22 @@ struct LocalEndpoints {
                 writer.null()
             }
             writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        // Acknowledged records of streams that do not exist, kept until a stream of that name does.
+        writer.key("quarantined")
+        writer.beginArray()
+        for buffer in quarantined {
+            writer.beginObject()
+            writer.key("stream")
+            writer.string(buffer.stream)
+            writer.key("records")
+            writer.integer(buffer.records)
+            writer.key("bytes")
+            writer.integer(buffer.bytes)
+            writer.key("path")
+            writer.string(buffer.path)
             writer.endObject()
         }
         writer.endArray()

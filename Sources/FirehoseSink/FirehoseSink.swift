@@ -112,6 +112,9 @@ public final class FirehoseSink: Sendable {
         /// Staging buffers live inside the data directory so publishing them is a same-filesystem rename.
         public var stagingDirectory: String { "\(dataDirectory)/\(Self.privateFolderName)/staging" }
 
+        /// Staged buffers of streams that do not exist, kept until a stream of that name does.
+        public var quarantineDirectory: String { "\(dataDirectory)/\(Self.privateFolderName)/quarantine" }
+
         var catalog: StreamCatalog { StreamCatalog(privateFolder: "\(dataDirectory)/\(Self.privateFolderName)") }
     }
 
@@ -130,6 +133,7 @@ public final class FirehoseSink: Sendable {
     private let observers = DeliveryObservers()
     private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
     private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
+    let quarantine = Mutex<[QuarantinedBuffer]>([])
     private let streamChanges = AsyncSerialGate()
 
     /// Creates the data and staging directories.
@@ -392,6 +396,9 @@ public final class FirehoseSink: Sendable {
             strandedAtShutdown.withLock { $0 = failures }
         }
     }
+
+    /// Staged buffers of streams that do not exist, as the last recovery found them.
+    public var quarantinedBuffers: [QuarantinedBuffer] { quarantine.withLock { $0 } }
 
     /// The streams whose buffers `shutdown()` could not deliver; empty when it delivered everything.
     public var undeliveredAtShutdown: [UndeliveredStream] { strandedAtShutdown.withLock { $0 } }

@@ -9,11 +9,26 @@ import Synchronization
     import Foundation
 #endif
 
+/// Acknowledged records staged for a stream that does not exist (it was deleted during a crash, or
+/// left the configuration file): kept in `.firehose-local/quarantine/`, and delivered by the first
+/// start at which a stream of that name exists again.
+public struct QuarantinedBuffer: Sendable, Equatable {
+    public var stream: String
+    public var records: Int
+    /// Record bytes, before compression.
+    public var bytes: Int
+    /// The data file, relative to the data directory.
+    public var path: String
+}
+
 /// What start-up recovery found in the staging folder.
 public struct RecoveryReport: Sendable, Equatable {
     /// Objects delivered from buffers a previous run had acknowledged but not delivered.
     public var delivered: [DeliveredObject] = []
-    /// Staging files left alone because their stream is not configured (now); named so a person can act.
+    /// Buffers of streams that do not exist, kept in the quarantine folder.
+    public var quarantined: [QuarantinedBuffer] = []
+    /// Staging files left alone: their encoding is unknown, or delivering them failed (retried at the
+    /// next start); named so a person can act.
     public var orphaned: [String] = []
     /// Staging files whose committed data failed to decode; moved aside with a `.corrupt` suffix.
     public var corrupt: [String] = []
@@ -27,6 +42,12 @@ extension FirehoseSink {
     /// accepting requests.
     public func recoverStagedBuffers() async -> RecoveryReport {
         var report = RecoveryReport()
+        // Quarantined buffers first: those whose stream exists again are delivered like any other.
+        let quarantineDirectory = configuration.quarantineDirectory
+        for name in POSIX.listDirectory(quarantineDirectory).sorted() where name.hasSuffix(".journal") {
+            let base = "\(quarantineDirectory)/\(name.dropLast(".journal".count))"
+            await recover(journalPath: base + ".journal", dataPath: base + ".partial", into: &report)
+        }
         let directory = configuration.stagingDirectory
         let names = POSIX.listDirectory(directory).sorted()
         for name in names where name.hasSuffix(".recovered") {
@@ -47,17 +68,49 @@ extension FirehoseSink {
                 report.discarded += 1
             }
         }
-        if !report.delivered.isEmpty || !report.orphaned.isEmpty || !report.corrupt.isEmpty {
+        if !report.delivered.isEmpty || !report.orphaned.isEmpty || !report.corrupt.isEmpty
+            || !report.quarantined.isEmpty
+        {
             logger.notice(
                 "Recovered staged buffers from a previous run",
                 metadata: [
                     "objects": .stringConvertible(report.delivered.count),
                     "records": .stringConvertible(report.delivered.map(\.records).reduce(0, +)),
+                    "quarantined": .stringConvertible(report.quarantined.count),
                     "orphaned": .stringConvertible(report.orphaned.count),
                     "corrupt": .stringConvertible(report.corrupt.count),
                 ])
         }
+        quarantine.withLock { $0 = report.quarantined }
         return report
+    }
+
+    /// Moves a staged buffer (data and journal) into the quarantine folder, durably; returns where its
+    /// data file is now. A buffer already there, or one that cannot be moved, stays where it is.
+    private func keepInQuarantine(journalPath: String, dataPath: String) -> String {
+        let quarantine = configuration.quarantineDirectory
+        guard !dataPath.hasPrefix(quarantine + "/") else { return dataPath }
+        let name = String(dataPath[dataPath.index(after: dataPath.lastIndex(of: "/")!)...])
+        let base = "\(quarantine)/\(name.dropLast(".partial".count))"
+        // Whenever a crash stops this, one folder holds the data with its journal: the data is linked
+        // in first (a leftover of an interrupted move is replaced), then the journal moves, and only
+        // then does the staging name go (staging data without a journal is removed at start anyway).
+        do throws(FileSystemError) {
+            try POSIX.makeDirectories(quarantine)
+            try POSIX.remove(base + ".partial")
+            try POSIX.link(dataPath, base + ".partial")
+            try POSIX.fsyncDirectory(quarantine)
+            try POSIX.rename(journalPath, base + ".journal")
+            try POSIX.fsyncDirectory(quarantine)
+            try POSIX.remove(dataPath)
+            try POSIX.fsyncDirectory(configuration.stagingDirectory)
+            return base + ".partial"
+        } catch {
+            logger.error(
+                "Could not move staged records to the quarantine folder; left in staging",
+                metadata: ["file": .string(dataPath), "error": .string(error.description)])
+            return dataPath
+        }
     }
 
     private func recover(journalPath: String, dataPath: String, into report: inout RecoveryReport) async {
@@ -80,13 +133,18 @@ extension FirehoseSink {
             return
         }
         guard let stream = streams.withLock({ $0[journal.header.stream]?.actor }) else {
+            let kept = keepInQuarantine(journalPath: journalPath, dataPath: dataPath)
+            let relative = String(kept.dropFirst(configuration.dataDirectory.count + 1))
             logger.warning(
-                "Staged records belong to a stream that is not configured; left in place",
+                "Staged records belong to a stream that does not exist; kept in quarantine until a stream of that name exists at a start",
                 metadata: [
-                    "stream": .string(journal.header.stream), "file": .string(dataPath),
+                    "stream": .string(journal.header.stream), "file": .string(kept),
                     "records": .stringConvertible(commit.records),
                 ])
-            report.orphaned.append(dataPath)
+            report.quarantined.append(
+                QuarantinedBuffer(
+                    stream: journal.header.stream, records: commit.records, bytes: commit.uncompressedBytes,
+                    path: relative))
             return
         }
         let committed = Array(data[..<commit.storedBytes])

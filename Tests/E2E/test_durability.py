@@ -439,3 +439,35 @@ def test_stray_and_torn_staging_files_are_cleaned_up(make_server):
     counts, problems = delivered_ids(srv2)
     assert not problems, problems
     assert counts[PLAIN] == collections.Counter(f"torn-{i}" for i in range(5))
+
+
+@pytest.mark.timeout_s(60)
+def test_staged_records_of_a_stream_that_no_longer_exists_are_quarantined_then_delivered(make_server):
+    """Records acknowledged for a stream that is gone at the next start (it left
+    the configuration file) are not left in staging forever: they move to the
+    quarantine folder with a warning naming the stream and the record count,
+    /_local/streams lists them, and the first start at which a stream of that
+    name exists again delivers them, once."""
+    gone = "q-gone"
+    with_stream = {"Credentials": fhlocal.DEFAULT_CREDENTIALS,
+                   "DeliveryStreams": [fhlocal.ext_stream(gone, **fhlocal.hints(1, 900))]}
+    without = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": [fhlocal.ext_stream("q-other")]}
+    srv = make_server(with_stream, name="quarantine")
+    srv.client().put_record_batch(DeliveryStreamName=gone, Records=[{"Data": b"a\n"}, {"Data": b"b\n"}])
+    srv.kill()
+
+    srv2 = restart(make_server, srv, without, "quarantine-without")
+    err = srv2.stderr_text()
+    assert "kept in quarantine until a stream of that name exists" in err and f"stream={gone}" in err, err
+    assert_staging_empty(srv2)
+    [kept] = srv2.http("GET", "/_local/streams").json()["quarantined"]
+    assert kept["stream"] == gone and kept["records"] == 2 and kept["bytes"] == 4, kept
+    assert (srv2.data_dir / kept["path"]).is_file(), kept
+    assert srv2.object_paths() == []
+    assert srv2.stop() == 0
+
+    srv3 = restart(make_server, srv2, with_stream, "quarantine-back")
+    assert srv3.delivered(gone) == b"a\nb\n"
+    assert srv3.http("GET", "/_local/streams").json()["quarantined"] == []
+    assert not (srv3.data_dir / kept["path"]).exists()
+    assert srv3.flush()["objects"] == []

@@ -56,7 +56,7 @@ def streams_of(server) -> dict[str, dict]:
     assert r.status == 200, r
     assert r.headers.get("content-type") == "application/json", r.headers
     body = r.json()
-    assert list(body) == ["streams"], body
+    assert list(body) == ["streams", "quarantined"] and body["quarantined"] == [], body
     return {s["name"]: s for s in body["streams"]}
 
 

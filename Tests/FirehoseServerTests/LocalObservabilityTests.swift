@@ -184,7 +184,7 @@ struct Exposition {
                 definition: settings.definition, createTime: now, origin: .api, activeAt: now.addingTimeInterval(5)))
         let statuses = await harness.sink.statuses()
         func status(at time: Date) throws -> [String?] {
-            let document = LocalEndpoints.streamsDocument(statuses, now: time)
+            let document = LocalEndpoints.streamsDocument(statuses, quarantined: [], now: time)
             let streams = try #require(
                 (try JSONSerialization.jsonObject(with: Data(document)) as? [String: Any])?["streams"]
                     as? [[String: Any]])

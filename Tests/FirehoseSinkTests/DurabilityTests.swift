@@ -105,19 +105,58 @@ struct DurabilityTests {
         try? FileManager.default.removeItem(atPath: crashed.directory)
     }
 
-    @Test("Staged records of a stream that is no longer configured stay where they are")
-    func orphanedBuffersAreKept() async throws {
+    @Test("Staged records of a stream that does not exist are quarantined, then delivered once it exists again")
+    func quarantinedUntilTheStreamExists() async throws {
         let crashed = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
         try crashed.sink.createStream(try settings(destination()))
-        try await crashed.put(["kept"])
-        let restarted = try restartedSink(
+        try await crashed.put(["kept-", "twice"])
+        let quarantine = "\(crashed.directory)/.firehose-local/quarantine"
+
+        let without = try restartedSink(
             over: crashed.directory, streams: [try settings(stream: "other", destination())])
-        let report = await restarted.recoverStagedBuffers()
-        #expect(report.delivered.isEmpty)
-        #expect(report.orphaned.count == 1)
-        #expect(crashed.stagedFiles.count == 1)
+        let report = await without.recoverStagedBuffers()
+        #expect(report.delivered.isEmpty && report.orphaned.isEmpty)
+        let kept = try #require(report.quarantined.first)
+        #expect(report.quarantined.count == 1)
+        #expect(kept.stream == "demo" && kept.records == 2 && kept.bytes == 10)
+        #expect(kept.path.hasPrefix(".firehose-local/quarantine/") && kept.path.hasSuffix(".partial"))
+        #expect(without.quarantinedBuffers == report.quarantined)
+        #expect(crashed.stagedFiles.isEmpty)
+        #expect(crashed.files(under: quarantine).count == 2)
         #expect(crashed.files(under: crashed.bucketPath()).isEmpty)
-        try? FileManager.default.removeItem(atPath: crashed.directory)
+
+        // Still no such stream: it stays, and is reported again.
+        let again = try restartedSink(over: crashed.directory, streams: [])
+        #expect(await again.recoverStagedBuffers().quarantined == report.quarantined)
+
+        let with = try restartedSink(over: crashed.directory, streams: [try settings(destination())])
+        let delivered = await with.recoverStagedBuffers()
+        #expect(delivered.quarantined.isEmpty && with.quarantinedBuffers.isEmpty)
+        let object = try #require(delivered.delivered.first)
+        #expect(try crashed.contents(of: object) == Array("kept-twice".utf8))
+        #expect(crashed.files(under: quarantine).isEmpty)
+    }
+
+    @Test("A move into quarantine stopped by a crash after linking the data is finished by the next start")
+    func interruptedQuarantineMove() async throws {
+        let crashed = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
+        try crashed.sink.createStream(try settings(destination()))
+        try await crashed.put(["once"])
+        let quarantine = "\(crashed.directory)/.firehose-local/quarantine"
+        let data = try #require(crashed.stagedFiles.first { $0.hasSuffix(".partial") })
+        try FileManager.default.createDirectory(atPath: quarantine, withIntermediateDirectories: true)
+        try FileManager.default.linkItem(
+            atPath: "\(crashed.stagingDirectory)/\(data)", toPath: "\(quarantine)/\(data)")
+
+        let without = try restartedSink(over: crashed.directory, streams: [])
+        #expect(await without.recoverStagedBuffers().quarantined.map(\.records) == [1])
+        #expect(crashed.stagedFiles.isEmpty)
+        let with = try restartedSink(over: crashed.directory, streams: [try settings(destination())])
+        let report = await with.recoverStagedBuffers()
+        #expect(report.delivered.map(\.records) == [1])
+        #expect(crashed.files(under: crashed.bucketPath()).count == 1)
     }
 
     @Test("Buffers that committed nothing, and journals of buffers already delivered, are cleaned up")
