@@ -186,6 +186,7 @@ let package = Package(
             dependencies: [
                 "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4", "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

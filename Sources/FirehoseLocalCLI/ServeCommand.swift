@@ -101,6 +101,15 @@ public struct ServeCommand: AsyncParsableCommand {
     var activationDelay: Double?
 
     @Option(
+        name: .customLong("local-endpoints"),
+        help: """
+            Who may use /_local (flush, wait, streams, metrics) when --host is not a loopback address: \
+            loopback (clients on this machine only; others get 403) or open (every client). \
+            /_local/health answers everyone. [FIREHOSE_LOCAL_LOCAL_ENDPOINTS] (default: loopback)
+            """)
+    var localEndpoints: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -230,11 +239,20 @@ public struct ServeCommand: AsyncParsableCommand {
                     ? [AWSCredentials(accessKeyId: "test", secretAccessKey: "test")] : file.credentials
             )
         }
-        let api = FirehoseAPI(
-            configuration: .init(
-                region: settings.region, accountID: settings.accountID, authentication: authentication,
-                streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel),
-            sink: sink, logger: logger)
+        var apiConfiguration = FirehoseAPI.Configuration(
+            region: settings.region, accountID: settings.accountID, authentication: authentication,
+            streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel)
+        apiConfiguration.localEndpointsOpen = settings.localEndpointsOpen
+        // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
+        apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
+        let api = FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
+        if !FirehoseHTTPServer.isLoopback(host: settings.host) {
+            logger.warning(
+                settings.localEndpointsOpen
+                    ? "Listening beyond this machine: the Firehose API and every /_local endpoint (flush, wait, streams, metrics) answer any client that can reach it"
+                    : "Listening beyond this machine: the Firehose API answers any client that can reach it; /_local endpoints answer only this machine (--local-endpoints open exposes them)",
+                metadata: ["host": .string(settings.host)])
+        }
         // Before accepting anything (and after the API's metrics observe deliveries): deliver what a
         // crashed run acknowledged but never delivered.
         _ = await sink.recoverStagedBuffers()
@@ -302,6 +320,7 @@ struct ResolvedSettings {
     var bodyTimeout = 30
     var shutdownTimeout = 60
     var activationDelay: Double = 0
+    var localEndpointsOpen = false
 
     init(command: ServeCommand, environment: [String: String]) throws(ServeError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -356,6 +375,13 @@ struct ResolvedSettings {
                 throw ServeError(description: "activation delay must be 0 to 3600 seconds, not '\(text)'.")
             }
             activationDelay = seconds
+        }
+        if let text = value(command.localEndpoints, "FIREHOSE_LOCAL_LOCAL_ENDPOINTS") {
+            switch text.lowercased() {
+            case "loopback": localEndpointsOpen = false
+            case "open": localEndpointsOpen = true
+            default: throw ServeError(description: "local endpoints must be 'loopback' or 'open', not '\(text)'.")
+            }
         }
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
             guard let mode = Durability(rawValue: text.lowercased()) else {

@@ -13,6 +13,9 @@ public struct APIRequest: Sendable {
     /// the server's request-memory budget; false means the budget is spent and the request is shed.
     /// The HTTP layer returns the charge when the request is answered.
     public var reserveMemory: @Sendable (_ bytes: Int) -> Bool = { _ in true }
+    /// Whether the client is on this machine (a loopback address): `/_local` answers only such
+    /// clients unless it is configured open.
+    public var fromLoopback = true
 
     public init(
         method: String, path: String, query: String = "", headers: [(name: String, value: String)], body: [UInt8]

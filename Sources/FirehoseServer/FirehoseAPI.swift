@@ -33,6 +33,11 @@ public final class FirehoseAPI: Sendable {
         public var streamActivationDelay: TimeInterval
         /// zlib level of GZIP streams created through the API.
         public var gzipLevel: Int32
+        /// Whether `/_local` answers clients that are not on this machine (`/_local/health` always does).
+        public var localEndpointsOpen = false
+        /// `/_local/wait` requests waiting at once; more are refused with 503, so waiters cannot take
+        /// every connection.
+        public var maxWaitingRequests = 64
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -57,6 +62,8 @@ public final class FirehoseAPI: Sendable {
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
+    /// `/_local/wait` requests waiting now.
+    let waitingRequests = Mutex(0)
 
     public init(configuration: Configuration, sink: FirehoseSink, logger: Logger) {
         self.configuration = configuration

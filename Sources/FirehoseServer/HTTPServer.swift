@@ -102,6 +102,34 @@ public struct FirehoseHTTPServer: Sendable {
     }
 }
 
+extension FirehoseHTTPServer {
+    /// Whether a `--host` value only accepts connections from this machine.
+    public static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    /// Whether a client address is on this machine: IPv4 127/8, IPv6 ::1 (also IPv4-mapped), or a
+    /// Unix socket.
+    static func isLoopback(peer: SocketAddress?) -> Bool {
+        guard let peer else { return false }
+        if case .unixDomainSocket = peer { return true }
+        guard let ip = peer.ipAddress?.lowercased() else { return false }
+        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+    }
+}
+
+/// A request context that keeps the client's address, which `BasicRequestContext` drops.
+struct FirehoseRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let peer: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = source.channel.remoteAddress
+    }
+}
+
 /// Waits for graceful shutdown, then delivers every open buffer.
 struct SinkShutdownService: Service {
     let sink: FirehoseSink
@@ -114,7 +142,7 @@ struct SinkShutdownService: Service {
 
 /// Adapts Hummingbird requests to the HTTP-agnostic API core.
 struct FirehoseResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = FirehoseRequestContext
     let api: FirehoseAPI
     let budget: RequestMemoryBudget
     let deadlines: BodyDeadlines<BodyOutcome?, ContinuousClock>
@@ -181,6 +209,7 @@ struct FirehoseResponder: HTTPResponder {
         var apiRequest = APIRequest(
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
         apiRequest.reserveMemory = { account.tryReserve($0) }
+        apiRequest.fromLoopback = FirehoseHTTPServer.isLoopback(peer: context.peer)
         return Self.convert(await api.handle(apiRequest))
     }
 

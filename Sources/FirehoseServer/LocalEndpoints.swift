@@ -32,6 +32,12 @@ struct LocalEndpoints {
     static let waitParameters: Set<String> = ["stream", "objects", "timeout"]
 
     func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
+        guard request.fromLoopback || api.configuration.localEndpointsOpen || request.path == "/_local/health" else {
+            return error(
+                403, "AccessDeniedException",
+                "\(request.path) answers only clients on the server's machine (loopback); start the server with --local-endpoints open to let other hosts use /_local.",
+                requestID)
+        }
         switch (request.method, request.path) {
         case ("GET", "/_local/health"), ("HEAD", "/_local/health"):
             var writer = JSONWriter()
@@ -302,6 +308,19 @@ struct LocalEndpoints {
         if let stream = parameters.stream, sink.settings(of: stream) == nil {
             return sinkError(.unknownStream(stream), requestID: requestID)
         }
+        let limit = api.configuration.maxWaitingRequests
+        let admitted = api.waitingRequests.withLock { waiting in
+            guard waiting < limit else { return false }
+            waiting += 1
+            return true
+        }
+        guard admitted else {
+            return error(
+                503, "ServiceUnavailableException",
+                "\(limit) /_local/wait request\(limit == 1 ? " is" : "s are") already waiting, the most this server lets waits hold connections (a quarter of --max-connections); retry shortly.",
+                requestID)
+        }
+        defer { api.waitingRequests.withLock { $0 -= 1 } }
         let shuttingDown = Atomic<Bool>(false)
         // Counted on the sink's clock, slice by slice: a slice that ends without the objects has run
         // its whole length.

@@ -117,6 +117,81 @@ def test_second_server_on_the_same_data_dir_exits_naming_the_first(make_server):
     assert third.delivered("roundtrip") == b"kept\n"
 
 
+def non_loopback_address() -> str | None:
+    """An address of this machine that is not loopback (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+        except OSError:
+            return None
+        address = s.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+def get_from(address: str, port: int, path: str) -> tuple[int, dict]:
+    """GET over a connection whose client address is ``address``."""
+    import http.client
+    import json as _json
+
+    connection = http.client.HTTPConnection(address, port, timeout=10, source_address=(address, 0))
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        return response.status, (_json.loads(body) if body else {})
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("mode", ["loopback", "open"])
+def test_local_endpoints_answer_only_this_machine_unless_opened(make_server, mode):
+    """With --host 0.0.0.0 the Firehose API answers everyone, but /_local (flush,
+    wait, streams, metrics) answers other hosts 403 unless --local-endpoints
+    open; /_local/health answers everyone. The start warns about what is exposed."""
+    address = non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to connect from")
+    srv = make_server.create(fhlocal.standard_config(), name=f"exposed-{mode}",
+                             extra_args=["--local-endpoints", mode])
+    srv.host = "0.0.0.0"
+    srv.start()
+    status, body = get_from(address, srv.port, "/_local/streams")
+    if mode == "loopback":
+        assert status == 403 and body["__type"] == "AccessDeniedException", (status, body)
+        assert "--local-endpoints open" in body["message"], body
+        assert "/_local endpoints answer only this machine (--local-endpoints open exposes them)" in srv.stderr_text()
+    else:
+        assert status == 200 and "streams" in body, (status, body)
+        assert "every /_local endpoint (flush, wait, streams, metrics) answer any client" in srv.stderr_text()
+    assert get_from(address, srv.port, "/_local/health") == (200, {"status": "ok"})
+    assert srv.http("GET", "/_local/streams").status == 200  # from 127.0.0.1
+    # The Firehose API itself answers other hosts either way.
+    remote = fhlocal.boto3.client(
+        "firehose", endpoint_url=f"http://{address}:{srv.port}", region_name=fhlocal.REGION,
+        aws_access_key_id="test", aws_secret_access_key="test")
+    assert remote.put_record(DeliveryStreamName="roundtrip", Record={"Data": b"remote\n"})["RecordId"]
+
+
+def test_waits_hold_at_most_a_quarter_of_the_connections(make_server):
+    """--max-connections 4 lets one /_local/wait wait at a time; another is
+    refused at once with 503 instead of taking a connection, and puts go on."""
+    srv = make_server(fhlocal.standard_config(), name="wait-share", extra_args=["--max-connections", "4"])
+    results = []
+    waiter = threading.Thread(target=lambda: results.append(
+        srv.http("GET", "/_local/wait?stream=roundtrip&objects=1&timeout=20")))
+    waiter.start()
+    # A probe that is admitted answers at once (timeout 0); one that is not is refused.
+    second = fhlocal.wait_for(
+        lambda: (r := srv.http("GET", "/_local/wait?stream=roundtrip&objects=1&timeout=0")).status == 503 and r,
+        timeout=10, what="the waiter to hold the only wait slot")
+    assert second.json()["__type"] == "ServiceUnavailableException", second
+    assert "1 /_local/wait request is already waiting" in second.json()["message"], second.json()
+    srv.client().put_record(DeliveryStreamName="roundtrip", Record={"Data": b"x\n"})
+    srv.flush("roundtrip")
+    waiter.join(30)
+    assert results and results[0].status == 200 and results[0].json() == {"objects": 1}, results
+
+
 # --------------------------------------------------------------------------
 # Environment variables instead of flags
 # --------------------------------------------------------------------------

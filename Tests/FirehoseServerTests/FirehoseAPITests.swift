@@ -19,7 +19,7 @@ final class APIHarness {
     init(
         authentication: FirehoseAPI.Authentication? = nil,
         maxBodyBytes: Int = FirehoseAPI.Configuration.defaultMaxBodyBytes, activationDelay: TimeInterval = 0,
-        directory existing: String? = nil
+        directory existing: String? = nil, configure: (inout FirehoseAPI.Configuration) -> Void = { _ in }
     ) throws {
         directory =
             existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
@@ -32,12 +32,12 @@ final class APIHarness {
                     deliveryStreamName: "events",
                     extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(
                         bucketARN: "arn:aws:s3:::bucket", compressionFormat: "GZIP")), dataDirectory: directory))
-        api = FirehoseAPI(
-            configuration: .init(
-                region: "us-east-1", accountID: "123456789012",
-                authentication: authentication ?? .verify([credentials]), maxBodyBytes: maxBodyBytes,
-                streamActivationDelay: activationDelay),
-            sink: sink, logger: logger)
+        var configuration = FirehoseAPI.Configuration(
+            region: "us-east-1", accountID: "123456789012",
+            authentication: authentication ?? .verify([credentials]), maxBodyBytes: maxBodyBytes,
+            streamActivationDelay: activationDelay)
+        configure(&configuration)
+        api = FirehoseAPI(configuration: configuration, sink: sink, logger: logger)
     }
 
     /// Keep the directory when a test restarts over it.

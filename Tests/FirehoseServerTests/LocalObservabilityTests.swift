@@ -3,6 +3,8 @@ import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
+import NIOCore
+import Synchronization
 import Testing
 
 @testable import FirehoseServer
@@ -476,5 +478,68 @@ struct Exposition {
         #expect(bounds.last == .infinity)
         #expect(buckets.map(\.value) == buckets.map(\.value).sorted())
         #expect(metrics.value("firehose_local_delivery_latency_seconds_count", ["stream": "a-stream"]) == 1)
+    }
+}
+
+@Suite("Who may use /_local")
+struct LocalEndpointAccessTests {
+    private func remote(_ harness: APIHarness, _ method: String, _ target: String) async -> APIResponse {
+        var request = APIRequest(method: method, target: target, headers: [], body: [])
+        request.fromLoopback = false
+        return await harness.api.handle(request)
+    }
+
+    @Test func otherHostsGet403ExceptForHealth() async throws {
+        let harness = try APIHarness()
+        for (method, target) in [
+            ("POST", "/_local/flush"), ("GET", "/_local/streams"), ("GET", "/_local/metrics"),
+            ("GET", "/_local/wait?timeout=0"), ("GET", "/_local/nope"),
+        ] {
+            let response = await remote(harness, method, target)
+            #expect(response.status == 403, "\(target)")
+            #expect(response.header("x-amzn-ErrorType") == "AccessDeniedException")
+        }
+        #expect(await remote(harness, "GET", "/_local/health").status == 200)
+        #expect(await harness.local("GET", "/_local/streams").status == 200)
+    }
+
+    @Test func openLetsOtherHostsIn() async throws {
+        let harness = try APIHarness(configure: { $0.localEndpointsOpen = true })
+        #expect(await remote(harness, "GET", "/_local/streams").status == 200)
+    }
+
+    @Test func waitsBeyondTheShareAreRefusedAtOnce() async throws {
+        let harness = try APIHarness(configure: { $0.maxWaitingRequests = 1 })
+        let api = harness.api
+        let first = Task { await local(api, "GET", "/_local/wait?stream=events&objects=1&timeout=60") }
+        try await eventually("the first wait to take the only slot") {
+            harness.api.waitingRequests.withLock { $0 } == 1
+        }
+        let second = await harness.local("GET", "/_local/wait?stream=events&objects=1&timeout=60")
+        #expect(second.status == 503)
+        #expect(second.header("x-amzn-ErrorType") == "ServiceUnavailableException")
+        #expect(await harness.put(["x"]).status == 200)
+        _ = try await harness.sink.flush()
+        #expect(await first.value.status == 200)
+        #expect(harness.api.waitingRequests.withLock { $0 } == 0)
+    }
+
+    @Test(
+        "Loopback hosts and peers",
+        arguments: [
+            ("127.0.0.1", true), ("127.8.9.10", true), ("localhost", true), ("::1", true), ("0.0.0.0", false),
+            ("::", false), ("192.0.2.2", false), ("example.com", false),
+        ])
+    func loopbackHosts(host: String, loopback: Bool) {
+        #expect(FirehoseHTTPServer.isLoopback(host: host) == loopback)
+    }
+
+    @Test func loopbackPeers() throws {
+        #expect(FirehoseHTTPServer.isLoopback(peer: try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
+        #expect(FirehoseHTTPServer.isLoopback(peer: try SocketAddress(ipAddress: "::1", port: 1)))
+        #expect(FirehoseHTTPServer.isLoopback(peer: try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 1)))
+        #expect(!FirehoseHTTPServer.isLoopback(peer: try SocketAddress(ipAddress: "192.0.2.2", port: 1)))
+        #expect(!FirehoseHTTPServer.isLoopback(peer: try SocketAddress(ipAddress: "::ffff:10.0.0.1", port: 1)))
+        #expect(!FirehoseHTTPServer.isLoopback(peer: nil))
     }
 }
