@@ -27,7 +27,8 @@ public struct ServeCommand: AsyncParsableCommand {
             answers when the objects are on disk; GET /_local/wait?stream=NAME&objects=N&timeout=S \
             answers once N objects were written; GET /_local/streams describes every stream's \
             buffer and deliveries; GET /_local/metrics serves Prometheus metrics; GET /_local/health \
-            answers 200. SIGTERM or SIGINT delivers every buffer, then exits.
+            answers 200. SIGTERM or SIGINT gives request bodies still arriving 2 s, delivers every \
+            buffer, then exits (1, naming the streams, if some records could not be delivered).
             """
     )
 

@@ -27,6 +27,8 @@ final class BodyDeadlines<Success: Sendable, C: Clock>: Sendable where C.Duratio
         var nextID: UInt64 = 0
         var timerRunning = false
         var timerSleeps = 0
+        /// Set once the server shuts down: no body may take longer than this from then on.
+        var cutoff: Instant?
     }
 
     private let state = Mutex(State())
@@ -38,8 +40,9 @@ final class BodyDeadlines<Success: Sendable, C: Clock>: Sendable where C.Duratio
 
     /// Starts the clock for `task`, which is cancelled if it has not called `finish` within `timeout`.
     func start(_ task: Task<Success, Never>, now: Instant? = nil) -> UInt64 {
-        let deadline = (now ?? clock.now).advanced(by: timeout)
+        let normal = (now ?? clock.now).advanced(by: timeout)
         let (id, startTimer) = state.withLock { state -> (UInt64, Bool) in
+            let deadline = state.cutoff.map { min($0, normal) } ?? normal
             state.nextID &+= 1
             state.entries[state.nextID] = Entry(deadline: deadline, task: task)
             defer { state.timerRunning = true }
@@ -53,6 +56,29 @@ final class BodyDeadlines<Success: Sendable, C: Clock>: Sendable where C.Duratio
     func finish(_ id: UInt64) -> Bool {
         state.withLock { $0.entries.removeValue(forKey: id) != nil }
     }
+
+    /// At shutdown: every body still arriving gets `grace` more at most, then its reader is cancelled.
+    /// Safe to call more than once; the earliest cutoff stands.
+    func shutDown(grace: Duration, now: Instant? = nil) {
+        let cutoff = (now ?? clock.now).advanced(by: grace)
+        let shortened = state.withLock { state -> Bool in
+            guard state.cutoff.map({ cutoff < $0 }) ?? true else { return false }
+            state.cutoff = cutoff
+            for id in state.entries.keys where state.entries[id]!.deadline > cutoff {
+                state.entries[id]!.deadline = cutoff
+            }
+            return !state.entries.isEmpty
+        }
+        // The running timer may sleep past the new cutoff: one more wakes at it.
+        guard shortened else { return }
+        Task {
+            try? await clock.sleep(until: cutoff, tolerance: nil)
+            _ = cancelOverdue(now: clock.now)
+        }
+    }
+
+    /// Whether `shutDown` was called: a cancelled reader was cut off by the shutdown, not its timeout.
+    var isShuttingDown: Bool { state.withLock { $0.cutoff != nil } }
 
     /// Requests whose clock is running.
     var inFlight: Int { state.withLock { $0.entries.count } }

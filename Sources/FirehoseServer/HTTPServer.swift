@@ -198,6 +198,13 @@ struct FirehoseResponder: HTTPResponder {
             return Self.closing(FirehoseAPI.errorResponse(codingRefusal ?? Self.malformedBody, requestID: context.id))
         case .busy:
             return Self.closing(FirehoseAPI.errorResponse(.requestMemorySpent, requestID: context.id))
+        case .shuttingDown:
+            return Self.closing(
+                FirehoseAPI.errorResponse(
+                    .serviceUnavailable(
+                        "firehose-local is shutting down and the request body did not arrive within \(Self.shutdownGrace); retry."
+                    ),
+                    requestID: context.id))
         case .timedOut:
             return Self.closing(
                 FirehoseAPI.errorResponse(
@@ -223,7 +230,12 @@ struct FirehoseResponder: HTTPResponder {
         /// The memory budget is spent: shed load (503) rather than queue behind slow uploads.
         case busy
         case timedOut
+        /// The server is stopping and the body did not arrive within the shutdown grace.
+        case shuttingDown
     }
+
+    /// At SIGTERM/SIGINT, how much longer a request body still arriving may take.
+    static let shutdownGrace = Duration.seconds(2)
 
     /// Reads the whole body, bounded in size, in time (a slow client cannot hold a request open) and
     /// by the shared memory budget, charged as bytes actually arrive — a stalled upload holds only what
@@ -236,17 +248,22 @@ struct FirehoseResponder: HTTPResponder {
         // Detached: reading needs none of the request task's locals, so none are copied.
         let reader = Task.detached { await Self.readBody(request.body, limit: limit, account: account) }
         let clock = deadlines.start(reader)
-        let outcome = await withTaskCancellationHandler {
-            await reader.value
-        } onCancel: {
-            reader.cancel()
+        let outcome = await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await reader.value
+            } onCancel: {
+                reader.cancel()
+            }
+        } onGracefulShutdown: { [deadlines] in
+            // A stalled upload must not hold the shutdown for its whole body timeout.
+            deadlines.shutDown(grace: Self.shutdownGrace)
         }
-        guard deadlines.finish(clock) else {
-            // The body completed just as the deadline passed: the timeout wins, as it would have a
-            // moment later.
-            return .timedOut
+        guard deadlines.finish(clock), let outcome else {
+            // (Also when the body completed just as the deadline passed: the deadline wins, as it
+            // would have a moment later.)
+            return deadlines.isShuttingDown ? .shuttingDown : .timedOut
         }
-        return outcome ?? .timedOut
+        return outcome
     }
 
     /// The body, or why not; nil when cancelled. What it charged stays on `account`.

@@ -871,6 +871,38 @@ def test_gzip_bomb_gets_413(plain_server):
 
 
 @pytest.mark.timeout_s(40)
+def test_sigterm_gives_a_stalled_upload_a_short_grace_then_delivers_what_was_acknowledged(make_server):
+    """A client that announced a body and stalls must not hold SIGTERM for the
+    whole body timeout (30 s): after a 2 s grace it gets 503 and its connection
+    is closed, everything acknowledged is delivered, and the process exits 0."""
+    srv = make_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS,
+                       "DeliveryStreams": [fhlocal.ext_stream("grace", **fhlocal.hints(1, 900))]}, name="grace")
+    srv.client().put_record(DeliveryStreamName="grace", Record={"Data": b"acknowledged\n"})
+    headers = {"Host": srv.host_header, "Content-Type": fhlocal.JSON_CT,
+               "X-Amz-Target": fhlocal.TARGET_PREFIX + "PutRecord"}
+    sock = connect(srv, timeout=20)
+    try:
+        sock.sendall(request_head(headers, 100_000) + b'{"DeliveryStreamName": "grace", "Record": {"Da')
+        time.sleep(0.3)
+        started = time.monotonic()
+        srv.proc.send_signal(signal.SIGTERM)
+        data, how, _ = read_until_closed(sock, 20)
+        answered = time.monotonic() - started
+    finally:
+        sock.close()
+    rc = srv.proc.wait(20)
+    exited = time.monotonic() - started
+    srv.returncode = rc
+    resp = parse_response(data)
+    assert resp is not None and resp.status == 503, (resp, how)
+    assert resp.json()["__type"] == "ServiceUnavailableException" and "shutting down" in resp.json()["message"], resp
+    assert resp.headers.get("connection") == "close" and how == "eof", (resp.headers, how)
+    assert 1.5 < answered < 6, f"the stalled upload was answered {answered:.1f} s after SIGTERM (grace: 2 s)"
+    assert rc == 0 and exited < 8, f"exit {rc} {exited:.1f} s after SIGTERM"
+    assert srv.delivered("grace") == b"acknowledged\n"
+
+
+@pytest.mark.timeout_s(40)
 def test_sigterm_finishes_the_in_flight_request_refuses_new_connections_and_exits_zero(make_server):
     srv = make_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS,
                        "DeliveryStreams": [fhlocal.ext_stream("inflight")]}, name="inflight")

@@ -62,6 +62,35 @@ struct PerRequestStateTests {
         late.cancel()
     }
 
+    @Test func shutdownCutsEveryBodyToTheGraceAndLaterOnesStartWithIt() async throws {
+        let deadlines = BodyDeadlines<Bool, ContinuousClock>(timeout: .seconds(30))
+        let now = ContinuousClock.now
+        let slow = Task { await Self.untilCancelled() }
+        let slowClock = deadlines.start(slow, now: now)
+        #expect(!deadlines.isShuttingDown)
+        deadlines.shutDown(grace: .seconds(2), now: now)
+        #expect(deadlines.isShuttingDown)
+        // Due at the cutoff, not 30 s after it started; a later, longer grace changes nothing.
+        deadlines.shutDown(grace: .seconds(10), now: now)
+        #expect(deadlines.cancelOverdue(now: now.advanced(by: .milliseconds(1_999))) == now.advanced(by: .seconds(2)))
+        let late = Task { await Self.untilCancelled() }
+        let lateClock = deadlines.start(late, now: now.advanced(by: .seconds(1)))
+        #expect(deadlines.cancelOverdue(now: now.advanced(by: .seconds(2))) == nil)
+        let slowCancelled = await slow.value
+        let lateCancelled = await late.value
+        #expect(slowCancelled && lateCancelled)
+        #expect(!deadlines.finish(slowClock) && !deadlines.finish(lateClock))
+    }
+
+    @Test func theShutdownCutoffWakesTheTimerItself() async throws {
+        let deadlines = BodyDeadlines<Bool, ContinuousClock>(timeout: .seconds(3_600))
+        let stuck = Task { await Self.untilCancelled() }
+        let id = deadlines.start(stuck)
+        deadlines.shutDown(grace: .milliseconds(50))
+        #expect(await stuck.value)  // long before the hour the timer sleeps toward
+        #expect(!deadlines.finish(id))
+    }
+
     @Test func requestIDsAreLowercaseVersion4UUIDsAndUnique() {
         let generator = RequestIDGenerator()
         let ids = (0..<50_000).map { _ in generator.next() }
