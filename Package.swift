@@ -187,6 +187,7 @@ let package = Package(
                 "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4", "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

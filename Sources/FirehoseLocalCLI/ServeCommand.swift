@@ -71,7 +71,10 @@ public struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-connections"),
-        help: "Connections served at once; more wait until one closes. [FIREHOSE_LOCAL_MAX_CONNECTIONS] (default: 1024)"
+        help: """
+            Connections open at once. At the limit the keep-alive connection idle longest is closed to \
+            make room; when none is idle, new ones wait. [FIREHOSE_LOCAL_MAX_CONNECTIONS] (default: 1024)
+            """
     )
     var maxConnections: Int?
 

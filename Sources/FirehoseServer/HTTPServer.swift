@@ -75,17 +75,19 @@ public struct FirehoseHTTPServer: Sendable {
         // Hummingbird derives each request's logger from this one.
         var requestLogger = logger
         requestLogger.handler = DeferredMetadataLogHandler(wrapping: logger.handler)
+        let connections = OpenConnections(limit: configuration.maxConnections)
         return Application(
             responder: FirehoseResponder(
                 api: api, bodyTimeout: configuration.bodyTimeout,
                 budget: RequestMemoryBudget(capacity: configuration.requestMemoryBudget)),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [CloseAfterResponse()],
+                    additionalChannelHandlers: [CloseAfterResponse(), ConnectionActivity(connections)],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port),
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
+                availableConnectionsDelegate: EvictingConnectionLimit(
+                    maxConnections: configuration.maxConnections, connections: connections)),
             // Services shut down in reverse order after the HTTP server, so the sink flushes last.
             services: [SinkShutdownService(sink: api.sink)],
             onServerRunning: { channel in

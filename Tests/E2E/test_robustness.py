@@ -726,29 +726,73 @@ def test_gzip_bodies_count_against_the_memory_budget_as_they_decode(make_server)
 
 
 @pytest.mark.timeout_s(40)
-def test_connection_cap_queues_new_connections_until_one_closes(make_server):
-    """--max-connections 2: with two idle connections open, a third client waits
-    (it is not refused) and is served as soon as the idle timeout frees a slot."""
+def test_connection_cap_queues_new_connections_while_every_connection_is_busy(make_server):
+    """--max-connections 2: with two connections in the middle of a request (a
+    stalled upload each), a third client waits (it is not refused) and is served
+    as soon as a slot frees (here the 2 s body timeout ends the uploads)."""
     srv = make_server({"DeliveryStreams": [fhlocal.ext_stream("cap")]}, name="cap",
-                      extra_args=["--max-connections", "2", "--idle-timeout", "2"])
+                      extra_args=["--max-connections", "2", "--idle-timeout", "10", "--body-timeout", "2"])
     time.sleep(0.3)  # the readiness probe's connection is gone
-    idle = [connect(srv) for _ in range(2)]
+    headers = {"Host": srv.host_header, "Content-Type": fhlocal.JSON_CT,
+               "X-Amz-Target": fhlocal.TARGET_PREFIX + "PutRecord"}
+    busy = [connect(srv) for _ in range(2)]
     try:
+        for s in busy:
+            s.sendall(request_head(headers, 1000) + b'{"Deliv')
         time.sleep(0.3)
         t0 = time.monotonic()
         srv.client().put_record(DeliveryStreamName="cap", Record={"Data": b"queued\n"})
         waited = time.monotonic() - t0
     finally:
-        for s in idle:
+        for s in busy:
             s.close()
     assert 1.0 <= waited <= 6, (
         f"the third connection was served after {waited:.2f} s: expected it to wait for a free slot "
-        "(about 2 s, the idle timeout of the two open connections)")
+        "(about 2 s, the body timeout of the two stalled uploads)")
     srv.flush()
     assert srv.delivered("cap", decompress=False) == b"queued\n"
     # Plenty of sequential connections still work.
     for k in range(5):
         assert srv.health().status == 200
+
+
+@pytest.mark.timeout_s(120)
+def test_idle_keep_alive_connections_at_the_limit_make_room_for_a_new_client(make_server):
+    """2,000 keep-alive connections, each answered once and then idle, at the
+    default limit of 1,024: the connection idle longest is closed to make room,
+    as nginx does, so a new signed client is served within a second. A
+    connection in the middle of a request is never closed."""
+    srv = make_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS,
+                       "DeliveryStreams": [fhlocal.ext_stream("idle-cap")]}, name="idle-cap")
+    headers = {"Host": srv.host_header, "Content-Type": fhlocal.JSON_CT,
+               "X-Amz-Target": fhlocal.TARGET_PREFIX + "PutRecord"}
+    mid_request = connect(srv)
+    mid_request.sendall(request_head(headers, 1000) + b'{"Deliv')  # busy until its 30 s body timeout
+    idle = []
+    try:
+        for _ in range(2000):
+            s = connect(srv, timeout=30)
+            s.sendall(b"GET /_local/health HTTP/1.1\r\nHost: x\r\n\r\n")
+            resp, how, _ = read_response(s, 30)
+            assert resp is not None and resp.status == 200, (len(idle), how)
+            idle.append(s)
+        t0 = time.monotonic()
+        fh = srv.client(cache=False)
+        fh.put_record(DeliveryStreamName="idle-cap", Record={"Data": b"served\n"})
+        waited = time.monotonic() - t0
+        # The stalled upload was not closed to make room: it still waits for its body.
+        mid_request.settimeout(0.2)
+        try:
+            still_open = mid_request.recv(1) != b""
+        except socket.timeout:
+            still_open = True
+    finally:
+        for s in idle:
+            s.close()
+        mid_request.close()
+    assert waited < 1.0, f"a new client waited {waited:.2f} s behind 2,000 idle keep-alive connections"
+    assert still_open, "a connection in the middle of a request was closed to make room"
+    assert_alive(srv)
 
 
 # --------------------------------------------------------------------------

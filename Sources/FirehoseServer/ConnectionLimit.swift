@@ -1,0 +1,141 @@
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// The open connections, and which of them are idle keep-alive connections (answered, waiting for
+/// their next request), longest idle first.
+final class OpenConnections: Sendable {
+    private struct State {
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        /// When each idle keep-alive connection became idle, as an order stamp (only the order matters).
+        var idleSince: [ObjectIdentifier: UInt64] = [:]
+        var stamp: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// The connection limit: at it, a connection that goes idle is closed instead of kept alive.
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// A new connection is not idle keep-alive until it has been answered: one that was just accepted
+    /// is about to send its first request (the idle timeout bounds one that never does).
+    func opened(_ channel: any Channel) {
+        state.withLock { $0.channels[ObjectIdentifier(channel)] = channel }
+    }
+
+    func busy(_ channel: any Channel) {
+        state.withLock { _ = $0.idleSince.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// The connection was answered and may wait for its next request; false when the server is at its
+    /// limit, where the caller closes it instead: a client may be waiting for its slot, and nothing
+    /// else would make room for it until this connection's idle timeout.
+    func idle(_ channel: any Channel) -> Bool {
+        state.withLock { state in
+            guard state.channels[ObjectIdentifier(channel)] != nil else { return true }
+            guard state.channels.count < limit else { return false }
+            state.stamp += 1
+            state.idleSince[ObjectIdentifier(channel)] = state.stamp
+            return true
+        }
+    }
+
+    func closed(_ channel: any Channel) {
+        state.withLock { state in
+            state.channels[ObjectIdentifier(channel)] = nil
+            state.idleSince[ObjectIdentifier(channel)] = nil
+        }
+    }
+
+    var count: Int { state.withLock { $0.channels.count } }
+    var idleCount: Int { state.withLock { $0.idleSince.count } }
+
+    /// Closes the keep-alive connection that has been idle longest; false when none is idle.
+    @discardableResult
+    func closeOldestIdle() -> Bool {
+        let channel = state.withLock { state -> (any Channel)? in
+            guard let oldest = state.idleSince.min(by: { $0.value < $1.value })?.key else { return nil }
+            state.idleSince[oldest] = nil
+            return state.channels[oldest]
+        }
+        channel?.close(promise: nil)
+        return channel != nil
+    }
+}
+
+/// Keeps `OpenConnections` told whether its connection is between requests.
+final class ConnectionActivity: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let connections: OpenConnections
+
+    init(_ connections: OpenConnections) {
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        connections.opened(context.channel)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        connections.closed(context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { connections.busy(context.channel) }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        // Once the response is out, so closing cannot cut it short.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.cascade(to: promise)
+        context.write(data, promise: written)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let connections = connections
+        written.futureResult.whenSuccess {
+            if !connections.idle(loopBound.value.channel) { loopBound.value.close(promise: nil) }
+        }
+    }
+}
+
+/// At most `maxConnections` connections; on reaching the limit, the keep-alive connection idle longest
+/// is closed to make room (as nginx reuses keep-alive connections), so idle clients cannot lock out
+/// new ones; an HTTP client opens a new connection when it finds its idle one closed. A connection
+/// that is new or in the middle of a request is never closed: when none is idle, new ones wait.
+struct EvictingConnectionLimit: AvailableConnectionsDelegate {
+    let maxConnections: Int
+    let connections: OpenConnections
+    private var open = 0
+
+    init(maxConnections: Int, connections: OpenConnections) {
+        self.maxConnections = maxConnections
+        self.connections = connections
+    }
+
+    mutating func connectionOpened() { open += 1 }
+    mutating func connectionClosed() { open -= 1 }
+
+    func isAcceptingNewConnections() -> Bool {
+        if open < maxConnections { return true }
+        // Its close brings `connectionClosed`, and the waiting client is accepted then.
+        connections.closeOldestIdle()
+        return false
+    }
+}
