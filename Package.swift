@@ -43,6 +43,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // The jq library (Debian: libjq-dev, jq 1.6 as AWS's JQ-1.6), for dynamic partitioning's
+        // MetadataExtraction queries. Debian ships no pkg-config file for it.
+        .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"]), .brew(["jq"])]),
+        // jq queries compiled once and run on records; the one place the jq library is called.
+        .target(name: "JQ", dependencies: ["CJQ"], swiftSettings: swiftSettings),
         // What both sides of the wire need: request/response shapes, X-Amz-Target parsing, AWS error
         // bodies, service limits, and gzip bodies (compressed by clients, inflated by the server).
         .target(name: "FirehoseWire", dependencies: ["CZlib"], swiftSettings: swiftSettings),
@@ -147,6 +152,7 @@ let package = Package(
             path: "Examples/firehose-record",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "JQTests", dependencies: ["JQ"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseClientTests",
             dependencies: ["FirehoseClient", "FirehoseTestSupport", "FirehoseWire"],

@@ -1,0 +1,81 @@
+import JQ
+import Testing
+
+@Suite("jq queries, run by the jq library")
+struct JQQueryTests {
+    private func run(_ program: String, _ input: String) throws -> [String] {
+        try JQQuery(program).run(Array(input.utf8))
+    }
+
+    @Test("The queries dynamic partitioning users write")
+    func partitioningQueries() throws {
+        let record = #"{"customer": {"id": 42, "region": "eu"}, "type": "click", "ts": 1700000000, "path": "a/b/c"}"#
+        #expect(try run("{customer_id: .customer.id, kind: .type}", record) == [#"{"customer_id":42,"kind":"click"}"#])
+        #expect(try run(".missing // \"unknown\"", record) == [#""unknown""#])
+        #expect(try run(".ts | strftime(\"%Y-%m-%d\")", record) == [#""2023-11-14""#])
+        #expect(try run(".customer.id | tostring", record) == [#""42""#])
+        #expect(try run(".path | split(\"/\") | .[0]", record) == [#""a""#])
+        #expect(try run(".customer | keys", record) == [#"["id","region"]"#])
+        #expect(try run(".[]?", "[1, 2, 3]") == ["1", "2", "3"])
+        #expect(try run("empty", record) == [])
+    }
+
+    @Test("A query is compiled once and runs on many records")
+    func reuse() throws {
+        let query = try JQQuery(".n * 2")
+        for n in 0..<1000 {
+            #expect(try query.run(Array(#"{"n": \#(n)}"#.utf8)) == [String(n * 2)])
+        }
+    }
+
+    @Test("Compile errors carry jq's message")
+    func compileErrors() {
+        #expect {
+            _ = try JQQuery(".a | nosuchfunction")
+        } throws: { error in
+            (error as? JQQuery.CompileError)?.message.contains("nosuchfunction/0 is not defined") == true
+        }
+        #expect(throws: JQQuery.CompileError.self) { _ = try JQQuery("{unclosed") }
+    }
+
+    @Test("Bad records and failing programs are errors, not crashes")
+    func runErrors() throws {
+        #expect {
+            _ = try run(".a", "{not json")
+        } throws: { error in
+            if case .invalidInput = error as? JQQuery.RunError { return true }
+            return false
+        }
+        #expect(throws: JQQuery.RunError.failed("custom failure")) { _ = try run(#"error("custom failure")"#, "{}") }
+        #expect {
+            _ = try run(".a.b", #"{"a": 5}"#)
+        } throws: { error in
+            if case .failed(let message) = error as? JQQuery.RunError { return message.contains("Cannot index number") }
+            return false
+        }
+        #expect(throws: JQQuery.RunError.tooManyOutputs(3)) {
+            _ = try JQQuery("range(10)", maxOutputs: 3).run(Array("null".utf8))
+        }
+        // Still usable after a failure.
+        let query = try JQQuery(".a")
+        #expect(throws: JQQuery.RunError.self) { _ = try query.run(Array("[1]".utf8)) }
+        #expect(try query.run(Array(#"{"a": 1}"#.utf8)) == ["1"])
+    }
+
+    @Test("Runs from many tasks at once share one compiled query safely")
+    func concurrentRuns() async throws {
+        let query = try JQQuery(".n + 1")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask { () async throws -> Void in
+                    for n in 0..<200 {
+                        let value = task * 1000 + n
+                        let outputs = try query.run(Array(#"{"n": \#(value)}"#.utf8))
+                        #expect(outputs == [String(value + 1)])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
