@@ -402,14 +402,7 @@ struct ControlPlane {
     }
 
     static func rangeViolations(_ value: Int?, path: String, range: ClosedRange<Int>) -> [ValidationViolation] {
-        guard let value, !range.contains(value) else { return [] }
-        return [
-            ValidationViolation(
-                value: String(value), path: path,
-                constraint: value < range.lowerBound
-                    ? "Member must have value greater than or equal to \(range.lowerBound)"
-                    : "Member must have value less than or equal to \(range.upperBound)")
-        ]
+        value.flatMap { ValidationViolation.outOfRange($0, path: path, range: range) }.map { [$0] } ?? []
     }
 
     static func destinationIDViolations(_ value: String, path: String) -> [ValidationViolation] {

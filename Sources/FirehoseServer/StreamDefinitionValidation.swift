@@ -128,23 +128,11 @@ extension DeliveryStreamSettings {
         if let hints = destination.bufferingHints {
             switch (hints.sizeInMBs, hints.intervalInSeconds) {
             case (let size?, let interval?):
-                var violations: [ValidationViolation] = []
-                if !(1...128).contains(size) {
-                    violations.append(
-                        ValidationViolation(
-                            value: String(size), path: "\(path).bufferingHints.sizeInMBs",
-                            constraint: size < 1
-                                ? "Member must have value greater than or equal to 1"
-                                : "Member must have value less than or equal to 128"))
-                }
-                if !(0...900).contains(interval) {
-                    violations.append(
-                        ValidationViolation(
-                            value: String(interval), path: "\(path).bufferingHints.intervalInSeconds",
-                            constraint: interval < 0
-                                ? "Member must have value greater than or equal to 0"
-                                : "Member must have value less than or equal to 900"))
-                }
+                let violations = [
+                    ValidationViolation.outOfRange(size, path: "\(path).bufferingHints.sizeInMBs", range: 1...128),
+                    ValidationViolation.outOfRange(
+                        interval, path: "\(path).bufferingHints.intervalInSeconds", range: 0...900),
+                ].compactMap { $0 }
                 if !violations.isEmpty {
                     let member =
                         violations.count == 2
@@ -443,15 +431,11 @@ extension DeliveryStreamSettings {
             guard case .number(let seconds) = duration, seconds == seconds.rounded() else {
                 throw typeError("DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds", "a whole number")
             }
-            if !(0...7200).contains(seconds) {
-                throw fail(
-                    "DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds",
-                    ValidationViolation(
-                        value: String(Int(seconds)),
-                        path: "\(path).dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
-                        constraint: seconds < 0
-                            ? "Member must have value greater than or equal to 0"
-                            : "Member must have value less than or equal to 7200"))
+            if let violation = ValidationViolation.outOfRange(
+                seconds, path: "\(path).dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
+                range: 0...7200)
+            {
+                throw fail("DynamicPartitioningConfiguration.RetryOptions.DurationInSeconds", violation)
             }
         }
     }

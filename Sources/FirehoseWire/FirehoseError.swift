@@ -108,4 +108,30 @@ package struct ValidationViolation: Sendable, Equatable, CustomStringConvertible
     package static func missing(_ path: String) -> ValidationViolation {
         ValidationViolation(value: nil, path: path, constraint: "Member must not be null")
     }
+
+    /// A number outside the model's `range`, in AWS's words; nil when it is inside.
+    package static func outOfRange(_ value: Int, path: String, range: ClosedRange<Int>) -> ValidationViolation? {
+        outOfRange(Double(value), rendered: String(value), path: path, range: range)
+    }
+
+    /// The same for a JSON number, which may be any double (never converted to `Int` unchecked).
+    package static func outOfRange(_ value: Double, path: String, range: ClosedRange<Int>) -> ValidationViolation? {
+        outOfRange(value, rendered: Int(exactly: value).map(String.init) ?? "\(value)", path: path, range: range)
+    }
+
+    private static func outOfRange(_ value: Double, rendered: String, path: String, range: ClosedRange<Int>)
+        -> ValidationViolation?
+    {
+        if value < Double(range.lowerBound) {
+            return ValidationViolation(
+                value: rendered, path: path,
+                constraint: "Member must have value greater than or equal to \(range.lowerBound)")
+        }
+        if value > Double(range.upperBound) {
+            return ValidationViolation(
+                value: rendered, path: path,
+                constraint: "Member must have value less than or equal to \(range.upperBound)")
+        }
+        return nil
+    }
 }

@@ -680,6 +680,12 @@ IGNORED_MEMBER_ERRORS = [
      "ValidationException",
      "extendedS3DestinationConfiguration.dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
      "Member must have value less than or equal to 7200", "99999"),
+    # Beyond Int: it crashed the server when the message turned the double into an Int.
+    ("retry-duration-huge",
+     {"DynamicPartitioningConfiguration": {"Enabled": False, "RetryOptions": {"DurationInSeconds": 1e300}}},
+     "ValidationException",
+     "extendedS3DestinationConfiguration.dynamicPartitioningConfiguration.retryOptions.durationInSeconds",
+     "Member must have value less than or equal to 7200", "1e+300"),
     ("cloudwatch-enabled-type", {"CloudWatchLoggingOptions": {"Enabled": "yes"}}, "SerializationException",
      None, None, None),
 ]

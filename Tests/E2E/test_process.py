@@ -177,8 +177,14 @@ def test_waits_hold_at_most_a_quarter_of_the_connections(make_server):
     refused at once with 503 instead of taking a connection, and puts go on."""
     srv = make_server(fhlocal.standard_config(), name="wait-share", extra_args=["--max-connections", "4"])
     results = []
-    waiter = threading.Thread(target=lambda: results.append(
-        srv.http("GET", "/_local/wait?stream=roundtrip&objects=1&timeout=20")))
+
+    def wait_once_admitted():
+        # A probe below may hold the only slot for an instant: then this wait is refused; retry it.
+        while (r := srv.http("GET", "/_local/wait?stream=roundtrip&objects=1&timeout=20")).status == 503:
+            time.sleep(0.01)
+        results.append(r)
+
+    waiter = threading.Thread(target=wait_once_admitted)
     waiter.start()
     # A probe that is admitted answers at once (timeout 0); one that is not is refused.
     second = fhlocal.wait_for(

@@ -293,6 +293,23 @@ struct StreamDefinitionValidationTests {
         #expect(configurationError(disabled) == nil)
     }
 
+    @Test(
+        "RetryOptions.DurationInSeconds out of range is a ValidationException, however large",
+        arguments: [
+            (7201.0, "'7201'", "less than or equal to 7200"), (-1.0, "'-1'", "greater than or equal to 0"),
+            (1e300, "'1e+300'", "less than or equal to 7200"),
+        ])
+    func retryDurationRange(seconds: Double, rendered: String, constraint: String) {
+        var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        destination.dynamicPartitioningConfiguration = .object([
+            "Enabled": .bool(false), "RetryOptions": .object(["DurationInSeconds": .number(seconds)]),
+        ])
+        let error = configurationError(destination)
+        #expect(error?.error.code == "ValidationException")
+        #expect(error?.error.message.contains("Value \(rendered) at") == true)
+        #expect(error?.error.message.contains("Member must have value \(constraint)") == true)
+    }
+
     @Test("DataFormatConversionConfiguration present is not supported unless Enabled is false")
     func dataFormatConversion() {
         for value in [JSONValue.object([:]), .object(["Enabled": .bool(true)])] {
