@@ -1,3 +1,4 @@
+import HTTPTypes
 import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
@@ -67,14 +68,24 @@ final class OpenConnections: Sendable {
     }
 }
 
-/// Keeps `OpenConnections` told whether its connection is between requests.
-final class ConnectionActivity: ChannelDuplexHandler, RemovableChannelHandler {
+/// What happens to a connection when a response ends: it stays open for the next request, or it is
+/// closed. Keeps `OpenConnections` told whether the connection is between requests.
+///
+/// After a response that says `Connection: close` only the sending side is shut, as RFC 9112 §9.6
+/// requires of the server that sends it (Hummingbird closes only when the request asked to): the
+/// client gets the whole response and a FIN, and what it still sends is read and dropped until it
+/// closes or the idle timeout ends the connection; closing both sides with unread input would send a
+/// reset that can destroy the response before the client reads it. At the connection limit an
+/// answered connection is closed whole instead. Either way only after the response is written; a
+/// response that keeps its connection costs no extra promise.
+final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
     private let connections: OpenConnections
+    private var closeRequested = false
 
     init(_ connections: OpenConnections) {
         self.connections = connections
@@ -99,19 +110,27 @@ final class ConnectionActivity: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
+        let mode: CloseMode?
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closeRequested = head.headerFields[.connection]?.lowercased() == "close"
+            mode = nil
+        case .body:
+            mode = nil
+        case .end:
+            let keptAlive = connections.idle(context.channel)
+            mode = !keptAlive ? .all : closeRequested ? .output : nil
+            closeRequested = false
+        }
+        guard let mode else {
             context.write(data, promise: promise)
             return
         }
-        // Once the response is out, so closing cannot cut it short.
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.cascade(to: promise)
         context.write(data, promise: written)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let connections = connections
-        written.futureResult.whenSuccess {
-            if !connections.idle(loopBound.value.channel) { loopBound.value.close(promise: nil) }
-        }
+        written.futureResult.whenSuccess { loopBound.value.close(mode: mode, promise: nil) }
     }
 }
 

@@ -82,7 +82,7 @@ public struct FirehoseHTTPServer: Sendable {
                 budget: RequestMemoryBudget(capacity: configuration.requestMemoryBudget)),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [CloseAfterResponse(), ConnectionActivity(connections)],
+                    additionalChannelHandlers: [ConnectionLifecycle(connections)],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port),
