@@ -115,6 +115,11 @@ class Server:
         return dict(request.headers.items())
 
 
+def status_of(answer: bytes) -> str:
+    """The status code of a raw HTTP answer, or "closed" when the server sent nothing."""
+    return answer.split(b" ")[1].decode() if answer else "closed"
+
+
 class Tally:
     def __init__(self):
         self.lock = threading.Lock()
@@ -207,7 +212,7 @@ def main() -> int:
                       b"X-Amz-Target: Firehose_20150804.PutRecord\r\nContent-Length: 8000000\r\n\r\n{\"Deli")
             try:
                 answer = s.recv(200)
-                TALLY.add("stalled-upload", answer.split(b" ")[1].decode() if answer else "closed")
+                TALLY.add("stalled-upload", status_of(answer))
             except OSError as exc:
                 TALLY.add("stalled-upload", type(exc).__name__)
             finally:
@@ -228,7 +233,7 @@ def main() -> int:
                     if framing.startswith(b"Content-Length"):
                         s.shutdown(socket.SHUT_WR)
                     answer = s.recv(200)
-                    TALLY.add("malformed-framing", answer.split(b" ")[1].decode() if answer else "closed")
+                    TALLY.add("malformed-framing", status_of(answer))
                 except OSError as exc:
                     TALLY.add("malformed-framing", type(exc).__name__)
                 finally:
