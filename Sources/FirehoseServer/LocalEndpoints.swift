@@ -103,7 +103,7 @@ struct LocalEndpoints {
         var error = FirehoseError.serviceUnavailable(message)
         error.logDetail = failures.map(\.description).joined(separator: "; ")
         api.logFailure(error, requestID: requestID, operation: "/_local/flush")
-        let body = error.jsonBody { writer in
+        return self.error(error, requestID) { writer in
             Self.write(delivered, to: &writer)
             writer.key("failures")
             writer.beginArray()
@@ -119,9 +119,6 @@ struct LocalEndpoints {
             }
             writer.endArray()
         }
-        var response = json(503, body, requestID: requestID)
-        response.headers.append(("x-amzn-ErrorType", "ServiceUnavailableException"))
-        return response
     }
 
     /// `"objects": [{stream, bucket, key, records, bytes, storedBytes}, ...]`
@@ -399,14 +396,20 @@ struct LocalEndpoints {
     private func error(_ status: Int, _ code: String, _ message: String, _ requestID: String, objects: Int? = nil)
         -> APIResponse
     {
-        let body = FirehoseError(code: code, message: message, httpStatus: status).jsonBody(adding: { writer in
+        error(FirehoseError(code: code, message: message, httpStatus: status), requestID) { writer in
             if let objects {
                 writer.key("objects")
                 writer.integer(objects)
             }
-        })
-        var response = json(status, body, requestID: requestID)
-        response.headers.append(("x-amzn-ErrorType", code))
+        }
+    }
+
+    /// `error`'s body with members of the endpoint's own after `__type` and `message`.
+    private func error(_ error: FirehoseError, _ requestID: String, adding members: (inout JSONWriter) -> Void)
+        -> APIResponse
+    {
+        var response = json(error.httpStatus, error.jsonBody(adding: members), requestID: requestID)
+        response.headers.append(("x-amzn-ErrorType", error.code))
         return response
     }
 }

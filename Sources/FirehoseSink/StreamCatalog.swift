@@ -118,9 +118,8 @@ struct StreamCatalog {
     /// Gives each record of the legacy file a file of its own, then removes the legacy file. Safe to
     /// repeat after a crash: files already written are rewritten with the same record first.
     func convertLegacy() throws(FileSystemError) {
-        let legacy = try loadLegacy()
         guard POSIX.exists(legacyFile) else { return }
-        for record in legacy where !POSIX.exists(path(of: record.definition.deliveryStreamName ?? "")) {
+        for record in try loadLegacy() where !POSIX.exists(path(of: record.definition.deliveryStreamName ?? "")) {
             try save(record)
         }
         try POSIX.remove(legacyFile)
