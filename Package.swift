@@ -70,6 +70,7 @@ let package = Package(
             name: "FirehoseSink",
             dependencies: [
                 "CZlib",
+                "JQ",
                 "FirehoseWire",
                 "FirehoseKeyLayout",
                 "DurableStorage",
@@ -88,6 +89,7 @@ let package = Package(
                 "FirehoseSink",
                 "FirehoseKeyLayout",
                 "DurableStorage",
+                "JQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

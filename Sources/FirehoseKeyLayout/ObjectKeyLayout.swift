@@ -80,18 +80,22 @@ public struct ObjectKeyLayout: Sendable, Equatable {
     ///   - versionId: the destination's VersionId (1, then +1 per UpdateDestination).
     ///   - firstArrival: arrival time of the oldest record in the object; every timestamp in the key
     ///     reads this one instant.
+    ///   - partition: the values of the prefix's dynamic-partitioning keys, already accepted by
+    ///     `checkPartition`.
     ///   - objectID: printed lowercase; pass a random (v4) UUID.
     ///   - randomSource: draws `!{firehose:random-string}`.
     public func objectKey(
         versionId: Int,
         firstArrival: Date,
+        partition: PartitionValues = .none,
         objectID: UUID,
         randomSource: inout some RandomNumberGenerator
     ) -> String {
         let time = CivilDateTime(date: firstArrival, timeZone: timeZone)
         var key = ""
         if let prefix, prefix.hasExpressions {
-            prefix.append(at: time, errorOutputType: nil, randomSource: &randomSource, to: &key)
+            prefix.append(
+                at: time, errorOutputType: nil, partition: partition, randomSource: &randomSource, to: &key)
         } else {
             // A literal prefix is glued to the hour path with no `/` in between (`logs` gives
             // `logs2026/…`), as AWS does.
@@ -119,7 +123,8 @@ public struct ObjectKeyLayout: Sendable, Equatable {
         let time = CivilDateTime(date: firstArrival, timeZone: timeZone)
         var key = ""
         if let errorOutputPrefix, errorOutputPrefix.hasExpressions {
-            errorOutputPrefix.append(at: time, errorOutputType: errorOutputType, randomSource: &randomSource, to: &key)
+            errorOutputPrefix.append(
+                at: time, errorOutputType: errorOutputType, partition: .none, randomSource: &randomSource, to: &key)
         } else {
             // `init` guarantees `prefix` has no expressions when `errorOutputPrefix` is nil.
             key += (errorOutputPrefix ?? prefix)?.raw ?? ""
@@ -189,6 +194,37 @@ public struct ObjectKeyLayout: Sendable, Equatable {
         }
         if dataKey >= errorKey { return (dataKey, S3Prefix.Role.prefix.fieldName) }
         return (errorKey, (errorOutputPrefix?.role ?? .prefix).fieldName)
+    }
+
+    /// Refuses partition key values whose object keys could not be stored locally: a value missing for
+    /// a key the prefix uses, or values that make an empty, `.` or `..` path segment, a NUL, a segment
+    /// beyond the file-name limit, or a key longer than `maxKeyBytes` (UTF-8).
+    ///
+    /// AWS stores any such key in S3; a record of such a partition goes to the error output here, with
+    /// this message (which names no local path).
+    public func checkPartition(_ values: PartitionValues, maxKeyBytes: Int) throws(KeyLayoutError) {
+        guard let prefix, !prefix.partitionKeys.isEmpty else { return }
+        guard let parts = prefix.substituting(values) else {
+            let missing = prefix.partitionKeys.first { values[$0.source, $0.name] == nil }!
+            throw KeyLayoutError.invalidArgument(
+                "The record has no value for !{\(missing.source.rawValue):\(missing.name)}, which Prefix uses.")
+        }
+        let shape = PathShape(parts)
+        let reason: String? =
+            if let reason = shape.unstorableReason {
+                reason
+            } else if shape.trailing.maxBytes + objectNameBytes > PathShape.maxSegmentBytes {
+                PathShape.segmentTooLongReason
+            } else if shape.maxBytes + objectNameBytes > maxKeyBytes {
+                "its keys can reach \(shape.maxBytes + objectNameBytes) bytes, beyond the \(maxKeyBytes) the local path limit leaves"
+            } else {
+                nil
+            }
+        if let reason {
+            throw KeyLayoutError.invalidArgument(
+                "The partition key values make an object key that cannot be stored locally: \(reason) (firehose-local maps keys to directories)."
+            )
+        }
     }
 
     /// The key's last segment and the segment a prefix's tail runs into must fit a file name.

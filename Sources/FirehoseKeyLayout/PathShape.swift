@@ -39,6 +39,10 @@ struct PathShape {
                 addEvaluated(maxBytes: S3Prefix.randomStringLength)
             case .errorOutputType:
                 addEvaluated(maxBytes: Self.maxErrorOutputTypeBytes)
+            case .partitionKey:
+                // Values are only known per partition: `ObjectKeyLayout.checkPartition` substitutes
+                // them as literal text and checks that shape.
+                addEvaluated(maxBytes: 0)
             }
         }
     }
@@ -71,30 +75,37 @@ struct PathShape {
     /// (`..` becomes `..2026/…`): a prefix that only works by accident of what follows is refused
     /// rather than explained.
     func checkStorable(raw: String, field: String) throws(KeyLayoutError) {
-        if raw.utf8.contains(0) {
-            throw Self.unstorable(raw: raw, field: field, reason: "NUL characters are not allowed")
-        }
-        for segment in closed where !segment.hasEvaluatedPiece {
-            if segment.literal.isEmpty {
-                throw Self.unstorable(
-                    raw: raw, field: field, reason: "empty path segments (a leading '/' or '//') are not allowed"
-                )
-            }
-            try Self.checkDots(segment, raw: raw, field: field)
-        }
-        if !trailing.hasEvaluatedPiece {
-            try Self.checkDots(trailing, raw: raw, field: field)
-        }
-        if closed.contains(where: { $0.maxBytes > Self.maxSegmentBytes }) {
-            throw Self.segmentTooLong(raw: raw, field: field)
+        if let reason = unstorableReason {
+            throw Self.unstorable(raw: raw, field: field, reason: reason)
         }
     }
 
-    private static func checkDots(_ segment: Segment, raw: String, field: String) throws(KeyLayoutError) {
+    /// Why keys of this shape could not be written as relative paths, or nil when they can.
+    var unstorableReason: String? {
+        if closed.contains(where: { $0.literal.utf8.contains(0) }) || trailing.literal.utf8.contains(0) {
+            return "NUL characters are not allowed"
+        }
+        for segment in closed where !segment.hasEvaluatedPiece {
+            if segment.literal.isEmpty {
+                return "empty path segments (a leading '/' or '//') are not allowed"
+            }
+            if let reason = Self.dotsReason(segment) { return reason }
+        }
+        if !trailing.hasEvaluatedPiece, let reason = Self.dotsReason(trailing) {
+            return reason
+        }
+        if closed.contains(where: { $0.maxBytes > Self.maxSegmentBytes }) {
+            return Self.segmentTooLongReason
+        }
+        return nil
+    }
+
+    private static func dotsReason(_ segment: Segment) -> String? {
         // Bytes, not `String` equality, which compares canonically equivalent texts as equal.
         if segment.literal.utf8.elementsEqual(".".utf8) || segment.literal.utf8.elementsEqual("..".utf8) {
-            throw unstorable(raw: raw, field: field, reason: "path segment '\(segment.literal)' is not allowed")
+            return "path segment '\(segment.literal)' is not allowed"
         }
+        return nil
     }
 
     static func unstorable(raw: String, field: String, reason: String) -> KeyLayoutError {
@@ -104,11 +115,9 @@ struct PathShape {
     }
 
     static func segmentTooLong(raw: String, field: String) -> KeyLayoutError {
-        unstorable(
-            raw: raw,
-            field: field,
-            reason:
-                "a path segment of its keys can exceed \(maxSegmentBytes) bytes, the file-name limit of the local file system"
-        )
+        unstorable(raw: raw, field: field, reason: segmentTooLongReason)
     }
+
+    static let segmentTooLongReason =
+        "a path segment of its keys can exceed \(maxSegmentBytes) bytes, the file-name limit of the local file system"
 }

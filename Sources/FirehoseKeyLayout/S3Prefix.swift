@@ -39,6 +39,7 @@ public struct S3Prefix: Sendable, Equatable {
         case timestamp(JavaDateTimePattern)
         case randomString
         case errorOutputType
+        case partitionKey(PartitionValues.Source, String)
     }
 
     /// Whether any `!{namespace:value}` expression appears. A prefix without one gets the default
@@ -50,6 +51,17 @@ public struct S3Prefix: Sendable, Equatable {
     /// Whether `!{firehose:error-output-type}` appears.
     public var containsErrorOutputType: Bool {
         parts.contains { $0 == .errorOutputType }
+    }
+
+    /// The dynamic-partitioning keys the prefix uses (`!{partitionKeyFromQuery:NAME}`,
+    /// `!{partitionKeyFromLambda:NAME}`), each once, in order of first use.
+    public var partitionKeys: [(source: PartitionValues.Source, name: String)] {
+        var keys: [(source: PartitionValues.Source, name: String)] = []
+        for case .partitionKey(let source, let name) in parts
+        where !keys.contains(where: { $0.source == source && $0.name == name }) {
+            keys.append((source, name))
+        }
+        return keys
     }
 
     /// - Parameters:
@@ -81,19 +93,25 @@ public struct S3Prefix: Sendable, Equatable {
     ///   - errorOutputType: what `!{firehose:error-output-type}` becomes, e.g. `processing-failed`;
     ///     ignored when the prefix has none.
     ///   - randomSource: draws each `!{firehose:random-string}` afresh.
+    ///   - partition: what each `!{partitionKeyFrom…:NAME}` becomes; a missing value evaluates empty
+    ///     (`ObjectKeyLayout.checkPartition` refuses such values before keys are made).
     public func evaluate(
         at time: CivilDateTime,
         errorOutputType: String? = nil,
+        partition: PartitionValues = .none,
         randomSource: inout some RandomNumberGenerator
     ) -> String {
         var output = ""
-        append(at: time, errorOutputType: errorOutputType, randomSource: &randomSource, to: &output)
+        append(
+            at: time, errorOutputType: errorOutputType, partition: partition, randomSource: &randomSource,
+            to: &output)
         return output
     }
 
     func append(
         at time: CivilDateTime,
         errorOutputType: String?,
+        partition: PartitionValues,
         randomSource: inout some RandomNumberGenerator,
         to output: inout String
     ) {
@@ -107,8 +125,25 @@ public struct S3Prefix: Sendable, Equatable {
                 Self.appendRandomString(to: &output, using: &randomSource)
             case .errorOutputType:
                 output += errorOutputType ?? ""
+            case .partitionKey(let source, let name):
+                output += partition[source, name] ?? ""
             }
         }
+    }
+
+    /// The parts with every partition key replaced by its value as literal text (nil for a key
+    /// without a value): the shape a partition's keys have on disk.
+    func substituting(_ partition: PartitionValues) -> [Part]? {
+        var substituted: [Part] = []
+        for part in parts {
+            guard case .partitionKey(let source, let name) = part else {
+                substituted.append(part)
+                continue
+            }
+            guard let value = partition[source, name] else { return nil }
+            substituted.append(.literal(value))
+        }
+        return substituted
     }
 
     /// AWS documents the length only; its examples (`5abf82daaa5`) fit within this alphabet.
@@ -206,9 +241,16 @@ extension S3Prefix {
                 )
             }
         case "partitionKeyFromQuery", "partitionKeyFromLambda":
-            throw KeyLayoutError.invalidArgument(
-                "\(role.fieldName) expression '\(expression)' needs dynamic partitioning, which firehose-local does not support yet."
-            )
+            if role == .errorOutputPrefix {
+                throw KeyLayoutError.prefixConstraint(
+                    "ErrorOutputPrefix cannot contain dynamic partitioning namespaces (partitionKeyFromQuery, partitionKeyFromLambda), but has '\(expression)'"
+                )
+            }
+            guard !value.isEmpty else {
+                throw KeyLayoutError.prefixConstraint(
+                    "A dynamic partitioning expression must name its key, but \(role.fieldName) has '\(expression)'")
+            }
+            return .partitionKey(namespace == "partitionKeyFromQuery" ? .query : .lambda, value)
         default:
             throw KeyLayoutError.prefixConstraint(
                 "Expression namespace must be one of \(namespaces.joined(separator: ", ")), but \(role.fieldName) has '\(expression)'"

@@ -222,6 +222,18 @@ struct ControlPlane {
                 definition.s3DestinationConfiguration = S3DestinationConfiguration(merged)
             }
         }
+        // Developer guide, "Dynamic partitioning": enabled only at creation, never disabled.
+        let destination =
+            definition.extendedS3DestinationConfiguration ?? definition.s3DestinationConfiguration?.configuration
+        switch (Self.isPartitioned(current), destination.map(Self.isPartitioned) ?? false) {
+        case (false, true):
+            throw .invalidArgument(
+                "Dynamic partitioning can only be enabled when the Firehose stream is created; \(name) was created without it."
+            )
+        case (true, false):
+            throw .invalidArgument("Dynamic partitioning cannot be disabled on a Firehose stream that has it enabled.")
+        default: break
+        }
         let settings = try validatedSettings(
             definition, versionID: record.versionID + 1,
             destinationMember: input.extendedS3DestinationUpdate != nil
@@ -384,6 +396,10 @@ struct ControlPlane {
     private func decode<Shape: Decodable>(_ type: Shape.Type, _ body: [UInt8]) throws(FirehoseError) -> Shape {
         let text = body.isEmpty ? Array("{}".utf8) : body
         return try RequestJSON.decode(Shape.self, from: text)
+    }
+
+    private static func isPartitioned(_ destination: ExtendedS3DestinationConfiguration) -> Bool {
+        destination.dynamicPartitioningConfiguration?["Enabled"]?.boolValue == true
     }
 
     /// The `Tags` list of CreateDeliveryStream and TagDeliveryStream: 1–50 tags, each valid.

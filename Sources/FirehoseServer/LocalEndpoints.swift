@@ -121,7 +121,8 @@ struct LocalEndpoints {
         }
     }
 
-    /// `"objects": [{stream, bucket, key, records, bytes, storedBytes}, ...]`
+    /// `"objects": [{stream, bucket, key, records, bytes, storedBytes[, errorOutputType]}, ...]`; an object
+    /// of the error output names its error output type.
     private static func write(_ objects: [DeliveredObject], to writer: inout JSONWriter) {
         writer.key("objects")
         writer.beginArray()
@@ -139,6 +140,10 @@ struct LocalEndpoints {
             writer.integer(object.bytes)
             writer.key("storedBytes")
             writer.integer(object.storedBytes)
+            if let type = object.errorOutputType {
+                writer.key("errorOutputType")
+                writer.string(type)
+            }
             writer.endObject()
         }
         writer.endArray()

@@ -1,6 +1,7 @@
 import FirehoseKeyLayout
 import FirehoseSink
 import FirehoseWire
+import JQ
 
 /// A configuration problem with the member it concerns, so a config file error can name the field and
 /// an API call can answer with the AWS error.
@@ -176,6 +177,7 @@ extension DeliveryStreamSettings {
         }
 
         var appendsNewline = false
+        var metadataExtraction: (query: String, field: String)?
         if let processing = destination.processingConfiguration, processing.enabled == true {
             for (index, processor) in (processing.processors ?? []).enumerated() {
                 let processorField = "\(field).ProcessingConfiguration.Processors[\(index)].Type"
@@ -196,21 +198,51 @@ extension DeliveryStreamSettings {
                             )
                         ]))
                 }
-                guard type == "AppendDelimiterToRecord" else {
+                switch type {
+                case "AppendDelimiterToRecord":
+                    appendsNewline = true
+                case "MetadataExtraction":
+                    let parametersField = "\(field).ProcessingConfiguration.Processors[\(index)].Parameters"
+                    if metadataExtraction != nil {
+                        throw fail(
+                            processorField, .invalidArgument("At most one MetadataExtraction processor is allowed."))
+                    }
+                    let parameters = processor.parameters ?? []
+                    func parameter(_ name: String) -> String? {
+                        parameters.last { $0.parameterName == name }?.parameterValue
+                    }
+                    guard let query = parameter("MetadataExtractionQuery") else {
+                        throw fail(
+                            parametersField,
+                            .invalidArgument(
+                                "The MetadataExtraction processor requires the MetadataExtractionQuery parameter (a jq query such as {customer_id: .customer_id})."
+                            ))
+                    }
+                    guard let engine = parameter("JsonParsingEngine"), engine == "JQ-1.6" else {
+                        throw fail(
+                            parametersField,
+                            .invalidArgument(
+                                "The MetadataExtraction processor requires the JsonParsingEngine parameter with the value JQ-1.6."
+                            ))
+                    }
+                    metadataExtraction = (query, parametersField)
+                default:
                     throw fail(
                         processorField,
                         .invalidArgument(
-                            "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."
+                            "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction)."
                         ))
                 }
-                appendsNewline = true
             }
         }
-        if destination.dynamicPartitioningConfiguration?["Enabled"]?.boolValue == true {
+        let partitioning = destination.dynamicPartitioningConfiguration
+        if let enabled = partitioning?["Enabled"], case .bool = enabled {
+        } else if partitioning?["Enabled"] != nil {
             throw fail(
-                "\(field).DynamicPartitioningConfiguration",
-                .invalidArgument("Dynamic partitioning is not supported yet by firehose-local."))
+                "\(field).DynamicPartitioningConfiguration.Enabled",
+                .serialization("\(field).DynamicPartitioningConfiguration.Enabled must be true or false."))
         }
+        let partitioned = partitioning?["Enabled"]?.boolValue == true
         // AWS defaults `Enabled` to true once the member is present.
         if let conversion = destination.dataFormatConversionConfiguration, conversion["Enabled"]?.boolValue ?? true {
             throw fail(
@@ -269,10 +301,11 @@ extension DeliveryStreamSettings {
                 customTimeZone: destination.customTimeZone)
         }
 
-        if let dataDirectory {
+        let bucketPathBytes = (dataDirectory.map { $0.utf8.count + 1 } ?? 0) + bucket.utf8.count + 1
+        let limit = FirehoseSink.Configuration.maxPathBytes
+        if dataDirectory != nil {
             let (keyBytes, keyField) = keyLayout!.longestKey
-            let pathBytes = dataDirectory.utf8.count + 1 + bucket.utf8.count + 1 + keyBytes
-            let limit = FirehoseSink.Configuration.maxPathBytes
+            let pathBytes = bucketPathBytes + keyBytes
             if pathBytes > limit {
                 // No local path in the message: it goes to API clients.
                 throw fail(
@@ -283,10 +316,79 @@ extension DeliveryStreamSettings {
             }
         }
 
-        self.init(
+        var settings = DeliveryStreamSettings(
             name: name, bucket: bucket, keyLayout: keyLayout!, compression: compression, gzipLevel: gzipLevel,
             bufferSizeBytes: sizeInMBs * 1024 * 1024, bufferIntervalSeconds: intervalInSeconds,
             appendsNewline: appendsNewline, versionID: versionID, definition: definition)
+        try Self.checkDynamicPartitioning(
+            enabled: partitioned, layout: keyLayout!, metadataExtraction: metadataExtraction,
+            intervalInSeconds: intervalInSeconds, field: field)
+        if let metadataExtraction {
+            do {
+                try settings.partitionByQuery(metadataExtraction.query, maxKeyBytes: limit - bucketPathBytes)
+            } catch {
+                throw fail(
+                    metadataExtraction.field,
+                    .invalidArgument(
+                        "MetadataExtractionQuery is not a valid JQ-1.6 query: \(error.message.split(separator: "\n").joined(separator: "; "))"
+                    ))
+            }
+        }
+        self = settings
+    }
+
+    /// Dynamic partitioning's rules (developer guide, "Dynamic partitioning" and "Buffering hints"):
+    /// the partitioning namespaces only with it enabled, each key from a source the stream has, an
+    /// ErrorOutputPrefix, and a buffer interval above zero.
+    private static func checkDynamicPartitioning(
+        enabled: Bool, layout: ObjectKeyLayout, metadataExtraction: (query: String, field: String)?,
+        intervalInSeconds: Int, field: String
+    ) throws(StreamConfigurationError) {
+        func fail(_ member: String, _ message: String) -> StreamConfigurationError {
+            StreamConfigurationError(field: "\(field).\(member)", error: .invalidArgument(message))
+        }
+        let keys = layout.prefix?.partitionKeys ?? []
+        guard enabled else {
+            if !keys.isEmpty {
+                throw fail(
+                    "Prefix",
+                    "Dynamic Partitioning Namespaces can only be part of a prefix expression when Dynamic Partitioning is enabled."
+                )
+            }
+            if metadataExtraction != nil {
+                throw fail(
+                    "ProcessingConfiguration",
+                    "MetadataExtraction processor can only be present when Dynamic Partitioning is enabled (DynamicPartitioningConfiguration.Enabled: true)."
+                )
+            }
+            return
+        }
+        if keys.isEmpty {
+            throw fail(
+                "Prefix",
+                "S3 Prefix should contain Dynamic Partitioning namespaces when Dynamic Partitioning is enabled (for example !{partitionKeyFromQuery:customer_id})."
+            )
+        }
+        if layout.errorOutputPrefix == nil {
+            throw fail("ErrorOutputPrefix", "ErrorOutputPrefix is required when Dynamic Partitioning is enabled.")
+        }
+        if intervalInSeconds == 0 {
+            throw fail(
+                "BufferingHints.IntervalInSeconds",
+                "Zero buffering (IntervalInSeconds 0) is not supported when Dynamic Partitioning is enabled.")
+        }
+        if let lambda = keys.first(where: { $0.source == .lambda }) {
+            throw fail(
+                "Prefix",
+                "Lambda should be present when S3 Prefix contains keys from partitionKeyFromLambda namespace ('!{partitionKeyFromLambda:\(lambda.name)}'), and the Lambda processor is not supported yet by firehose-local."
+            )
+        }
+        if metadataExtraction == nil, let key = keys.first {
+            throw fail(
+                "Prefix",
+                "MetadataExtraction processor should be present when S3 Prefix has partitionKeyFromQuery namespace ('!{partitionKeyFromQuery:\(key.name)}')."
+            )
+        }
     }
 
     /// `arn:<partition>:s3:::<bucket>` → bucket, per the model's pattern `arn:.*:s3:::[\w\.\-]{1,255}`.

@@ -43,6 +43,8 @@ public struct DeliveredObject: Sendable, Equatable {
     public var reason: Reason
     /// Arrival of the object's first record (the time in its key).
     public var firstArrival: Date
+    /// Set for an object of the error output: its records' `!{firehose:error-output-type}`.
+    public var errorOutputType: String? = nil
 }
 
 /// How much `put` waits for before acknowledging.
@@ -137,8 +139,9 @@ actor DeliveryStream {
     @concurrent
     nonisolated func append(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> [DeliveredObject] {
         // Off the actor, as the large segments' encoding is.
-        let prepared = currentPipeline.withLock { $0 }.prepare(records)
-        switch try await reserve(prepared, arrival: arrival) {
+        let context = RecordContext(arrival: arrival, now: now())
+        let prepared = currentPipeline.withLock { $0 }.prepare(records, context: context)
+        switch try await reserve(prepared, context: context) {
         case .finished(let delivered):
             return delivered
         case .encode(let tickets, let jobs):
@@ -153,14 +156,15 @@ actor DeliveryStream {
         case encode(tickets: Range<UInt64>, jobs: [(ticket: UInt64, job: SegmentJob)])
     }
 
-    private func reserve(_ request: RecordPipeline.Prepared, arrival: Date) async throws(FileSystemError)
+    private func reserve(_ request: RecordPipeline.Prepared, context: RecordContext) async throws(FileSystemError)
         -> Reservation
     {
+        let arrival = context.arrival
         var partitions = request.partitions
         let current = currentPipeline.withLock { $0 }
         if request.generation != current.generation {
             // Prepared just before an update: every open buffer is under the new settings now.
-            partitions = current.prepare(request.raw).partitions
+            partitions = current.prepare(request.raw, context: context).partitions
         }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
@@ -496,8 +500,8 @@ actor DeliveryStream {
                 continue
             }
             let settings = buffer.settings
-            let key = settings.keyLayout.objectKey(
-                versionId: settings.versionID, firstArrival: buffer.firstArrival, objectID: UUID(),
+            let key = settings.objectKey(
+                for: buffer.partition, versionID: settings.versionID, firstArrival: buffer.firstArrival,
                 randomSource: &random)
             let descriptor: Int32
             do {
@@ -537,7 +541,7 @@ actor DeliveryStream {
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason,
-                firstArrival: buffer.firstArrival)
+                firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType)
             publishQueue.published(buffer, as: object)
             announce(object)
             outcome.delivered.append((buffer.id, object))
@@ -548,10 +552,11 @@ actor DeliveryStream {
     /// Delivers records recovered from a crashed run's staging files as one object, encoded with the
     /// stream's current settings, then removes the staging files.
     func deliverRecovered(
-        _ raw: [UInt8], records: Int, firstArrival: Date, versionID: Int, stagingFiles: [String]
+        _ raw: [UInt8], records: Int, partition: PartitionKey, firstArrival: Date, versionID: Int,
+        stagingFiles: [String]
     ) throws(FileSystemError) -> DeliveredObject {
-        let key = settings.keyLayout.objectKey(
-            versionId: versionID, firstArrival: firstArrival, objectID: UUID(), randomSource: &random)
+        let key = settings.objectKey(
+            for: partition, versionID: versionID, firstArrival: firstArrival, randomSource: &random)
         let encoded = try settings.encoding.encodeWhole(raw)
         let temporary = "\(stagingDirectory)/\(UUID().uuidString.lowercased()).recovered"
         let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
@@ -565,7 +570,8 @@ actor DeliveryStream {
         for file in stagingFiles { POSIX.unlink(file) }
         let object = DeliveredObject(
             stream: settings.name, bucket: settings.bucket, key: key, path: path, records: records, bytes: raw.count,
-            storedBytes: encoded.count, reason: .recovery, firstArrival: firstArrival)
+            storedBytes: encoded.count, reason: .recovery, firstArrival: firstArrival,
+            errorOutputType: partition.errorOutputType)
         announce(object)
         return object
     }

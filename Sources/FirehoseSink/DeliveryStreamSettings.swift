@@ -1,5 +1,12 @@
 import FirehoseKeyLayout
 import FirehoseWire
+import JQ
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a delivery stream does with its records: the stages it runs and their parameters. The API
 /// layer makes these from a CreateDeliveryStream-shaped definition (validated, with AWS's defaults
@@ -25,10 +32,13 @@ public struct DeliveryStreamSettings: Sendable {
     public var bufferSizeBytes: Int
     /// `IntervalInSeconds`; 0 delivers at the end of every request.
     public var bufferIntervalSeconds: Int
-    /// Whether the definition names the `AppendDelimiterToRecord` processor.
+    /// Whether the definition names the `AppendDelimiterToRecord` processor (applied after
+    /// partitioning, to every partition but the error output's).
     public private(set) var appendsNewline: Bool
     /// The processing stage, in order (tests may plug in others).
     package var processors: [any RecordProcessor]
+    /// The `MetadataExtractionQuery` partitioning records, when dynamic partitioning uses one.
+    public private(set) var metadataExtractionQuery: String?
     /// The partitioning stage (tests may plug in another).
     package var partitioner: any RecordPartitioner
     /// Starts at 1; UpdateDestination increments it and new objects carry it in their key.
@@ -55,9 +65,35 @@ public struct DeliveryStreamSettings: Sendable {
         self.bufferSizeBytes = bufferSizeBytes
         self.bufferIntervalSeconds = bufferIntervalSeconds
         self.appendsNewline = appendsNewline
-        self.processors = appendsNewline ? [AppendDelimiterToRecord()] : []
+        self.processors = []
         self.partitioner = WholeStream()
         self.versionID = versionID
         self.definition = definition
+    }
+
+    /// Partitions records by `query` (`MetadataExtraction`, jq 1.6): the values it gives for the
+    /// `!{partitionKeyFromQuery:NAME}` keys of the prefix name each record's partition.
+    /// - Parameter maxKeyBytes: the longest object key that fits the local path limit; partitions
+    ///   whose keys could be longer get error records instead.
+    public mutating func partitionByQuery(_ query: String, maxKeyBytes: Int) throws(JQQuery.CompileError) {
+        let keyNames = (keyLayout.prefix?.partitionKeys ?? []).filter { $0.source == .query }.map(\.name)
+        partitioner = MetadataExtractionPartitioner(
+            queries: try .init(query, count: ProcessInfo.processInfo.activeProcessorCount), keyNames: keyNames,
+            layout: keyLayout, maxKeyBytes: maxKeyBytes)
+        metadataExtractionQuery = query
+    }
+
+    /// The key of an object of `partition`'s records.
+    func objectKey(
+        for partition: PartitionKey, versionID: Int, firstArrival: Date, randomSource: inout some RandomNumberGenerator
+    ) -> String {
+        if let type = partition.errorOutputType {
+            return keyLayout.errorObjectKey(
+                errorOutputType: type, versionId: versionID, firstArrival: firstArrival, objectID: UUID(),
+                randomSource: &randomSource)
+        }
+        return keyLayout.objectKey(
+            versionId: versionID, firstArrival: firstArrival, partition: partition.values, objectID: UUID(),
+            randomSource: &randomSource)
     }
 }

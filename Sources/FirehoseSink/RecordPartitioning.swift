@@ -1,18 +1,33 @@
+import FirehoseKeyLayout
 import FirehoseWire
 
-/// Names one partition of a stream: the values its records' partition keys took (dynamic
-/// partitioning's `partitionKeyFromQuery` / `partitionKeyFromLambda`); empty for a stream that does not
-/// partition. Each partition has its own buffers. (Not yet in object keys or staging journals: the
-/// partitioner that makes keys other than `whole` must add both.)
-package struct PartitionKey: Hashable, Sendable {
-    package var values: [String: String]
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
-    package init(_ values: [String: String] = [:]) {
+/// Names one partition of a stream: the values its records' dynamic-partitioning keys took
+/// (`partitionKeyFromQuery` / `partitionKeyFromLambda`), or the error output type of the failed
+/// records it holds. Each partition has its own buffers, and its objects their own keys; staging
+/// journals keep it so recovery delivers each buffer to its key.
+package struct PartitionKey: Hashable, Sendable, Codable {
+    package var values: PartitionValues
+    /// Set for a partition of error records: what `!{firehose:error-output-type}` becomes.
+    package var errorOutputType: String?
+
+    package init(_ values: PartitionValues = .none, errorOutputType: String? = nil) {
         self.values = values
+        self.errorOutputType = errorOutputType
     }
 
     /// The one partition of a stream without dynamic partitioning.
     package static let whole = PartitionKey()
+
+    /// The partition of records that failed with `type` (e.g. `processing-failed`).
+    package static func errorOutput(_ type: String) -> PartitionKey {
+        PartitionKey(errorOutputType: type)
+    }
 }
 
 /// A request's records of one partition, in arrival order.
@@ -26,24 +41,40 @@ package struct RecordPartition: Sendable {
     }
 }
 
+/// When a request's records are processed: what error records carry.
+package struct RecordContext: Sendable {
+    /// The request's arrival (`arrivalTimestamp`).
+    package var arrival: Date
+    /// When processing ran (`attemptEndingTimestamp`).
+    package var now: Date
+
+    package init(arrival: Date, now: Date) {
+        self.arrival = arrival
+        self.now = now
+    }
+}
+
 /// The partitioning stage: which partition each of a request's processed records goes to. A new
 /// way of partitioning is one type conforming to this, which `DeliveryStreamSettings` picks.
 package protocol RecordPartitioner: Sendable {
     /// The records grouped by partition, each group in arrival order, groups in the order of their
-    /// first record; every record in exactly one group.
-    func partition(_ records: RecordBatch) -> [RecordPartition]
+    /// first record; every record in exactly one group (a record that cannot be partitioned as an
+    /// error record in an error-output partition).
+    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition]
 }
 
 /// Without dynamic partitioning: every record in the stream's one partition.
 struct WholeStream: RecordPartitioner {
-    func partition(_ records: RecordBatch) -> [RecordPartition] {
+    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition] {
         [RecordPartition(key: .whole, records: records)]
     }
 }
 
-/// What a request's records pass through before the buffers: the processing stage, then the
-/// partitioning stage, as of one generation of the stream's settings (each `update(to:)` starts the
-/// next, whatever it does to `VersionId`).
+/// What a request's records pass through before the buffers: the processing stage, the partitioning
+/// stage, then the delimiter (`AppendDelimiterToRecord`) on every partition but the error output's,
+/// as of one generation of the stream's settings (each `update(to:)` starts the next, whatever it
+/// does to `VersionId`). The delimiter comes last so that queries and error records see each
+/// record as the client sent it.
 struct RecordPipeline: Sendable {
     /// A request's records after the stages, and the generation that made them.
     struct Prepared: Sendable {
@@ -55,15 +86,23 @@ struct RecordPipeline: Sendable {
     var generation: Int
     var processors: [any RecordProcessor]
     var partitioner: any RecordPartitioner
+    var appendsNewline: Bool
 
     init(_ settings: DeliveryStreamSettings, generation: Int) {
         self.generation = generation
         processors = settings.processors
         partitioner = settings.partitioner
+        appendsNewline = settings.appendsNewline
     }
 
-    func prepare(_ raw: RecordBatch) -> Prepared {
+    func prepare(_ raw: RecordBatch, context: RecordContext) -> Prepared {
         let processed = processors.reduce(raw) { records, processor in processor.process(records) }
-        return Prepared(raw: raw, partitions: partitioner.partition(processed), generation: generation)
+        var partitions = partitioner.partition(processed, context: context)
+        if appendsNewline {
+            for index in partitions.indices where partitions[index].key.errorOutputType == nil {
+                partitions[index].records = AppendDelimiterToRecord().process(partitions[index].records)
+            }
+        }
+        return Prepared(raw: raw, partitions: partitions, generation: generation)
     }
 }

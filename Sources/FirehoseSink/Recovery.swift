@@ -170,7 +170,8 @@ extension FirehoseSink {
         }
         do {
             let object = try await stream.deliverRecovered(
-                raw, records: commit.records, firstArrival: journal.header.firstArrival,
+                raw, records: commit.records, partition: journal.header.partition ?? .whole,
+                firstArrival: journal.header.firstArrival,
                 versionID: journal.header.versionID, stagingFiles: [dataPath, journalPath])
             report.delivered.append(object)
         } catch {

@@ -78,7 +78,7 @@ final class StagingBuffer: Identifiable {
             let header = StagingJournal.Header(
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
-                encoding: settings.encoding.name)
+                encoding: settings.encoding.name, partition: partition == .whole ? nil : partition)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count

@@ -11,7 +11,8 @@ import FirehoseWire
 /// torn line, which parsing ignores.
 ///
 /// ```
-/// FHL1 {"stream":"app-events","versionID":1,"firstArrivalMilliseconds":1795266309000,"compression":"GZIP"}
+/// FHL1 {"stream":"app-events","versionID":1,"firstArrivalMilliseconds":1795266309000,"compression":"GZIP",
+///       "partition":{"values":{"fromQuery":{"customer":"42"},"fromLambda":{}}}}
 /// C 1043 20480 40 3735928559
 /// ```
 /// (`C <stored bytes> <uncompressed bytes> <records> <CRC-32 of the stored bytes since the previous line>`)
@@ -25,9 +26,12 @@ enum StagingJournal {
         /// `ObjectEncoding.name` of the encoding that staged the data file. The JSON key is the one
         /// journals had when GZIP and UNCOMPRESSED were the only encodings, so those still recover.
         var encoding: String
+        /// The buffer's partition; absent for a stream's one partition (and in journals written
+        /// before streams had others).
+        var partition: PartitionKey?
 
         enum CodingKeys: String, CodingKey {
-            case stream, versionID, firstArrivalMilliseconds
+            case stream, versionID, firstArrivalMilliseconds, partition
             case encoding = "compression"
         }
 

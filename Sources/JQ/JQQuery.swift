@@ -24,12 +24,15 @@ public final class JQQuery: Sendable {
         case failed(String)
         /// More than `maxOutputs` results.
         case tooManyOutputs(Int)
+        /// The results are not what the caller asked for (`members` needs exactly one object).
+        case unexpectedResult(String)
 
         public var description: String {
             switch self {
             case .invalidInput(let message): "the record is not valid JSON: \(message)"
             case .failed(let message): "the query failed on the record: \(message)"
             case .tooManyOutputs(let limit): "the query produced more than \(limit) results"
+            case .unexpectedResult(let message): message
             }
         }
     }
@@ -70,13 +73,8 @@ public final class JQQuery: Sendable {
     }
 
     /// Runs the program on one JSON text; every result as compact JSON text, in order.
-    public func run(_ input: [UInt8]) throws(RunError) -> [String] {
-        let value = input.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { jv_parse_sized($0.baseAddress, Int32(clamping: $0.count)) }
-        }
-        guard jv_get_kind(value) != JV_KIND_INVALID else {
-            throw .invalidInput(Self.invalidMessage(value) ?? "unparseable")
-        }
+    public func run(_ input: some Collection<UInt8>) throws(RunError) -> [String] {
+        let value = try Self.parse(input)
         let outcome = state.withLock { state -> Result<[String], RunError> in
             jq_start(state, value, 0)  // takes `value`
             var outputs: [String] = []
@@ -94,6 +92,70 @@ public final class JQQuery: Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    /// A member of an object result, as `members(_:of:)` reads it.
+    public enum Member: Sendable, Equatable {
+        /// A JSON string's value.
+        case text(String)
+        /// A number or boolean, as jq prints it (`2024`, `1.5`, `true`).
+        case scalar(String)
+        case null
+        /// An array or object, as compact JSON.
+        case composite(String)
+    }
+
+    /// Runs the program on one JSON text, which must give exactly one result, a JSON object; returns
+    /// the members of it named in `names` (a name the object lacks is absent).
+    public func members(_ names: [String], of input: some Collection<UInt8>) throws(RunError) -> [String: Member] {
+        let value = try Self.parse(input)
+        let outcome = state.withLock { state -> Result<[String: Member], RunError> in
+            jq_start(state, value, 0)  // takes `value`
+            let result = jq_next(state)
+            guard jv_get_kind(result) != JV_KIND_INVALID else {
+                if let message = Self.invalidMessage(result) { return .failure(.failed(message)) }
+                return .failure(.unexpectedResult("the query produced no result"))
+            }
+            defer { jv_free(result) }
+            let second = jq_next(state)
+            guard jv_get_kind(second) == JV_KIND_INVALID else {
+                jv_free(second)
+                return .failure(.unexpectedResult("the query produced more than one result"))
+            }
+            if let message = Self.invalidMessage(second) { return .failure(.failed(message)) }
+            guard jv_get_kind(result) == JV_KIND_OBJECT else {
+                let kind = String(cString: jv_kind_name(jv_get_kind(result)))
+                return .failure(.unexpectedResult("the query's result is \(kind), not an object"))
+            }
+            var members: [String: Member] = [:]
+            for name in names {
+                let member = jv_object_get(jv_copy(result), jv_string(name))
+                switch jv_get_kind(member) {
+                case JV_KIND_INVALID: jv_free(member)
+                case JV_KIND_NULL:
+                    jv_free(member)
+                    members[name] = .null
+                case JV_KIND_STRING: members[name] = .text(Self.text(of: member))
+                case JV_KIND_NUMBER, JV_KIND_TRUE, JV_KIND_FALSE:
+                    members[name] = .scalar(Self.text(of: jv_dump_string(member, 0)))
+                default: members[name] = .composite(Self.text(of: jv_dump_string(member, 0)))
+                }
+            }
+            return .success(members)
+        }
+        return try outcome.get()
+    }
+
+    /// One JSON value parsed by jq; a text that is not exactly one value is `invalidInput`.
+    private static func parse(_ input: some Collection<UInt8>) throws(RunError) -> jv {
+        func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> jv {
+            buffer.withMemoryRebound(to: CChar.self) { jv_parse_sized($0.baseAddress, Int32(clamping: $0.count)) }
+        }
+        let value = input.withContiguousStorageIfAvailable(parse) ?? Array(input).withUnsafeBufferPointer(parse)
+        guard jv_get_kind(value) != JV_KIND_INVALID else {
+            throw .invalidInput(invalidMessage(value) ?? "unparseable")
+        }
+        return value
     }
 
     /// The message of an invalid value, or nil when it has none (the end of the results); frees it.

@@ -229,3 +229,93 @@ struct ObjectKeyTests {
         }
     }
 }
+
+@Suite("Dynamic partitioning keys")
+struct PartitionKeyLayoutTests {
+    static let prefix =
+        "customer=!{partitionKeyFromQuery:customer}/!{timestamp:yyyy}/d=!{partitionKeyFromLambda:device}/"
+
+    static func partitioned() throws -> ObjectKeyLayout {
+        try layout(prefix: prefix, errorOutputPrefix: "errors/!{firehose:error-output-type}/")
+    }
+
+    @Test("The prefix lists its keys once each, in order, with their namespace")
+    func keysListed() throws {
+        let prefix = try S3Prefix(
+            "!{partitionKeyFromQuery:a}/!{partitionKeyFromLambda:a}/!{partitionKeyFromQuery:b}/!{partitionKeyFromQuery:a}",
+            role: .prefix)
+        #expect(
+            prefix.partitionKeys.map { "\($0.source.rawValue):\($0.name)" } == [
+                "partitionKeyFromQuery:a", "partitionKeyFromLambda:a", "partitionKeyFromQuery:b",
+            ])
+        #expect(prefix.hasExpressions)
+    }
+
+    @Test("Each key is replaced by its partition's value; nothing is appended but the object name")
+    func evaluated() throws {
+        var random = SeededGenerator(seed: 1)
+        let key = try Self.partitioned().objectKey(
+            versionId: 1, firstArrival: novemberArrival,
+            partition: PartitionValues(fromQuery: ["customer": "42"], fromLambda: ["device": "ios/17"]),
+            objectID: fixedObjectID, randomSource: &random)
+        #expect(key == "customer=42/2026/d=ios/17/app-events-1-2026-11-21-13-05-09-\(fixedObjectIDText).gz")
+    }
+
+    @Test("Error objects of a partitioned stream are keyed by ErrorOutputPrefix alone")
+    func errorKey() throws {
+        #expect(
+            try Self.partitioned().errorKey("metadata-extraction-failed")
+                == "errors/metadata-extraction-failed/app-events-1-2026-11-21-13-05-09-\(fixedObjectIDText).gz")
+    }
+
+    @Test(
+        "Values that make a key the file system cannot hold are refused, naming why",
+        arguments: [
+            (["customer": "x/."], "path segment '.' is not allowed"),
+            (["customer": "a/../.."], "path segment '..' is not allowed"),
+            (["customer": "x//y"], "empty path segments (a leading '/' or '//') are not allowed"),
+            (["customer": "a\u{0}b"], "NUL characters are not allowed"),
+            (
+                ["customer": String(repeating: "x", count: 250)],
+                "a path segment of its keys can exceed 255 bytes, the file-name limit of the local file system"
+            ),
+        ])
+    func unstorable(values: [String: String], reason: String) throws {
+        let layout = try Self.partitioned()
+        let error = layoutError {
+            try layout.checkPartition(
+                PartitionValues(fromQuery: values, fromLambda: ["device": "d"]), maxKeyBytes: 4096)
+        }
+        #expect(
+            error?.message
+                == "The partition key values make an object key that cannot be stored locally: \(reason) (firehose-local maps keys to directories)."
+        )
+    }
+
+    @Test("A value may hold '/' and dots within a segment; a value missing for a used key is refused")
+    func storableAndMissing() throws {
+        let layout = try Self.partitioned()
+        let fine = PartitionValues(fromQuery: ["customer": "a/b.c"], fromLambda: ["device": ".."])
+        #expect(layoutError { try layout.checkPartition(fine, maxKeyBytes: 4096) } == nil)
+        let missing = layoutError {
+            try layout.checkPartition(PartitionValues(fromQuery: ["customer": "1"]), maxKeyBytes: 4096)
+        }
+        #expect(missing?.message == "The record has no value for !{partitionKeyFromLambda:device}, which Prefix uses.")
+    }
+
+    @Test("A key longer than the local path limit leaves is refused; one byte less fits")
+    func keyBudget() throws {
+        let layout = try layout(
+            prefix: "customer=!{partitionKeyFromQuery:customer}/", errorOutputPrefix: "e/!{firehose:error-output-type}/"
+        )
+        let values = PartitionValues(fromQuery: ["customer": "42"])
+        var random = SeededGenerator(seed: 1)
+        let longest = layout.objectKey(
+            versionId: 1_000_000_000, firstArrival: novemberArrival, partition: values, objectID: fixedObjectID,
+            randomSource: &random
+        ).utf8.count
+        #expect(layoutError { try layout.checkPartition(values, maxKeyBytes: longest) } == nil)
+        let error = layoutError { try layout.checkPartition(values, maxKeyBytes: longest - 1) }
+        #expect(error?.message.contains("its keys can reach \(longest) bytes, beyond the \(longest - 1)") == true)
+    }
+}

@@ -125,22 +125,30 @@ struct ValidationTests {
     }
 
     @Test(
-        "Dynamic partitioning expressions are refused as not supported yet",
-        arguments: [
-            "customer=!{partitionKeyFromQuery:customer_id}/", "!{partitionKeyFromLambda:device}/",
-        ])
-    func dynamicPartitioning(prefix: String) {
+        "Dynamic partitioning keys are not allowed in ErrorOutputPrefix",
+        arguments: ["!{partitionKeyFromQuery:customer_id}/", "!{partitionKeyFromLambda:device}/"])
+    func partitionKeysInErrorPrefix(key: String) {
         let error = layoutError {
-            try _ = layout(prefix: prefix, errorOutputPrefix: "e/!{firehose:error-output-type}/")
+            try _ = layout(prefix: "p/!{timestamp:yyyy}/", errorOutputPrefix: "e/!{firehose:error-output-type}/\(key)")
         }
-        let expression = String(prefix[prefix.range(of: "!{")!.lowerBound...prefix.firstIndex(of: "}")!])
         #expect(
             error
                 == KeyLayoutError(
                     errorType: "InvalidArgumentException",
                     message:
-                        "Prefix expression '\(expression)' needs dynamic partitioning, which firehose-local does not support yet."
-                )
+                        "Ths supplied prefix(es) do not satisfy the following constraint: ErrorOutputPrefix cannot contain dynamic partitioning namespaces (partitionKeyFromQuery, partitionKeyFromLambda), but has '\(key.dropLast())'"
+                ))
+    }
+
+    @Test("A dynamic partitioning expression must name its key")
+    func unnamedPartitionKey() {
+        let error = layoutError {
+            try _ = layout(
+                prefix: "c=!{partitionKeyFromQuery:}/", errorOutputPrefix: "e/!{firehose:error-output-type}/")
+        }
+        #expect(
+            error?.message
+                == "Ths supplied prefix(es) do not satisfy the following constraint: A dynamic partitioning expression must name its key, but Prefix has '!{partitionKeyFromQuery:}'"
         )
     }
 

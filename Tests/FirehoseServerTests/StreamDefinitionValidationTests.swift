@@ -258,14 +258,15 @@ struct StreamDefinitionValidationTests {
 
     @Test(
         "Lambda and the other model processors are not supported yet",
-        arguments: ["Lambda", "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing", "MetadataExtraction"])
+        arguments: ["Lambda", "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing"])
     func unsupportedProcessor(type: String) {
         let error = configurationError(Self.processing([type]))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Type")
         #expect(
             error?.error
                 == .invalidArgument(
-                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord)."))
+                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction)."
+                ))
     }
 
     @Test("With Enabled: false the processors are ignored")
@@ -280,17 +281,106 @@ struct StreamDefinitionValidationTests {
 
     // MARK: Other unsupported features
 
-    @Test("Dynamic partitioning enabled is not supported; disabled is fine")
-    func dynamicPartitioning() {
-        var enabled = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
-        enabled.dynamicPartitioningConfiguration = .object(["Enabled": .bool(true)])
-        let error = configurationError(enabled)
-        #expect(error?.field == "ExtendedS3DestinationConfiguration.DynamicPartitioningConfiguration")
-        #expect(error?.error == .invalidArgument("Dynamic partitioning is not supported yet by firehose-local."))
+    // MARK: Dynamic partitioning
 
-        var disabled = enabled
+    static let partitionedPrefix = "customer=!{partitionKeyFromQuery:customer}/!{timestamp:yyyy}/"
+    static let errorPrefix = "errors/!{firehose:error-output-type}/"
+
+    /// A destination with dynamic partitioning as AWS's documentation shows it: enabled, a
+    /// MetadataExtraction query, keys in Prefix, an ErrorOutputPrefix.
+    static func partitioned(
+        enabled: Bool = true, prefix: String? = partitionedPrefix, errorOutputPrefix: String? = errorPrefix,
+        parameters: [ProcessorParameter]? = [
+            ProcessorParameter(parameterName: "MetadataExtractionQuery", parameterValue: "{customer: .customer_id}"),
+            ProcessorParameter(parameterName: "JsonParsingEngine", parameterValue: "JQ-1.6"),
+        ],
+        intervalInSeconds: Int = 60
+    ) -> ExtendedS3DestinationConfiguration {
+        var destination = destination(
+            prefix: prefix, errorOutputPrefix: errorOutputPrefix, sizeInMBs: 64, intervalInSeconds: intervalInSeconds)
+        destination.dynamicPartitioningConfiguration = .object(["Enabled": .bool(enabled)])
+        if let parameters {
+            destination.processingConfiguration = ProcessingConfiguration(
+                enabled: true, processors: [Processor(type: "MetadataExtraction", parameters: parameters)])
+        }
+        return destination
+    }
+
+    @Test("A documented dynamic-partitioning definition is accepted and partitions by its query")
+    func dynamicPartitioningAccepted() throws {
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo", extendedS3DestinationConfiguration: Self.partitioned())
+        let settings = try DeliveryStreamSettings(validating: input, dataDirectory: "/tmp/data")
+        #expect(settings.metadataExtractionQuery == "{customer: .customer_id}")
+        #expect(settings.keyLayout.prefix?.partitionKeys.map(\.name) == ["customer"])
+        var disabled = Self.partitioned(enabled: false, prefix: "plain/", parameters: nil)
         disabled.dynamicPartitioningConfiguration = .object(["Enabled": .bool(false)])
         #expect(configurationError(disabled) == nil)
+    }
+
+    @Test(
+        "Dynamic partitioning's rules are InvalidArgumentExceptions naming the member",
+        arguments: [
+            (
+                partitioned(enabled: false, parameters: nil), "Prefix",
+                "Dynamic Partitioning Namespaces can only be part of a prefix expression when Dynamic Partitioning is enabled."
+            ),
+            (
+                partitioned(enabled: false, prefix: "plain/"), "ProcessingConfiguration",
+                "MetadataExtraction processor can only be present when Dynamic Partitioning is enabled (DynamicPartitioningConfiguration.Enabled: true)."
+            ),
+            (
+                partitioned(prefix: "!{timestamp:yyyy}/"), "Prefix",
+                "S3 Prefix should contain Dynamic Partitioning namespaces when Dynamic Partitioning is enabled (for example !{partitionKeyFromQuery:customer_id})."
+            ),
+            (
+                partitioned(prefix: "c=!{partitionKeyFromQuery:customer}/", errorOutputPrefix: nil), "Prefix",
+                "Ths supplied prefix(es) do not satisfy the following constraint: ErrorOutputPrefix cannot be null or empty when Prefix contains expressions"
+            ),
+            (
+                partitioned(intervalInSeconds: 0), "BufferingHints.IntervalInSeconds",
+                "Zero buffering (IntervalInSeconds 0) is not supported when Dynamic Partitioning is enabled."
+            ),
+            (
+                partitioned(parameters: nil), "Prefix",
+                "MetadataExtraction processor should be present when S3 Prefix has partitionKeyFromQuery namespace ('!{partitionKeyFromQuery:customer}')."
+            ),
+            (
+                partitioned(prefix: "d=!{partitionKeyFromLambda:device}/"), "Prefix",
+                "Lambda should be present when S3 Prefix contains keys from partitionKeyFromLambda namespace ('!{partitionKeyFromLambda:device}'), and the Lambda processor is not supported yet by firehose-local."
+            ),
+            (
+                partitioned(parameters: [
+                    ProcessorParameter(parameterName: "JsonParsingEngine", parameterValue: "JQ-1.6")
+                ]), "ProcessingConfiguration.Processors[0].Parameters",
+                "The MetadataExtraction processor requires the MetadataExtractionQuery parameter (a jq query such as {customer_id: .customer_id})."
+            ),
+            (
+                partitioned(parameters: [
+                    ProcessorParameter(parameterName: "MetadataExtractionQuery", parameterValue: "{c: .c}"),
+                    ProcessorParameter(parameterName: "JsonParsingEngine", parameterValue: "JQ-1.5"),
+                ]), "ProcessingConfiguration.Processors[0].Parameters",
+                "The MetadataExtraction processor requires the JsonParsingEngine parameter with the value JQ-1.6."
+            ),
+        ])
+    func dynamicPartitioningRules(destination: ExtendedS3DestinationConfiguration, member: String, message: String) {
+        let error = configurationError(destination)
+        #expect(error?.field == "\(Self.extendedField).\(member)")
+        #expect(error?.error == .invalidArgument(message))
+    }
+
+    @Test("A query jq cannot compile is refused with jq's own words, at create")
+    func uncompilableQuery() {
+        let error = configurationError(
+            Self.partitioned(parameters: [
+                ProcessorParameter(
+                    parameterName: "MetadataExtractionQuery", parameterValue: "{customer: .a | nosuchfn}"),
+                ProcessorParameter(parameterName: "JsonParsingEngine", parameterValue: "JQ-1.6"),
+            ]))
+        #expect(error?.field == "\(Self.extendedField).ProcessingConfiguration.Processors[0].Parameters")
+        #expect(error?.error.code == "InvalidArgumentException")
+        #expect(error?.error.message.hasPrefix("MetadataExtractionQuery is not a valid JQ-1.6 query: ") == true)
+        #expect(error?.error.message.contains("nosuchfn/0 is not defined") == true)
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import DurableStorage
+import FirehoseKeyLayout
 import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
@@ -141,10 +142,11 @@ final class ProcessingGate: Sendable {
 
 /// A partitioner only these tests know: a record's first byte names its partition.
 struct FirstBytePartitioner: RecordPartitioner {
-    func partition(_ records: RecordBatch) -> [RecordPartition] {
+    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition] {
         var partitions: [RecordPartition] = []
         for index in 0..<records.count {
-            let key = PartitionKey(["first": String(decoding: records[index].prefix(1), as: UTF8.self)])
+            let key = PartitionKey(
+                PartitionValues(fromQuery: ["first": String(decoding: records[index].prefix(1), as: UTF8.self)]))
             if let position = partitions.firstIndex(where: { $0.key == key }) {
                 partitions[position].records.append(records[index])
             } else {
@@ -181,7 +183,7 @@ struct PipelineStageTests {
         Array("small\n".utf8), Array(repeating: UInt8(ascii: "a"), count: 70 * 1024), [0, 255, 10],
     ]
 
-    @Test("Test-only processors run in order before buffering, after the delimiter processor they follow")
+    @Test("Test-only processors run in order before buffering; the delimiter is appended after them")
     func pluggedProcessors() async throws {
         try await SinkHarness.with { harness in
             var stream = try settings(destination(delimiter: true))

@@ -20,6 +20,47 @@ struct JQQueryTests {
         #expect(try run("empty", record) == [])
     }
 
+    @Test("members reads the named members of the one object a query gives, as partition keys use them")
+    func members() throws {
+        let query = try JQQuery("{s: .s, n: .n, f: .f, b: .b, z: .z, a: .a, o: .o}")
+        let record = #"{"s": "eu/1", "n": 42, "f": 1.5, "b": true, "z": null, "a": [1], "o": {"k": "v"}}"#
+        let members = try query.members(["s", "n", "f", "b", "z", "a", "o", "absent"], of: Array(record.utf8))
+        #expect(members["s"] == .text("eu/1"))
+        #expect(members["n"] == .scalar("42"))
+        #expect(members["f"] == .scalar("1.5"))
+        #expect(members["b"] == .scalar("true"))
+        #expect(members["z"] == .null)
+        #expect(members["a"] == .composite("[1]"))
+        #expect(members["o"] == .composite(#"{"k":"v"}"#))
+        #expect(members["absent"] == nil)
+        #expect(members.count == 7)
+    }
+
+    @Test(
+        "members needs exactly one object: what else a query gives is an error naming it",
+        arguments: [
+            (".[]", #"{"a": 1, "b": 2}"#, JQQuery.RunError.unexpectedResult("the query produced more than one result")),
+            ("empty", "{}", .unexpectedResult("the query produced no result")),
+            (".a", #"{"a": "x"}"#, .unexpectedResult("the query's result is string, not an object")),
+            ("error(\"bad\")", "{}", .failed("bad")),
+        ])
+    func membersNeedOneObject(program: String, input: String, expected: JQQuery.RunError) throws {
+        #expect(throws: expected) { try JQQuery(program).members(["a"], of: Array(input.utf8)) }
+    }
+
+    @Test("A record that is not one JSON value is invalid input, whatever the query")
+    func invalidRecords() throws {
+        let query = try JQQuery("{a: .a}")
+        for input in ["not json", "{", #"{"a":1} {"a":2}"#, ""] {
+            #expect {
+                _ = try query.members(["a"], of: Array(input.utf8))
+            } throws: { error in
+                if case .invalidInput = error as? JQQuery.RunError { return true }
+                return false
+            }
+        }
+    }
+
     @Test("A query is compiled once and runs on many records")
     func reuse() throws {
         let query = try JQQuery(".n * 2")

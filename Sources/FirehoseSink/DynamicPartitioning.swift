@@ -1,0 +1,117 @@
+import FirehoseKeyLayout
+import FirehoseWire
+import JQ
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Dynamic partitioning by `MetadataExtraction`: each record's partition is what the stream's jq
+/// query gives for the `!{partitionKeyFromQuery:NAME}` keys its `Prefix` uses. A record the query
+/// fails on (not JSON, a jq error, not exactly one object, a key missing, null or not a scalar), or
+/// whose values make a key that cannot be stored locally, becomes an error record in the
+/// `metadata-extraction-failed` error output.
+struct MetadataExtractionPartitioner: RecordPartitioner {
+    /// The query compiled once per core: a compiled jq program runs one record at a time, and
+    /// concurrent requests each take the next one.
+    final class Queries: Sendable {
+        let all: [JQQuery]
+        private let next = Atomic<Int>(0)
+
+        init(_ program: String, count: Int) throws(JQQuery.CompileError) {
+            var all: [JQQuery] = []
+            for _ in 0..<max(1, count) { all.append(try JQQuery(program, maxOutputs: 1)) }
+            self.all = all
+        }
+
+        func take() -> JQQuery {
+            all[next.add(1, ordering: .relaxed).oldValue % all.count]
+        }
+    }
+
+    let queries: Queries
+    /// The query keys `Prefix` uses, in order.
+    let keyNames: [String]
+    let layout: ObjectKeyLayout
+    /// The longest object key that fits the local path limit under the stream's bucket.
+    let maxKeyBytes: Int
+
+    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition] {
+        let query = queries.take()
+        var partitions: [RecordPartition] = []
+        var position: [PartitionKey: Int] = [:]
+        // Whether each partition seen in this request can be stored, checked once per partition.
+        var unstorable: [PartitionKey: String] = [:]
+        var failed = RecordBatch()
+        let failure = ErrorOutput.Failure.metadataExtraction
+        for index in 0..<records.count {
+            let record = records[index]
+            let key: PartitionKey
+            switch extract(record, with: query) {
+            case .success(let values):
+                key = PartitionKey(PartitionValues(fromQuery: values))
+            case .failure(let problem):
+                ErrorOutput.append(record, code: failure.code, message: problem.message, context: context, to: &failed)
+                continue
+            }
+            if let slot = position[key] {
+                partitions[slot].records.append(record)
+                continue
+            }
+            if unstorable[key] == nil {
+                do throws(KeyLayoutError) {
+                    try layout.checkPartition(key.values, maxKeyBytes: maxKeyBytes)
+                } catch {
+                    unstorable[key] = error.message
+                }
+            }
+            if let message = unstorable[key] {
+                ErrorOutput.append(record, code: failure.code, message: message, context: context, to: &failed)
+                continue
+            }
+            position[key] = partitions.count
+            partitions.append(RecordPartition(key: key, records: RecordBatch([Array(record)])))
+        }
+        if !failed.isEmpty {
+            partitions.append(RecordPartition(key: .errorOutput(failure.type), records: failed))
+        }
+        return partitions
+    }
+
+    /// The values of the prefix's query keys for one record, or why there are none.
+    private func extract(_ record: ArraySlice<UInt8>, with query: JQQuery) -> Result<[String: String], Failure> {
+        let members: [String: JQQuery.Member]
+        do {
+            members = try query.members(keyNames, of: record)
+        } catch .invalidInput {
+            return .failure(Failure(message: ErrorOutput.Failure.nonJSONRecord))
+        } catch {
+            return .failure(Failure(message: "Metadata extraction failed: \(error.description)."))
+        }
+        var values: [String: String] = [:]
+        for name in keyNames {
+            switch members[name] {
+            case .text(let value)? where !value.isEmpty, .scalar(let value)?: values[name] = value
+            case .text?, .null?, nil:
+                let problem = members[name] == nil ? "is missing" : members[name] == .null ? "is null" : "is empty"
+                return .failure(
+                    Failure(
+                        message: "\(ErrorOutput.Failure.missingKeyValue) (the query's value for '\(name)' \(problem))"))
+            case .composite(let json)?:
+                return .failure(
+                    Failure(
+                        message:
+                            "Metadata extraction failed: the query's value for '\(name)' is \(json), not a string, number or boolean."
+                    ))
+            }
+        }
+        return .success(values)
+    }
+
+    struct Failure: Error {
+        var message: String
+    }
+}

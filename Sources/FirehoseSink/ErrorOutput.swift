@@ -1,0 +1,54 @@
+import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The error output stage's record format: what a record that failed a stage becomes under
+/// `ErrorOutputPrefix` — one JSON object per line, in the shape AWS documents for its error records
+/// (`attemptsMade`, `arrivalTimestamp`, `errorCode`, `errorMessage`, `attemptEndingTimestamp`,
+/// `rawData` as base64), timestamps in epoch milliseconds.
+enum ErrorOutput {
+    /// Error codes and output types, as AWS names them.
+    enum Failure {
+        /// The `MetadataExtraction` query failed on a record or gave no usable key. AWS documents
+        /// neither; both are what deliveries from AWS were seen to carry (docs/compatibility.md).
+        static let metadataExtraction = (
+            code: "DynamicPartitioning.MetadataExtractionFailed", type: "metadata-extraction-failed"
+        )
+        /// As AWS words the two failures seen from it.
+        static let nonJSONRecord = "Non JSON record provided"
+        static let missingKeyValue = "partitionKeys values must not be null or empty"
+    }
+
+    /// Appends the error record of `raw` (the record as the failed stage got it) to `batch`.
+    static func append(
+        _ raw: some Collection<UInt8>, code: String, message: String, context: RecordContext, attemptsMade: Int = 1,
+        to batch: inout RecordBatch
+    ) {
+        var json = JSONWriter(reservingCapacity: 160 + raw.count * 4 / 3)
+        json.beginObject()
+        json.key("attemptsMade")
+        json.integer(attemptsMade)
+        json.key("arrivalTimestamp")
+        json.integer(milliseconds(context.arrival))
+        json.key("errorCode")
+        json.string(code)
+        json.key("errorMessage")
+        json.string(message)
+        json.key("attemptEndingTimestamp")
+        json.integer(milliseconds(context.now))
+        json.key("rawData")
+        json.string(Base64.encode(raw))
+        json.endObject()
+        var line = json.bytes
+        line.append(UInt8(ascii: "\n"))
+        batch.append(line)
+    }
+
+    private static func milliseconds(_ date: Date) -> Int {
+        Int((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}

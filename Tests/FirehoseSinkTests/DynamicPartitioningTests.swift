@@ -1,0 +1,197 @@
+import FirehoseKeyLayout
+import FirehoseTestSupport
+import FirehoseWire
+import Foundation
+import Testing
+
+@testable import FirehoseSink
+
+/// A stream partitioned by customer with jq, as AWS's documentation sets one up.
+func partitionedSettings(
+    compression: String? = nil, delimiter: Bool = true, query: String = "{customer: .customer_id}",
+    maxKeyBytes: Int = 4000
+) throws -> DeliveryStreamSettings {
+    var stream = try settings(
+        destination(
+            prefix: "customer=!{partitionKeyFromQuery:customer}/",
+            errorOutputPrefix: "errors/!{firehose:error-output-type}/!{timestamp:yyyy}/", intervalInSeconds: 60,
+            compression: compression, delimiter: delimiter))
+    try stream.partitionByQuery(query, maxKeyBytes: maxKeyBytes)
+    return stream
+}
+
+/// The error records of an error-output object, one JSON object per line.
+func errorRecords(_ bytes: [UInt8]) throws -> [[String: Any]] {
+    let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    #expect(lines.last?.isEmpty == true, "every error record ends with a newline")
+    return try lines.dropLast().map { line in
+        try #require(JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+    }
+}
+
+@Suite("Dynamic partitioning: MetadataExtraction with jq")
+struct DynamicPartitioningTests {
+    @Test("Records go to one object per customer, each at its partition's key, delimited and in order")
+    func partitionsByQuery() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings())
+            try await harness.put([#"{"customer_id":"a","n":1}"#, #"{"customer_id":7,"n":2}"#])
+            try await harness.put([#"{"customer_id":"a","n":3}"#])
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.count == 2)
+            let byKey = Dictionary(uniqueKeysWithValues: try objects.map { ($0.key, try harness.contents(of: $0)) })
+            let a = try #require(byKey.first { $0.key.hasPrefix("customer=a/demo-1-2026-11-21-13-05-09-") })
+            #expect(a.value == Array("{\"customer_id\":\"a\",\"n\":1}\n{\"customer_id\":\"a\",\"n\":3}\n".utf8))
+            // A number becomes its JSON text.
+            let seven = try #require(byKey.first { $0.key.hasPrefix("customer=7/demo-1-") })
+            #expect(seven.value == Array("{\"customer_id\":7,\"n\":2}\n".utf8))
+            #expect(objects.allSatisfy { $0.errorOutputType == nil })
+        }
+    }
+
+    @Test(
+        "A record the query cannot partition becomes an AWS-shaped error record under the error prefix",
+        arguments: [
+            ("not json", "Non JSON record provided"),
+            // `.customer_id` of a record without it is null.
+            (
+                #"{"other":1}"#,
+                "partitionKeys values must not be null or empty (the query's value for 'customer' is null)"
+            ),
+            (
+                #"{"customer_id":null}"#,
+                "partitionKeys values must not be null or empty (the query's value for 'customer' is null)"
+            ),
+            (
+                #"{"customer_id":""}"#,
+                "partitionKeys values must not be null or empty (the query's value for 'customer' is empty)"
+            ),
+            (
+                #"{"customer_id":[1]}"#,
+                "Metadata extraction failed: the query's value for 'customer' is [1], not a string, number or boolean."
+            ),
+            (
+                #"{"customer_id":"x/.."}"#,
+                "The partition key values make an object key that cannot be stored locally: path segment '..' is not allowed (firehose-local maps keys to directories)."
+            ),
+        ])
+    func failedRecord(record: String, message: String) async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings())
+            try await harness.put([#"{"customer_id":"ok"}"#, record])
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.count == 2)
+            let failed = try #require(objects.first { $0.errorOutputType != nil })
+            #expect(failed.errorOutputType == "metadata-extraction-failed")
+            #expect(failed.key.hasPrefix("errors/metadata-extraction-failed/2026/demo-1-2026-11-21-13-05-09-"))
+            #expect(failed.records == 1)
+            let entries = try errorRecords(try harness.contents(of: failed))
+            let entry = try #require(entries.first)
+            #expect(entries.count == 1)
+            let fields: Set<String> = [
+                "attemptsMade", "arrivalTimestamp", "errorCode", "errorMessage", "attemptEndingTimestamp", "rawData",
+            ]
+            #expect(Set(entry.keys) == fields)
+            #expect(entry["attemptsMade"] as? Int == 1)
+            #expect(entry["arrivalTimestamp"] as? Int == 1_795_266_309_000)
+            #expect(entry["attemptEndingTimestamp"] as? Int == 1_795_266_309_000)
+            #expect(entry["errorCode"] as? String == "DynamicPartitioning.MetadataExtractionFailed")
+            #expect(entry["errorMessage"] as? String == message)
+            // The record as the client sent it: no delimiter.
+            #expect(entry["rawData"] as? String == Data(record.utf8).base64EncodedString())
+            let good = try #require(objects.first { $0.errorOutputType == nil })
+            #expect(try harness.contents(of: good) == Array("{\"customer_id\":\"ok\"}\n".utf8))
+        }
+    }
+
+    @Test("A partition whose key would not fit the local path limit goes to the error output")
+    func keyTooLong() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings(maxKeyBytes: 100))
+            try await harness.put([
+                #"{"customer_id":"short"}"#, "{\"customer_id\":\"\(String(repeating: "x", count: 60))\"}",
+            ])
+            let objects = try await harness.sink.flush(stream: "demo")
+            let types = objects.map { $0.errorOutputType ?? "data" }.sorted()
+            #expect(types == ["data", "metadata-extraction-failed"])
+        }
+    }
+
+    @Test("Error objects are compressed like the stream's others")
+    func gzipErrorOutput() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings(compression: "GZIP"))
+            try await harness.put(["{", #"{"customer_id":"c"}"#])
+            let objects = try await harness.sink.flush(stream: "demo")
+            let failed = try #require(objects.first { $0.errorOutputType != nil })
+            #expect(failed.key.hasSuffix(".gz"))
+            let entries = try errorRecords(try Gzip.decompress(try harness.contents(of: failed), limit: 1 << 20))
+            #expect(entries.first?["rawData"] as? String == Data("{".utf8).base64EncodedString())
+        }
+    }
+
+    @Test("Each partition fills and times out on its own buffer's hints")
+    func partitionIntervals() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings())
+            try await harness.put([#"{"customer_id":"early"}"#])
+            harness.clock.advance(by: .seconds(30))
+            try await harness.put([#"{"customer_id":"late"}"#])
+            harness.clock.advance(by: .seconds(30))
+            let first = try await harness.log.wait(count: 1)
+            #expect(first.map(\.key).allSatisfy { $0.hasPrefix("customer=early/") })
+            harness.clock.advance(by: .seconds(30))
+            let both = try await harness.log.wait(count: 2)
+            #expect(both.last?.key.hasPrefix("customer=late/") == true)
+        }
+    }
+
+    @Test("Acknowledged records of every partition, and error records, are recovered to their keys after a crash")
+    func recoveryKeepsPartitions() async throws {
+        let crashed = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
+        let stream = try partitionedSettings(compression: "GZIP")
+        try crashed.sink.createStream(stream)
+        try await crashed.put([#"{"customer_id":"a"}"#, #"{"customer_id":"b"}"#, "oops", #"{"customer_id":"a"}"#])
+        #expect(crashed.stagedFiles.count == 3)
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.orphaned.isEmpty && report.corrupt.isEmpty)
+        let keys = report.delivered.map(\.key)
+        #expect(keys.count == 3)
+        let a = try #require(report.delivered.first { $0.key.hasPrefix("customer=a/demo-1-2026-11-21-13-05-09-") })
+        #expect(a.records == 2)
+        #expect(
+            try Gzip.decompress(crashed.contents(of: a), limit: 1 << 20)
+                == Array("{\"customer_id\":\"a\"}\n{\"customer_id\":\"a\"}\n".utf8))
+        #expect(keys.contains { $0.hasPrefix("customer=b/") })
+        let failed = try #require(report.delivered.first { $0.errorOutputType == "metadata-extraction-failed" })
+        #expect(failed.key.hasPrefix("errors/metadata-extraction-failed/2026/"))
+        let entries = try errorRecords(try Gzip.decompress(crashed.contents(of: failed), limit: 1 << 20))
+        #expect(entries.first?["errorMessage"] as? String == "Non JSON record provided")
+        #expect(crashed.stagingIsEmpty)
+    }
+
+    @Test("Concurrent requests partition on every compiled copy of the query, and no record is lost")
+    func concurrentRequests() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings())
+            try await withThrowingTaskGroup { group in
+                for task in 0..<8 {
+                    group.addTask {
+                        for request in 0..<10 {
+                            try await harness.put(
+                                (0..<20).map { "{\"customer_id\":\"c\(($0 + request) % 5)\",\"t\":\(task)}" })
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.count == 5)
+            let records = objects.map(\.records).reduce(0, +)
+            #expect(records == 1600)
+        }
+    }
+}
