@@ -181,6 +181,8 @@ struct LocalEndpoints {
             writer.integer(settings.bufferSizeBytes)
             writer.key("intervalSeconds")
             writer.integer(settings.bufferIntervalSeconds)
+            writer.key("openPartitions")
+            writer.integer(status.openPartitions)
             writer.endObject()
             writer.key("recordsReceived")
             writer.integer(counters.recordsReceived)
@@ -188,6 +190,14 @@ struct LocalEndpoints {
             writer.integer(counters.bytesReceived)
             writer.key("objectsWritten")
             writer.integer(counters.objectsWritten)
+            // Records delivered to the error output, by error output type.
+            writer.key("errorRecords")
+            writer.beginObject()
+            for (type, records) in counters.errorRecords.sorted(by: { $0.key < $1.key }) {
+                writer.key(type)
+                writer.integer(records)
+            }
+            writer.endObject()
             writer.key("lastDelivery")
             if let last = counters.lastDelivery {
                 writer.beginObject()

@@ -18,6 +18,7 @@ import Synchronization
 /// | `firehose_local_flushes_total` | counter | `stream`, `reason` (size, interval, flush, shutdown, recovery) |
 /// | `firehose_local_delivery_latency_seconds` | histogram | `stream` (first record's arrival → object on disk) |
 /// | `firehose_local_objects_written_total` | counter | `stream` |
+/// | `firehose_local_error_records_total` | counter | `stream`, `type` (the error output type, e.g. `metadata-extraction-failed`) |
 /// | `firehose_local_delivery_failures_total` | counter | `stream` (failed delivery attempts; each retry counts) |
 /// | `firehose_local_delivery_failing` | gauge | `stream` (1 while the latest attempt failed and records stay staged) |
 ///
@@ -63,6 +64,7 @@ public final class FirehoseMetrics: Sendable {
         var operations: [FirehoseOperation?: OperationSeries] = [:]
         var streams: [String: StreamSeries] = [:]
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
+        var errorRecords: [String: [String: Counter]] = [:]
         /// Gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
         var bufferGauges: [String: StreamGauges] = [:]
     }
@@ -138,8 +140,24 @@ public final class FirehoseMetrics: Sendable {
             return counter
         }
         flushes.increment()
+        if let type = object.errorOutputType {
+            errorRecords(stream: object.stream, type: type).increment(by: Int64(object.records))
+        }
         series.objectsWritten.increment()
         series.latency.record(max(0, latencySeconds))
+    }
+
+    private func errorRecords(stream: String, type: String) -> Counter {
+        state.withLock { state in
+            if let counter = state.errorRecords[stream]?[type] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "error_records", unit: "total",
+                    help: "Records delivered to the error output (ErrorOutputPrefix), by error output type."),
+                labels: [("stream", stream), ("type", type)])
+            state.errorRecords[stream, default: [:]][type] = counter
+            return counter
+        }
     }
 
     func deliveryFailed(stream: String) {

@@ -79,6 +79,8 @@ actor DeliveryStream {
     /// Where finished objects go.
     private let destination: any ObjectDestination
     private let durability: Durability
+    /// Beyond this many active partitions, records of a new one go to the error output.
+    private let maxActivePartitions: Int
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -114,7 +116,7 @@ actor DeliveryStream {
 
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
-        durability: Durability,
+        durability: Durability, maxActivePartitions: Int = 500,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
         onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in }
@@ -124,6 +126,7 @@ actor DeliveryStream {
         currentPipeline = Mutex(RecordPipeline(settings, generation: 0))
         self.stagingDirectory = stagingDirectory
         self.durability = durability
+        self.maxActivePartitions = maxActivePartitions
         self.clock = clock
         self.now = now
         var logger = logger
@@ -168,7 +171,10 @@ actor DeliveryStream {
         }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
-        for partition in partitions {
+        for var partition in partitions {
+            if buffers[partition.key] == nil, !admits(partition.key) {
+                partition = overflow(partition, context: context, appendsNewline: current.appendsNewline)
+            }
             let records = partition.records
             var index = 0
             while index < records.count {
@@ -207,6 +213,43 @@ actor DeliveryStream {
             return .finished(try await finish(reserved, encoded: []))
         }
         return .encode(tickets: reserved, jobs: jobs)
+    }
+
+    /// Whether records of `partition` may open a buffer: it is an error output, it is active already
+    /// (its records wait in a buffer, open or not yet delivered), or fewer than `maxActivePartitions`
+    /// partitions are. AWS counts a partition as active until its data is delivered (buffering.html).
+    private func admits(_ partition: PartitionKey) -> Bool {
+        guard partition.errorOutputType == nil else { return true }
+        var active = Set<PartitionKey>()
+        for buffer in buffers.all + publishQueue.retired.map(\.buffer) where buffer.partition.errorOutputType == nil {
+            active.insert(buffer.partition)
+        }
+        return active.contains(partition) || active.count < maxActivePartitions
+    }
+
+    /// The records of a partition beyond the limit, as error records (AWS delivers them "to the
+    /// specified S3 error bucket prefix (activePartitionExceeded)", buffering.html).
+    private func overflow(_ partition: RecordPartition, context: RecordContext, appendsNewline: Bool)
+        -> RecordPartition
+    {
+        let failure = ErrorOutput.Failure.activePartitionExceeded
+        let message =
+            "The Firehose stream has \(maxActivePartitions) active partitions, its limit; records of another partition go to the error output until one is delivered."
+        var failed = RecordBatch()
+        for index in 0..<partition.records.count {
+            // The record as sent: without the delimiter the pipeline appended.
+            let record = partition.records[index].dropLast(appendsNewline ? 1 : 0)
+            ErrorOutput.append(record, code: failure.code, message: message, context: context, to: &failed)
+        }
+        if partition.records.count > 0 {
+            logger.warning(
+                "Active partition limit reached; records of a new partition go to the error output",
+                metadata: [
+                    "limit": .stringConvertible(maxActivePartitions),
+                    "records": .stringConvertible(partition.records.count),
+                ])
+        }
+        return RecordPartition(key: .errorOutput(failure.type), records: failed)
     }
 
     /// Takes the request's encoded segments, writes every segment whose turn has come, waits for the
@@ -287,6 +330,9 @@ actor DeliveryStream {
     func discard() {
         for buffer in buffers.closeAll() { buffer.discard() }
     }
+
+    /// Partitions (the error output's included) with an open buffer.
+    var openPartitions: Int { buffers.all.count }
 
     /// Records and bytes (before compression) waiting in the open and retired buffers.
     var bufferFill: (records: Int, bytes: Int) {

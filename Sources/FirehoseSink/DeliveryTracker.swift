@@ -13,6 +13,8 @@ public struct StreamCounters: Sendable, Equatable {
     public var objectsWritten = 0
     public var recordsDelivered = 0
     public var bytesDelivered = 0
+    /// Records written to the error output, by error output type (`metadata-extraction-failed`, ...).
+    public var errorRecords: [String: Int] = [:]
     public var lastDelivery: DeliveredObject?
     public var lastDeliveryTime: Date?
     /// Failed delivery attempts (each retry that fails counts).
@@ -56,6 +58,7 @@ final class DeliveryTracker: Sendable {
             counters.objectsWritten += 1
             counters.recordsDelivered += object.records
             counters.bytesDelivered += object.bytes
+            if let type = object.errorOutputType { counters.errorRecords[type, default: 0] += object.records }
             counters.lastDelivery = object
             counters.lastDeliveryTime = time
             counters.deliveryFailing = false

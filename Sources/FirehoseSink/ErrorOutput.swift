@@ -18,6 +18,11 @@ enum ErrorOutput {
         static let metadataExtraction = (
             code: "DynamicPartitioning.MetadataExtractionFailed", type: "metadata-extraction-failed"
         )
+        /// A record of a new partition while the stream has its limit of active partitions. AWS names
+        /// only `activePartitionExceeded`; the code is firehose-local's.
+        static let activePartitionExceeded = (
+            code: "DynamicPartitioning.ActivePartitionExceeded", type: "activePartitionExceeded"
+        )
         /// As AWS words the two failures seen from it.
         static let nonJSONRecord = "Non JSON record provided"
         static let missingKeyValue = "partitionKeys values must not be null or empty"

@@ -95,6 +95,9 @@ public final class FirehoseSink: Sendable {
         public var durability: Durability
         /// Where delivered objects go; nil: the bucket folders of `dataDirectory`.
         package var destination: (any ObjectDestination)?
+        /// Partitions a dynamically partitioned stream may have with records not yet delivered;
+        /// records of further partitions go to the error output (AWS's default quota: 500).
+        public var maxActivePartitions = 500
 
         public init(dataDirectory: String, durability: Durability = .fsync) {
             self.dataDirectory = dataDirectory
@@ -188,8 +191,8 @@ public final class FirehoseSink: Sendable {
         let stream = DeliveryStream(
             settings: settings,
             destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
-            stagingDirectory: configuration.stagingDirectory, durability: configuration.durability, clock: clock,
-            now: wallClock,
+            stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
+            maxActivePartitions: configuration.maxActivePartitions, clock: clock, now: wallClock,
             logger: logger, onDelivery: onDelivery,
             onDeliveryFailure: { [weak self] error, staged in
                 self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
@@ -409,6 +412,8 @@ public final class FirehoseSink: Sendable {
         public var record: StreamRecord
         public var bufferedRecords: Int
         public var bufferedBytes: Int
+        /// Partitions with an open buffer (1 at most without dynamic partitioning).
+        public var openPartitions: Int
         public var counters: StreamCounters
     }
 
@@ -417,7 +422,7 @@ public final class FirehoseSink: Sendable {
         let (records, bytes) = await entry.actor.bufferFill
         return StreamStatus(
             settings: entry.settings, record: entry.record, bufferedRecords: records, bufferedBytes: bytes,
-            counters: tracker.counters(name))
+            openPartitions: await entry.actor.openPartitions, counters: tracker.counters(name))
     }
 
     public func statuses() async -> [StreamStatus] {

@@ -94,10 +94,11 @@ def test_streams_fields_after_traffic(srv):
         "bucket": BUCKET,
         "status": "ACTIVE",
         "compression": "GZIP",
-        "buffer": {"records": 0, "bytes": 0, "sizeLimitBytes": MIB, "intervalSeconds": 900},
+        "buffer": {"records": 0, "bytes": 0, "sizeLimitBytes": MIB, "intervalSeconds": 900, "openPartitions": 0},
         "recordsReceived": 0,
         "bytesReceived": 0,
         "objectsWritten": 0,
+        "errorRecords": {},
         "lastDelivery": None,
         "delivery": {"failing": False, "failures": 0, "lastError": None},
     }
@@ -107,7 +108,9 @@ def test_streams_fields_after_traffic(srv):
     total = sum(map(len, records)) + len(b"delta\n")
 
     during = streams_of(srv)["erg-streams"]
-    assert during["buffer"] == {"records": 4, "bytes": total, "sizeLimitBytes": MIB, "intervalSeconds": 900}
+    assert during["buffer"] == {
+        "records": 4, "bytes": total, "sizeLimitBytes": MIB, "intervalSeconds": 900, "openPartitions": 1
+    }
     assert (during["recordsReceived"], during["bytesReceived"], during["objectsWritten"]) == (4, total, 0)
     assert during["lastDelivery"] is None
 

@@ -130,6 +130,39 @@ def test_boto3_stream_partitions_by_jq_query_and_writes_error_records(srv, fh):
         assert e["attemptsMade"] == 1
         assert int(before * 1000) - 1000 <= e["arrivalTimestamp"] <= e["attemptEndingTimestamp"] <= int(after * 1000) + 1000
 
+    # What went where is observable without reading the objects.
+    [status] = [s for s in srv.http("GET", "/_local/streams").json()["streams"] if s["name"] == name]
+    assert status["errorRecords"] == {"metadata-extraction-failed": 3}
+    assert status["recordsReceived"] == 7 and status["objectsWritten"] == 4
+    assert status["buffer"]["openPartitions"] == 0
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert f'firehose_local_error_records_total{{stream="{name}",type="metadata-extraction-failed"}} 3' in metrics
+
+
+def test_records_beyond_500_active_partitions_go_to_the_error_output(srv, fh):
+    name = "dp-limit"
+    fh.create_delivery_stream(DeliveryStreamName=name, ExtendedS3DestinationConfiguration=partitioned())
+    first = [record(f"c{i:03d}") for i in range(500)]
+    assert fh.put_record_batch(DeliveryStreamName=name, Records=[{"Data": r} for r in first])["FailedPutCount"] == 0
+    [status] = [s for s in srv.http("GET", "/_local/streams").json()["streams"] if s["name"] == name]
+    assert status["buffer"]["openPartitions"] == 500
+    # An active partition still takes records; a 501st does not, until partitions are delivered.
+    over = [record("c000", n=1), record("new-one"), record("new-two")]
+    assert fh.put_record_batch(DeliveryStreamName=name, Records=[{"Data": r} for r in over])["FailedPutCount"] == 0
+    objects = srv.flush(name)["objects"]
+    assert len(objects) == 501
+    [overflow] = [o for o in objects if o.get("errorOutputType") == "activePartitionExceeded"]
+    assert overflow["key"].startswith("errors/activePartitionExceeded/") and overflow["records"] == 2
+    entries = [json.loads(line) for line in srv.read_object(BUCKET, overflow["key"]).splitlines()]
+    assert [base64.b64decode(e["rawData"]) for e in entries] == over[1:]
+    assert {e["errorCode"] for e in entries} == {"DynamicPartitioning.ActivePartitionExceeded"}
+    [c000] = [o for o in objects if o["key"].startswith("customer_id=c000/")]
+    assert c000["records"] == 2
+    # Delivered partitions are no longer active.
+    fh.put_record(DeliveryStreamName=name, Record={"Data": record("new-one")})
+    [after] = srv.flush(name)["objects"]
+    assert after["key"].startswith("customer_id=new-one/year=2023/")
+
 
 def test_config_file_accepts_the_same_definition(srv, fh):
     fh.put_record(DeliveryStreamName="dp-config", Record={"Data": record("cfg")})

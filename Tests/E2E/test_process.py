@@ -329,8 +329,9 @@ BAD_CONFIGS = {
         [], ["ExtendedS3DestinationConfiguration", "S3DestinationConfiguration"]),
     "prefix-expr-without-error-prefix": (
         bad_stream(Prefix="year=!{timestamp:yyyy}/"), ["ErrorOutputPrefix"], []),
-    "dynamic-partitioning": (
-        bad_stream(DynamicPartitioningConfiguration={"Enabled": True}), ["DynamicPartitioning"], []),
+    "dynamic-partitioning-without-keys": (
+        bad_stream(DynamicPartitioningConfiguration={"Enabled": True}), ["Prefix", "Dynamic Partitioning namespaces"],
+        []),
     "prefix-combining-mark-hides-dotdot": (
         bad_stream(Prefix="a/../\u0301x/"), ["Prefix", "path segment '..' is not allowed"], []),
     "prefix-1024-emoji": (

@@ -173,6 +173,37 @@ struct DynamicPartitioningTests {
         #expect(crashed.stagingIsEmpty)
     }
 
+    @Test("Beyond the active partition limit, records of new partitions go to the error output until one is delivered")
+    func activePartitionLimit() async throws {
+        try await SinkHarness.with(maxActivePartitions: 2) { harness in
+            try harness.sink.createStream(try partitionedSettings())
+            try await harness.put([#"{"customer_id":"a"}"#, #"{"customer_id":"b"}"#, #"{"customer_id":"c"}"#])
+            // Active partitions keep taking records; the error output is not a partition that counts.
+            try await harness.put([#"{"customer_id":"b"}"#, "not json", #"{"customer_id":"d"}"#])
+            var objects = try await harness.sink.flush(stream: "demo")
+            let overflow = try #require(objects.first { $0.errorOutputType == "activePartitionExceeded" })
+            #expect(overflow.key.hasPrefix("errors/activePartitionExceeded/2026/demo-1-"))
+            let entries = try errorRecords(try harness.contents(of: overflow))
+            #expect(
+                entries.map { $0["rawData"] as? String }
+                    == [#"{"customer_id":"c"}"#, #"{"customer_id":"d"}"#].map {
+                        Data($0.utf8).base64EncodedString()
+                    })
+            #expect(entries.allSatisfy { $0["errorCode"] as? String == "DynamicPartitioning.ActivePartitionExceeded" })
+            #expect(
+                entries.first?["errorMessage"] as? String
+                    == "The Firehose stream has 2 active partitions, its limit; records of another partition go to the error output until one is delivered."
+            )
+            let delivered = Set(objects.compactMap { $0.errorOutputType == nil ? $0.key.prefix(11) : nil })
+            #expect(delivered == ["customer=a/", "customer=b/"])
+            #expect(objects.contains { $0.errorOutputType == "metadata-extraction-failed" })
+            // Delivered partitions are no longer active: new ones are admitted again.
+            try await harness.put([#"{"customer_id":"c"}"#])
+            objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.map(\.key).allSatisfy { $0.hasPrefix("customer=c/") })
+        }
+    }
+
     @Test("Concurrent requests partition on every compiled copy of the query, and no record is lost")
     func concurrentRequests() async throws {
         try await SinkHarness.with { harness in

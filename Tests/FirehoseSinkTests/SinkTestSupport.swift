@@ -89,7 +89,7 @@ final class SinkHarness: Sendable {
     let sink: FirehoseSink
 
     /// - Parameter destination: the destination stage; nil: the data directory's bucket folders.
-    init(now: Date = fixedNow, destination: (any ObjectDestination)? = nil) throws {
+    init(now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500) throws {
         let path = try Self.makeDirectory()
         directory = path
         clock = ManualClock(date: now)
@@ -97,6 +97,7 @@ final class SinkHarness: Sendable {
         self.log = log
         var configuration = FirehoseSink.Configuration(dataDirectory: path)
         configuration.destination = destination
+        configuration.maxActivePartitions = maxActivePartitions
         sink = try FirehoseSink(
             configuration: configuration, clock: clock, now: clock.wallClock,
             logger: Logger(label: "firehose-sink-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -123,9 +124,10 @@ final class SinkHarness: Sendable {
     /// Runs `body` with a harness and always cleans up: shuts the sink down (which cancels interval
     /// timers), ends the delivery stream and removes the directory.
     static func with(
-        now: Date = fixedNow, destination: (any ObjectDestination)? = nil, _ body: (SinkHarness) async throws -> Void
+        now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
+        _ body: (SinkHarness) async throws -> Void
     ) async throws {
-        let harness = try SinkHarness(now: now, destination: destination)
+        let harness = try SinkHarness(now: now, destination: destination, maxActivePartitions: maxActivePartitions)
         do {
             try await body(harness)
         } catch {
