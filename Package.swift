@@ -46,6 +46,10 @@ let package = Package(
         // The jq library (Debian: libjq-dev, jq 1.6 as AWS's JQ-1.6), for dynamic partitioning's
         // MetadataExtraction queries. Debian ships no pkg-config file for it.
         .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"]), .brew(["jq"])]),
+        // Snappy (Debian: libsnappy-dev) for the Snappy and HADOOP_SNAPPY compression formats.
+        .systemLibrary(
+            name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"]), .brew(["snappy"])]
+        ),
         // jq queries compiled once and run on records; the one place the jq library is called.
         .target(name: "JQ", dependencies: ["CJQ"], swiftSettings: swiftSettings),
         // What both sides of the wire need: request/response shapes, X-Amz-Target parsing, AWS error
@@ -70,6 +74,7 @@ let package = Package(
             name: "FirehoseSink",
             dependencies: [
                 "CZlib",
+                "CSnappy",
                 "JQ",
                 "FirehoseWire",
                 "FirehoseKeyLayout",

@@ -13,9 +13,10 @@ public struct CatCommand: ParsableCommand {
         abstract: "Print a delivered object's content, decompressed (reads the data directory).",
         discussion: """
             KEY is the object's key in its bucket (as `objects` prints it), or <bucket>/<key>. Without \
-            --bucket every bucket is searched; a key found in more than one needs --bucket. gzip \
-            objects are recognised by their first bytes, not their extension, and decompressed; the \
-            content goes to standard output unchanged (binary-safe, no newline added).
+            --bucket every bucket is searched; a key found in more than one needs --bucket. gzip, ZIP \
+            and Snappy objects are recognised by their first bytes, not their extension (Hadoop-Snappy, \
+            which has none, by a .snappy name), and decompressed; the content goes to standard output \
+            unchanged (binary-safe, no newline added).
             """
     )
 

@@ -223,7 +223,7 @@ struct ObjectLister {
         return result
     }
 
-    /// Newlines in the file's content, gunzipped when it starts with the gzip magic number; nil when
+    /// Newlines in the file's content, decompressed as `cat` does; nil when
     /// it cannot be read or decoded.
     static func newlineCount(path: String) -> Int? {
         guard let content = try? ObjectReader.content(path: path) else { return nil }
@@ -324,16 +324,16 @@ enum ObjectName {
     }
 }
 
-/// Reads an object's content: gunzipped when the file starts with the gzip magic number, whatever
-/// its name (a FileExtension may hide the compression), as stored otherwise.
+/// Reads an object's content: decompressed when its first bytes say gzip, ZIP or Snappy whatever
+/// its name (a FileExtension may hide the compression), or when a `.snappy` name holds Hadoop-Snappy;
+/// as stored otherwise.
 enum ObjectReader {
     static func content(path: String) throws(CLIError) -> [UInt8] {
         let stored = try read(path: path)
-        guard Gzip.hasMagic(stored) else { return stored }
         do {
-            return try Gzip.decompress(stored, limit: Int.max)
+            return try ObjectContent.decode(stored, key: path)
         } catch {
-            throw CLIError(message: "\(path) starts like gzip but is not valid gzip data.")
+            throw CLIError(message: "\(path) \(error.description).")
         }
     }
 

@@ -154,7 +154,8 @@ extension DeliveryStreamSettings {
         }
 
         let format = destination.compressionFormat ?? "UNCOMPRESSED"
-        guard Self.modelCompressionFormats.contains(format) else {
+        // Every format of the model is one the sink writes.
+        guard let compression = Compression(rawValue: format) else {
             throw fail(
                 "\(field).CompressionFormat",
                 .validation([
@@ -164,13 +165,6 @@ extension DeliveryStreamSettings {
                             "Member must satisfy enum value set: [\(Self.modelCompressionFormats.joined(separator: ", "))]"
                     )
                 ]))
-        }
-        guard let compression = Compression(rawValue: format) else {
-            throw fail(
-                "\(field).CompressionFormat",
-                .invalidArgument(
-                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."
-                ))
         }
         guard (1...9).contains(gzipLevel) else {
             throw fail("GzipLevel", .invalidArgument("gzip level must be between 1 and 9, got \(gzipLevel)."))

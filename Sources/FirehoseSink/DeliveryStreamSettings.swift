@@ -15,8 +15,20 @@ public struct DeliveryStreamSettings: Sendable {
     public enum Compression: String, Sendable, Codable {
         case uncompressed = "UNCOMPRESSED"
         case gzip = "GZIP"
+        case zip = "ZIP"
+        case snappy = "Snappy"
+        case hadoopSnappy = "HADOOP_SNAPPY"
 
-        public var defaultExtension: String { self == .gzip ? ".gz" : "" }
+        /// The extension AWS appends (s3-object-name.html), except that HADOOP_SNAPPY objects get
+        /// `.snappy` as real Firehose was seen to write, not the documented `.hsnappy`.
+        public var defaultExtension: String {
+            switch self {
+            case .uncompressed: ""
+            case .gzip: ".gz"
+            case .zip: ".zip"
+            case .snappy, .hadoopSnappy: ".snappy"
+            }
+        }
     }
 
     public var name: String

@@ -86,7 +86,7 @@ final class GzipSegmentEncoder: SegmentEncoder {
             })
     }
 
-    func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8] {
+    func trailer(contentCRC: UInt32, contentLength: Int, storedLength: Int) -> [UInt8] {
         GzipMember.trailer(crc: contentCRC, length: contentLength)
     }
 }

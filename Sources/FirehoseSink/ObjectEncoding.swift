@@ -31,7 +31,9 @@ extension ObjectEncoding {
             case .job(let job): job.encode()
             }
         return encoder.header + segment.stored
-            + encoder.trailer(contentCRC: segment.contentCRC, contentLength: segment.contentLength)
+            + encoder.trailer(
+                contentCRC: segment.contentCRC, contentLength: segment.contentLength,
+                storedLength: encoder.header.count + segment.stored.count)
     }
 }
 
@@ -46,8 +48,9 @@ package protocol SegmentEncoder: AnyObject {
     /// off the stream's actor; `inParallel` says the run is large enough for that to pay.
     func encode(_ run: RecordRun, inParallel: Bool) -> PlannedSegment
 
-    /// The bytes that end the object, given the CRC-32 and length of its whole content.
-    func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8]
+    /// The bytes that end the object, given the CRC-32 and length of its whole content and the
+    /// length of everything stored before the trailer (header included).
+    func trailer(contentCRC: UInt32, contentLength: Int, storedLength: Int) -> [UInt8]
 }
 
 /// What `SegmentEncoder.encode` made of a run.
@@ -64,6 +67,9 @@ extension DeliveryStreamSettings.Compression {
         switch self {
         case .uncompressed: UncompressedEncoding()
         case .gzip: GzipEncoding(level: gzipLevel)
+        case .zip: ZipEncoding(level: gzipLevel)
+        case .snappy: SnappyJavaEncoding()
+        case .hadoopSnappy: HadoopSnappyEncoding()
         }
     }
 }
@@ -97,6 +103,6 @@ struct UncompressedEncoding: ObjectEncoding {
                 records: run.range.count)
         }
 
-        func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8] { [] }
+        func trailer(contentCRC: UInt32, contentLength: Int, storedLength: Int) -> [UInt8] { [] }
     }
 }

@@ -169,7 +169,9 @@ final class StagingBuffer: Identifiable {
     /// object. Safe to call again after a failure.
     func finishEncoding() throws(FileSystemError) {
         if let encoder {
-            let trailer = encoder.trailer(contentCRC: contentCRC, contentLength: uncompressedBytes)
+            let trailer = encoder.trailer(
+                contentCRC: contentCRC, contentLength: uncompressedBytes,
+                storedLength: storedBytes + unwritten.reduce(0) { $0 + $1.bytes.count })
             if !trailer.isEmpty { unwritten.append((trailer, trailer.withUnsafeBytes { CRC32.checksum($0) })) }
             // Finishing again after a failed write must not add a second trailer.
             self.encoder = nil

@@ -561,11 +561,6 @@ CREATE_ERRORS = [
      ["SizeInMBs", "IntervalInSeconds"]),
     ("compression-enum", {EXT: _dest(CompressionFormat="LZ4")}, "ValidationException",
      ("extendedS3DestinationConfiguration.compressionFormat", "Member must satisfy enum value set: [", "LZ4")),
-    ("compression-zip", {EXT: _dest(CompressionFormat="ZIP")}, "InvalidArgumentException", ["ZIP", "not supported yet"]),
-    ("compression-snappy", {EXT: _dest(CompressionFormat="Snappy")}, "InvalidArgumentException",
-     ["Snappy", "not supported yet"]),
-    ("compression-hadoop-snappy", {EXT: _dest(CompressionFormat="HADOOP_SNAPPY")}, "InvalidArgumentException",
-     ["HADOOP_SNAPPY", "not supported yet"]),
     ("processor-lambda",
      {EXT: _dest(ProcessingConfiguration={"Enabled": True, "Processors": [{"Type": "Lambda", "Parameters": [
          {"ParameterName": "LambdaArn", "ParameterValue": "arn:aws:lambda:us-east-1:000000000000:function:f"}]}]})},
@@ -1006,8 +1001,8 @@ def test_update_version_and_destination_checks(cp, fh):
         lambda: update(fh, name, "1", BufferingHints={"SizeInMBs": 2}), "InvalidArgumentException"
     )
     assert "IntervalInSeconds" in resp["Error"]["Message"], resp["Error"]
-    resp = expect_client_error(lambda: update(fh, name, "1", CompressionFormat="ZIP"), "InvalidArgumentException")
-    assert "not supported yet" in resp["Error"]["Message"], resp["Error"]
+    resp = expect_client_error(lambda: update(fh, name, "1", CompressionFormat="LZO"), "ValidationException")
+    assert "compressionFormat" in resp["Error"]["Message"], resp["Error"]
     resp = expect_client_error(lambda: update(fh, name, "1", Prefix="a/../\u0301x/"), "InvalidArgumentException")
     assert "path segment '..' is not allowed" in resp["Error"]["Message"], resp["Error"]
     # Nothing changed through all of that.

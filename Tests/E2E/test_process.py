@@ -308,8 +308,7 @@ BAD_CONFIGS = {
     # id: (config (dict or raw text), words that must all appear in stderr, any-of group)
     "unknown-compression": (bad_stream(CompressionFormat="BROTLI"), ["CompressionFormat", "BROTLI"], []),
     "lowercase-gzip": (bad_stream(CompressionFormat="gzip"), ["CompressionFormat"], []),
-    "zip": (bad_stream(CompressionFormat="ZIP"), ["CompressionFormat", "ZIP", "not supported yet"], []),
-    "snappy": (bad_stream(CompressionFormat="Snappy"), ["CompressionFormat", "Snappy", "not supported yet"], []),
+    "lzo": (bad_stream(CompressionFormat="LZO"), ["CompressionFormat", "LZO"], []),
     "hadoop-snappy": (bad_stream(CompressionFormat="HADOOP_SNAPPY"), ["CompressionFormat", "not supported yet"], []),
     "size-500": (bad_stream(BufferingHints={"SizeInMBs": 500, "IntervalInSeconds": 60}), ["SizeInMBs", "500"], []),
     "size-0": (bad_stream(BufferingHints={"SizeInMBs": 0, "IntervalInSeconds": 60}), ["SizeInMBs"], []),

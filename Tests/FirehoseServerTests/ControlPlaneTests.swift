@@ -82,8 +82,8 @@ struct ControlPlaneTests {
                 "Value null at 'extendedS3DestinationConfiguration.roleARN'"))
         let hints = await harness.create("h", extra: #", "BufferingHints": {"SizeInMBs": 1}"#)
         _ = try expectError(hints, status: 400, code: "InvalidArgumentException")
-        let zip = await harness.create("z", extra: #", "CompressionFormat": "ZIP""#)
-        #expect(try expectError(zip, status: 400, code: "InvalidArgumentException").contains("not supported yet"))
+        let lzo = await harness.create("z", extra: #", "CompressionFormat": "LZO""#)
+        #expect(try expectError(lzo, status: 400, code: "ValidationException").contains("compressionFormat"))
         let prefix = await harness.create("p", extra: #", "Prefix": "y=!{timestamp:yyyy}/""#)
         #expect(try expectError(prefix, status: 400, code: "InvalidArgumentException").contains("ErrorOutputPrefix"))
         let redshift = await harness.call(

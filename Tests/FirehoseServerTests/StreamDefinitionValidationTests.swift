@@ -199,15 +199,14 @@ struct StreamDefinitionValidationTests {
     }
 
     @Test(
-        "ZIP, Snappy and HADOOP_SNAPPY are valid but not supported yet", arguments: ["ZIP", "Snappy", "HADOOP_SNAPPY"])
-    func unsupportedCompression(format: String) {
-        let error = configurationError(destination(compression: format))
-        #expect(error?.field == "ExtendedS3DestinationConfiguration.CompressionFormat")
-        #expect(
-            error?.error
-                == .invalidArgument(
-                    "CompressionFormat \(format) is not supported yet by firehose-local (supported: UNCOMPRESSED, GZIP)."
-                ))
+        "Every model compression format is accepted, each with its extension",
+        arguments: [
+            ("UNCOMPRESSED", ""), ("GZIP", ".gz"), ("ZIP", ".zip"), ("Snappy", ".snappy"), ("HADOOP_SNAPPY", ".snappy"),
+        ])
+    func compressionFormats(format: String, fileExtension: String) throws {
+        let settings = try settings(destination(compression: format))
+        #expect(settings.compression.rawValue == format)
+        #expect(settings.keyLayout.fileExtension == fileExtension)
     }
 
     @Test("gzip levels outside 1...9 are refused")

@@ -55,7 +55,7 @@ struct HexEncoding: ObjectEncoding {
             return inParallel ? .job(job) : .ready(job.encode())
         }
 
-        func trailer(contentCRC: UInt32, contentLength: Int) -> [UInt8] {
+        func trailer(contentCRC: UInt32, contentLength: Int, storedLength: Int) -> [UInt8] {
             HexEncoding.trailer(crc: contentCRC, length: contentLength)
         }
     }

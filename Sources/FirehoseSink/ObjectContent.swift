@@ -1,0 +1,36 @@
+import FirehoseWire
+
+/// Reads back what a delivered object holds, whatever its compression, for the command line (`cat`,
+/// `objects`): recognised by its first bytes (gzip, ZIP, snappy-java), or, for HADOOP_SNAPPY, which
+/// has none, by its `.snappy` name. Not a stage of the pipeline: objects are only read by people.
+public enum ObjectContent {
+    public struct DecodingError: Error, Sendable, CustomStringConvertible {
+        /// The format the object looked like.
+        public var format: String
+        public var description: String { "starts like \(format) but is not valid \(format) data" }
+    }
+
+    /// The content of `stored`; as stored when no compression is recognised.
+    public static func decode(_ stored: [UInt8], key: String) throws(DecodingError) -> [UInt8] {
+        if Gzip.hasMagic(stored) {
+            guard let content = try? Gzip.decompress(stored, limit: Int.max) else {
+                throw DecodingError(format: "gzip")
+            }
+            return content
+        }
+        if stored.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            guard let content = ZipArchive.entryContent(stored) else { throw DecodingError(format: "ZIP") }
+            return content
+        }
+        if stored.starts(with: SnappyJavaEncoding.header) {
+            guard let content = SnappyJavaEncoding().decodeStaged(stored, limit: Int.max) else {
+                throw DecodingError(format: "Snappy")
+            }
+            return content
+        }
+        if key.hasSuffix(".snappy"), let content = HadoopSnappyEncoding().decodeStaged(stored, limit: Int.max) {
+            return content
+        }
+        return stored
+    }
+}
