@@ -309,7 +309,6 @@ BAD_CONFIGS = {
     "unknown-compression": (bad_stream(CompressionFormat="BROTLI"), ["CompressionFormat", "BROTLI"], []),
     "lowercase-gzip": (bad_stream(CompressionFormat="gzip"), ["CompressionFormat"], []),
     "lzo": (bad_stream(CompressionFormat="LZO"), ["CompressionFormat", "LZO"], []),
-    "hadoop-snappy": (bad_stream(CompressionFormat="HADOOP_SNAPPY"), ["CompressionFormat", "not supported yet"], []),
     "size-500": (bad_stream(BufferingHints={"SizeInMBs": 500, "IntervalInSeconds": 60}), ["SizeInMBs", "500"], []),
     "size-0": (bad_stream(BufferingHints={"SizeInMBs": 0, "IntervalInSeconds": 60}), ["SizeInMBs"], []),
     "interval-901": (bad_stream(BufferingHints={"SizeInMBs": 5, "IntervalInSeconds": 901}), ["IntervalInSeconds"], []),
