@@ -26,6 +26,9 @@ let package = Package(
     targets: [
         // Symlinks to the main package's sources (../../Sources/...).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
+        .systemLibrary(name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"])]),
+        .target(name: "JQ", dependencies: ["CJQ"]),
         .target(name: "FirehoseWire", dependencies: ["CZlib"]),
         .target(name: "CivilTime"),
         .target(name: "AWSSigV4", dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")]),
@@ -37,7 +40,7 @@ let package = Package(
         .target(
             name: "FirehoseSink",
             dependencies: [
-                "CZlib", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage",
+                "CZlib", "CSnappy", "JQ", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
