@@ -190,6 +190,8 @@ struct LocalEndpoints {
             writer.integer(counters.bytesReceived)
             writer.key("objectsWritten")
             writer.integer(counters.objectsWritten)
+            writer.key("recordsDropped")
+            writer.integer(counters.recordsDropped)
             // Records delivered to the error output, by error output type.
             writer.key("errorRecords")
             writer.beginObject()

@@ -3,6 +3,12 @@ import FirehoseSink
 import FirehoseWire
 import JQ
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// A configuration problem with the member it concerns, so a config file error can name the field and
 /// an API call can answer with the AWS error.
 public struct StreamConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -170,65 +176,9 @@ extension DeliveryStreamSettings {
             throw fail("GzipLevel", .invalidArgument("gzip level must be between 1 and 9, got \(gzipLevel)."))
         }
 
-        var appendsNewline = false
-        var metadataExtraction: (query: String, field: String)?
-        if let processing = destination.processingConfiguration, processing.enabled == true {
-            for (index, processor) in (processing.processors ?? []).enumerated() {
-                let processorField = "\(field).ProcessingConfiguration.Processors[\(index)].Type"
-                guard let type = processor.type else {
-                    throw fail(
-                        processorField,
-                        .validation([.missing("\(path).processingConfiguration.processors.\(index + 1).member.type")]))
-                }
-                guard Self.processorTypes.contains(type) else {
-                    throw fail(
-                        processorField,
-                        .validation([
-                            ValidationViolation(
-                                value: type,
-                                path: "\(path).processingConfiguration.processors.\(index + 1).member.type",
-                                constraint:
-                                    "Member must satisfy enum value set: [\(Self.processorTypes.joined(separator: ", "))]"
-                            )
-                        ]))
-                }
-                switch type {
-                case "AppendDelimiterToRecord":
-                    appendsNewline = true
-                case "MetadataExtraction":
-                    let parametersField = "\(field).ProcessingConfiguration.Processors[\(index)].Parameters"
-                    if metadataExtraction != nil {
-                        throw fail(
-                            processorField, .invalidArgument("At most one MetadataExtraction processor is allowed."))
-                    }
-                    let parameters = processor.parameters ?? []
-                    func parameter(_ name: String) -> String? {
-                        parameters.last { $0.parameterName == name }?.parameterValue
-                    }
-                    guard let query = parameter("MetadataExtractionQuery") else {
-                        throw fail(
-                            parametersField,
-                            .invalidArgument(
-                                "The MetadataExtraction processor requires the MetadataExtractionQuery parameter (a jq query such as {customer_id: .customer_id})."
-                            ))
-                    }
-                    guard let engine = parameter("JsonParsingEngine"), engine == "JQ-1.6" else {
-                        throw fail(
-                            parametersField,
-                            .invalidArgument(
-                                "The MetadataExtraction processor requires the JsonParsingEngine parameter with the value JQ-1.6."
-                            ))
-                    }
-                    metadataExtraction = (query, parametersField)
-                default:
-                    throw fail(
-                        processorField,
-                        .invalidArgument(
-                            "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction)."
-                        ))
-                }
-            }
-        }
+        let processing = try Self.processors(of: destination, field: field, path: path)
+        let appendsNewline = processing.appendsNewline
+        let metadataExtraction = processing.metadataExtraction
         let partitioning = destination.dynamicPartitioningConfiguration
         if let enabled = partitioning?["Enabled"], case .bool = enabled {
         } else if partitioning?["Enabled"] != nil {
@@ -314,6 +264,7 @@ extension DeliveryStreamSettings {
             name: name, bucket: bucket, keyLayout: keyLayout!, compression: compression, gzipLevel: gzipLevel,
             bufferSizeBytes: sizeInMBs * 1024 * 1024, bufferIntervalSeconds: intervalInSeconds,
             appendsNewline: appendsNewline, versionID: versionID, definition: definition)
+        settings.processRecords(processing.steps)
         try Self.checkDynamicPartitioning(
             enabled: partitioned, layout: keyLayout!, metadataExtraction: metadataExtraction,
             intervalInSeconds: intervalInSeconds, field: field)
@@ -329,6 +280,128 @@ extension DeliveryStreamSettings {
             }
         }
         self = settings
+    }
+
+    /// What `ProcessingConfiguration` asks for, checked.
+    struct Processing {
+        var steps: [RecordProcessing] = []
+        var appendsNewline = false
+        var metadataExtraction: (query: String, field: String)?
+    }
+
+    /// The processors of an enabled `ProcessingConfiguration`, each checked, in the order AWS runs
+    /// them whatever the list's order (create-destination.html: de-aggregation, Lambda, partitioning;
+    /// decomp-faq.html: decompression before the steps after it): Decompression,
+    /// CloudWatchLogProcessing, RecordDeAggregation, then MetadataExtraction (partitioning) and
+    /// AppendDelimiterToRecord.
+    static func processors(of destination: ExtendedS3DestinationConfiguration, field: String, path: String)
+        throws(StreamConfigurationError) -> Processing
+    {
+        func fail(_ member: String, _ message: String) -> StreamConfigurationError {
+            StreamConfigurationError(field: member, error: .invalidArgument(message))
+        }
+        var processing = Processing()
+        guard let configuration = destination.processingConfiguration, configuration.enabled == true else {
+            return processing
+        }
+        var seen: Set<String> = []
+        var decompression: RecordProcessing?
+        var extraction: RecordProcessing?
+        var deaggregation: RecordProcessing?
+        for (index, processor) in (configuration.processors ?? []).enumerated() {
+            let processorField = "\(field).ProcessingConfiguration.Processors[\(index)].Type"
+            let parametersField = "\(field).ProcessingConfiguration.Processors[\(index)].Parameters"
+            guard let type = processor.type else {
+                throw StreamConfigurationError(
+                    field: processorField,
+                    error: .validation([.missing("\(path).processingConfiguration.processors.\(index + 1).member.type")]
+                    ))
+            }
+            guard Self.processorTypes.contains(type) else {
+                throw StreamConfigurationError(
+                    field: processorField,
+                    error: .validation([
+                        ValidationViolation(
+                            value: type, path: "\(path).processingConfiguration.processors.\(index + 1).member.type",
+                            constraint:
+                                "Member must satisfy enum value set: [\(Self.processorTypes.joined(separator: ", "))]")
+                    ]))
+            }
+            guard seen.insert(type).inserted else {
+                throw fail(processorField, "At most one \(type) processor is allowed.")
+            }
+            let parameters = processor.parameters ?? []
+            func parameter(_ name: String) -> String? {
+                parameters.last { $0.parameterName == name }?.parameterValue
+            }
+            switch type {
+            case "AppendDelimiterToRecord":
+                processing.appendsNewline = true
+            case "MetadataExtraction":
+                guard let query = parameter("MetadataExtractionQuery") else {
+                    throw fail(
+                        parametersField,
+                        "The MetadataExtraction processor requires the MetadataExtractionQuery parameter (a jq query such as {customer_id: .customer_id})."
+                    )
+                }
+                guard parameter("JsonParsingEngine") == "JQ-1.6" else {
+                    throw fail(
+                        parametersField,
+                        "The MetadataExtraction processor requires the JsonParsingEngine parameter with the value JQ-1.6."
+                    )
+                }
+                processing.metadataExtraction = (query, parametersField)
+            case "Decompression":
+                guard (parameter("CompressionFormat") ?? "GZIP") == "GZIP" else {
+                    throw fail(
+                        parametersField,
+                        "The Decompression processor supports CompressionFormat GZIP only, not '\(parameter("CompressionFormat")!)'."
+                    )
+                }
+                decompression = .decompressGzip
+            case "CloudWatchLogProcessing":
+                guard decompression != nil else {
+                    throw fail(
+                        processorField,
+                        "CloudWatchLogProcessingProcessor can only be enabled with DecompressionProcessor (a Decompression processor before it)."
+                    )
+                }
+                guard parameter("DataMessageExtraction")?.lowercased() == "true" else {
+                    throw fail(
+                        parametersField,
+                        "The CloudWatchLogProcessing processor requires the DataMessageExtraction parameter with the value true."
+                    )
+                }
+                extraction = .extractCloudWatchLogsMessages
+            case "RecordDeAggregation":
+                switch parameter("SubRecordType") {
+                case "JSON":
+                    deaggregation = .deaggregateJSON
+                case "DELIMITED":
+                    guard let encoded = parameter("Delimiter"),
+                        let delimiter = Data(base64Encoded: encoded).map(Array.init), !delimiter.isEmpty
+                    else {
+                        throw fail(
+                            parametersField,
+                            "The delimiter must be specified when subRecordType is DELIMITED: give the Delimiter parameter, base64-encoded (IyMjIw== for ####)."
+                        )
+                    }
+                    deaggregation = .deaggregateDelimited(delimiter)
+                default:
+                    throw fail(
+                        parametersField,
+                        "The RecordDeAggregation processor requires the SubRecordType parameter with the value JSON or DELIMITED."
+                    )
+                }
+            default:
+                throw fail(
+                    processorField,
+                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction, Decompression, CloudWatchLogProcessing, RecordDeAggregation)."
+                )
+            }
+        }
+        processing.steps = [decompression, extraction, deaggregation].compactMap { $0 }
+        return processing
     }
 
     /// Dynamic partitioning's rules (developer guide, "Dynamic partitioning" and "Buffering hints"):

@@ -86,6 +86,8 @@ actor DeliveryStream {
     private let logger: Logger
     private let onDelivery: @Sendable (DeliveredObject) -> Void
     private let onDeliveryFailure: @Sendable (FileSystemError, Int) -> Void
+    /// Told how many records the processing stage dropped on purpose (CloudWatch Logs control messages).
+    private nonisolated let onDropped: @Sendable (Int) -> Void
     /// The open buffer of each partition with records.
     private var buffers = OpenBuffers()
     private var random = SystemRandomNumberGenerator()
@@ -119,7 +121,8 @@ actor DeliveryStream {
         durability: Durability, maxActivePartitions: Int = 500,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
-        onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in }
+        onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in },
+        onDropped: @escaping @Sendable (_ records: Int) -> Void = { _ in }
     ) {
         self.settings = settings
         self.destination = destination
@@ -134,6 +137,7 @@ actor DeliveryStream {
         self.logger = logger
         self.onDelivery = onDelivery
         self.onDeliveryFailure = onDeliveryFailure
+        self.onDropped = onDropped
     }
 
     /// Buffers the records (in order), delivers every buffer that fills, and returns once the records
@@ -144,6 +148,7 @@ actor DeliveryStream {
         // Off the actor, as the large segments' encoding is.
         let context = RecordContext(arrival: arrival, now: now())
         let prepared = currentPipeline.withLock { $0 }.prepare(records, context: context)
+        if prepared.dropped > 0 { onDropped(prepared.dropped) }
         switch try await reserve(prepared, context: context) {
         case .finished(let delivered):
             return delivered

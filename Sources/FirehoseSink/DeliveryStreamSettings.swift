@@ -12,6 +12,18 @@ import JQ
 /// layer makes these from a CreateDeliveryStream-shaped definition (validated, with AWS's defaults
 /// filled in); the sink neither validates them nor speaks AWS's errors.
 public struct DeliveryStreamSettings: Sendable {
+    /// The processors that run before partitioning (`ProcessingConfiguration.Processors`).
+    public enum RecordProcessing: Sendable, Equatable {
+        /// `Decompression` with `CompressionFormat: GZIP`.
+        case decompressGzip
+        /// `CloudWatchLogProcessing` with `DataMessageExtraction: true`.
+        case extractCloudWatchLogsMessages
+        /// `RecordDeAggregation` with `SubRecordType: JSON`.
+        case deaggregateJSON
+        /// `RecordDeAggregation` with `SubRecordType: DELIMITED` and this (decoded) delimiter.
+        case deaggregateDelimited([UInt8])
+    }
+
     public enum Compression: String, Sendable, Codable {
         case uncompressed = "UNCOMPRESSED"
         case gzip = "GZIP"
@@ -49,6 +61,8 @@ public struct DeliveryStreamSettings: Sendable {
     public private(set) var appendsNewline: Bool
     /// The processing stage, in order (tests may plug in others).
     package var processors: [any RecordProcessor]
+    /// The processors before partitioning that the definition names, in the order they run.
+    public private(set) var recordProcessing: [RecordProcessing] = []
     /// The `MetadataExtractionQuery` partitioning records, when dynamic partitioning uses one.
     public private(set) var metadataExtractionQuery: String?
     /// The partitioning stage (tests may plug in another).
@@ -81,6 +95,19 @@ public struct DeliveryStreamSettings: Sendable {
         self.partitioner = WholeStream()
         self.versionID = versionID
         self.definition = definition
+    }
+
+    /// Runs `steps` on every request's records, in order, before partitioning.
+    public mutating func processRecords(_ steps: [RecordProcessing]) {
+        recordProcessing = steps
+        processors = steps.map { step -> any RecordProcessor in
+            switch step {
+            case .decompressGzip: GzipDecompression()
+            case .extractCloudWatchLogsMessages: CloudWatchLogsMessageExtraction()
+            case .deaggregateJSON: RecordDeAggregation(subRecordType: .json)
+            case .deaggregateDelimited(let delimiter): RecordDeAggregation(subRecordType: .delimited(delimiter))
+            }
+        }
     }
 
     /// Partitions records by `query` (`MetadataExtraction`, jq 1.6): the values it gives for the

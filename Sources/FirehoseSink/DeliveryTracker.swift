@@ -15,6 +15,8 @@ public struct StreamCounters: Sendable, Equatable {
     public var bytesDelivered = 0
     /// Records written to the error output, by error output type (`metadata-extraction-failed`, ...).
     public var errorRecords: [String: Int] = [:]
+    /// Records a processor dropped on purpose (CloudWatch Logs control messages).
+    public var recordsDropped = 0
     public var lastDelivery: DeliveredObject?
     public var lastDeliveryTime: Date?
     /// Failed delivery attempts (each retry that fails counts).
@@ -50,6 +52,10 @@ final class DeliveryTracker: Sendable {
             $0.counters[stream, default: StreamCounters()].recordsReceived += records
             $0.counters[stream, default: StreamCounters()].bytesReceived += bytes
         }
+    }
+
+    func dropped(records: Int, stream: String) {
+        state.withLock { $0.counters[stream, default: StreamCounters()].recordsDropped += records }
     }
 
     func delivered(_ object: DeliveredObject, at time: Date) {

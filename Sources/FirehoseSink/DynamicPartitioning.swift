@@ -39,13 +39,14 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
     /// The longest object key that fits the local path limit under the stream's bucket.
     let maxKeyBytes: Int
 
-    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition] {
+    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
+        -> [RecordPartition]
+    {
         let query = queries.take()
         var partitions: [RecordPartition] = []
         var position: [PartitionKey: Int] = [:]
         // Whether each partition seen in this request can be stored, checked once per partition.
         var unstorable: [PartitionKey: String] = [:]
-        var failed = RecordBatch()
         let failure = ErrorOutput.Failure.metadataExtraction
         for index in 0..<records.count {
             let record = records[index]
@@ -54,7 +55,8 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
             case .success(let values):
                 key = PartitionKey(PartitionValues(fromQuery: values))
             case .failure(let problem):
-                ErrorOutput.append(record, code: failure.code, message: problem.message, context: context, to: &failed)
+                outcome.fail(
+                    record, type: failure.type, code: failure.code, message: problem.message, context: context)
                 continue
             }
             if let slot = position[key] {
@@ -69,14 +71,11 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
                 }
             }
             if let message = unstorable[key] {
-                ErrorOutput.append(record, code: failure.code, message: message, context: context, to: &failed)
+                outcome.fail(record, type: failure.type, code: failure.code, message: message, context: context)
                 continue
             }
             position[key] = partitions.count
             partitions.append(RecordPartition(key: key, records: RecordBatch([Array(record)])))
-        }
-        if !failed.isEmpty {
-            partitions.append(RecordPartition(key: .errorOutput(failure.type), records: failed))
         }
         return partitions
     }

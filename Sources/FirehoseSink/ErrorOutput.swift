@@ -23,6 +23,12 @@ enum ErrorOutput {
         static let activePartitionExceeded = (
             code: "DynamicPartitioning.ActivePartitionExceeded", type: "activePartitionExceeded"
         )
+        /// A record `Decompression` could not gunzip: AWS names the folder (decomp-faq.html), not the code.
+        static let decompression = (code: "Decompression.Failed", type: "decompression-failed")
+        /// A record `CloudWatchLogProcessing` could not read as a CloudWatch Logs message.
+        static let cloudWatchLogsMessage = (code: "CloudWatchLogProcessing.Failed", type: "processing-failed")
+        /// A record `RecordDeAggregation` could not split.
+        static let deaggregation = (code: "RecordDeAggregation.Failed", type: "processing-failed")
         /// As AWS words the two failures seen from it.
         static let nonJSONRecord = "Non JSON record provided"
         static let missingKeyValue = "partitionKeys values must not be null or empty"

@@ -196,7 +196,8 @@ public final class FirehoseSink: Sendable {
             logger: logger, onDelivery: onDelivery,
             onDeliveryFailure: { [weak self] error, staged in
                 self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
-            })
+            },
+            onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
             streams[settings.name] = StreamEntry(actor: stream, settings: settings, record: record)

@@ -58,15 +58,18 @@ package struct RecordContext: Sendable {
 /// way of partitioning is one type conforming to this, which `DeliveryStreamSettings` picks.
 package protocol RecordPartitioner: Sendable {
     /// The records grouped by partition, each group in arrival order, groups in the order of their
-    /// first record; every record in exactly one group (a record that cannot be partitioned as an
-    /// error record in an error-output partition).
-    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition]
+    /// first record; every record in exactly one group, or, when it cannot be partitioned, in
+    /// `outcome` as an error record.
+    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
+        -> [RecordPartition]
 }
 
 /// Without dynamic partitioning: every record in the stream's one partition.
 struct WholeStream: RecordPartitioner {
-    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition] {
-        [RecordPartition(key: .whole, records: records)]
+    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
+        -> [RecordPartition]
+    {
+        records.isEmpty ? [] : [RecordPartition(key: .whole, records: records)]
     }
 }
 
@@ -79,7 +82,10 @@ struct RecordPipeline: Sendable {
     /// A request's records after the stages, and the generation that made them.
     struct Prepared: Sendable {
         var raw: RecordBatch
+        /// The partitions, then those of the error output.
         var partitions: [RecordPartition]
+        /// Records a stage dropped on purpose.
+        var dropped: Int
         var generation: Int
     }
 
@@ -96,13 +102,17 @@ struct RecordPipeline: Sendable {
     }
 
     func prepare(_ raw: RecordBatch, context: RecordContext) -> Prepared {
-        let processed = processors.reduce(raw) { records, processor in processor.process(records) }
-        var partitions = partitioner.partition(processed, context: context)
+        var outcome = ProcessingOutcome()
+        let processed = processors.reduce(raw) { records, processor in
+            processor.process(records, context: context, outcome: &outcome)
+        }
+        var partitions = partitioner.partition(processed, context: context, outcome: &outcome)
         if appendsNewline {
-            for index in partitions.indices where partitions[index].key.errorOutputType == nil {
+            for index in partitions.indices {
                 partitions[index].records = AppendDelimiterToRecord().process(partitions[index].records)
             }
         }
-        return Prepared(raw: raw, partitions: partitions, generation: generation)
+        return Prepared(
+            raw: raw, partitions: partitions + outcome.partitions, dropped: outcome.dropped, generation: generation)
     }
 }

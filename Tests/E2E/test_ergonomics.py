@@ -98,6 +98,7 @@ def test_streams_fields_after_traffic(srv):
         "recordsReceived": 0,
         "bytesReceived": 0,
         "objectsWritten": 0,
+        "recordsDropped": 0,
         "errorRecords": {},
         "lastDelivery": None,
         "delivery": {"failing": False, "failures": 0, "lastError": None},

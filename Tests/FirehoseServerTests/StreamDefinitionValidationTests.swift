@@ -255,17 +255,98 @@ struct StreamDefinitionValidationTests {
         )
     }
 
-    @Test(
-        "Lambda and the other model processors are not supported yet",
-        arguments: ["Lambda", "RecordDeAggregation", "Decompression", "CloudWatchLogProcessing"])
-    func unsupportedProcessor(type: String) {
-        let error = configurationError(Self.processing([type]))
+    @Test("The Lambda processor is not supported yet")
+    func unsupportedProcessor() {
+        let error = configurationError(Self.processing(["Lambda"]))
         #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Type")
         #expect(
             error?.error
                 == .invalidArgument(
-                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction)."
+                    "Processor Lambda is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction, Decompression, CloudWatchLogProcessing, RecordDeAggregation)."
                 ))
+    }
+
+    static func processors(_ processors: [Processor]) -> ExtendedS3DestinationConfiguration {
+        var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        destination.processingConfiguration = ProcessingConfiguration(enabled: true, processors: processors)
+        return destination
+    }
+
+    static func processor(_ type: String, _ parameters: [String: String] = [:]) -> Processor {
+        Processor(
+            type: type,
+            parameters: parameters.sorted { $0.key < $1.key }.map {
+                ProcessorParameter(parameterName: $0.key, parameterValue: $0.value)
+            })
+    }
+
+    @Test("Processors run in AWS's order whatever the list's: decompression, extraction, de-aggregation")
+    func processorOrder() throws {
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo",
+            extendedS3DestinationConfiguration: Self.processors([
+                Self.processor("RecordDeAggregation", ["SubRecordType": "DELIMITED", "Delimiter": "IyMjIw=="]),
+                Self.processor("AppendDelimiterToRecord"),
+                Self.processor("Decompression", ["CompressionFormat": "GZIP"]),
+                Self.processor("CloudWatchLogProcessing", ["DataMessageExtraction": "true"]),
+            ]))
+        let settings = try DeliveryStreamSettings(validating: input, dataDirectory: nil)
+        #expect(
+            settings.recordProcessing == [
+                .decompressGzip, .extractCloudWatchLogsMessages, .deaggregateDelimited(Array("####".utf8)),
+            ])
+        #expect(settings.appendsNewline)
+        let json = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo",
+            extendedS3DestinationConfiguration: Self.processors([
+                Self.processor("RecordDeAggregation", ["SubRecordType": "JSON"]), Self.processor("Decompression"),
+            ]))
+        #expect(
+            try DeliveryStreamSettings(validating: json, dataDirectory: nil).recordProcessing == [
+                .decompressGzip, .deaggregateJSON,
+            ])
+    }
+
+    @Test(
+        "Processor parameters AWS refuses are InvalidArgumentExceptions naming the member",
+        arguments: [
+            (
+                [processor("CloudWatchLogProcessing", ["DataMessageExtraction": "true"])], "Processors[0].Type",
+                "CloudWatchLogProcessingProcessor can only be enabled with DecompressionProcessor (a Decompression processor before it)."
+            ),
+            (
+                [
+                    processor("CloudWatchLogProcessing", ["DataMessageExtraction": "true"]),
+                    processor("Decompression"),
+                ], "Processors[0].Type",
+                "CloudWatchLogProcessingProcessor can only be enabled with DecompressionProcessor (a Decompression processor before it)."
+            ),
+            (
+                [processor("Decompression"), processor("CloudWatchLogProcessing")], "Processors[1].Parameters",
+                "The CloudWatchLogProcessing processor requires the DataMessageExtraction parameter with the value true."
+            ),
+            (
+                [processor("Decompression", ["CompressionFormat": "ZIP"])], "Processors[0].Parameters",
+                "The Decompression processor supports CompressionFormat GZIP only, not 'ZIP'."
+            ),
+            (
+                [processor("RecordDeAggregation")], "Processors[0].Parameters",
+                "The RecordDeAggregation processor requires the SubRecordType parameter with the value JSON or DELIMITED."
+            ),
+            (
+                [processor("RecordDeAggregation", ["SubRecordType": "DELIMITED", "Delimiter": "not base64!"])],
+                "Processors[0].Parameters",
+                "The delimiter must be specified when subRecordType is DELIMITED: give the Delimiter parameter, base64-encoded (IyMjIw== for ####)."
+            ),
+            (
+                [processor("Decompression"), processor("Decompression")], "Processors[1].Type",
+                "At most one Decompression processor is allowed."
+            ),
+        ])
+    func processorRules(processors: [Processor], member: String, message: String) {
+        let error = configurationError(Self.processors(processors))
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.\(member)")
+        #expect(error?.error == .invalidArgument(message))
     }
 
     @Test("With Enabled: false the processors are ignored")

@@ -102,7 +102,7 @@ final class TaggingProcessor: RecordProcessor {
         self.gate = gate
     }
 
-    func process(_ records: RecordBatch) -> RecordBatch {
+    func process(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome) -> RecordBatch {
         gate?.pass()
         return RecordBatch((0..<records.count).map { tag + records[$0] })
     }
@@ -142,7 +142,9 @@ final class ProcessingGate: Sendable {
 
 /// A partitioner only these tests know: a record's first byte names its partition.
 struct FirstBytePartitioner: RecordPartitioner {
-    func partition(_ records: RecordBatch, context: RecordContext) -> [RecordPartition] {
+    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
+        -> [RecordPartition]
+    {
         var partitions: [RecordPartition] = []
         for index in 0..<records.count {
             let key = PartitionKey(
