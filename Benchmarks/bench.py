@@ -55,6 +55,17 @@ SCENARIOS = [
          compression="GZIP", durability="fsync", streams=1, load="small"),
     dict(name="gzip-100-streams-rss", what="PutRecordBatch 500 app events, 16 conns over 100 GZIP-6 streams (default hints), fsync",
          compression="GZIP", durability="fsync", streams=100, load="batch"),
+    # Dynamic partitioning (issue 13): the same load as gzip-1-stream-fsync into one stream whose
+    # records jq partitions by two keys, event x screen: about 120 active partitions.
+    dict(name="gzip-partitioned-fsync",
+         what="as gzip-1-stream-fsync, the stream partitioned by a 2-key jq query (event, screen: ~120 partitions)",
+         compression="GZIP", durability="fsync", streams=1, load="batch",
+         partitioning=dict(query="{event: .event, screen: .screen}",
+                           prefix="event=!{partitionKeyFromQuery:event}/screen=!{partitionKeyFromQuery:screen}/")),
+    dict(name="gzip-500-partitions-rss",
+         what="as gzip-1-stream-fsync, partitioned into 500 active partitions (.ts % 500)",
+         compression="GZIP", durability="fsync", streams=1, load="batch",
+         partitioning=dict(query="{p: (.ts % 500)}", prefix="p=!{partitionKeyFromQuery:p}/")),
 ]
 
 LOADS = {
@@ -96,7 +107,7 @@ def health(port, path="/_local/health"):
 
 # --- firehose-local ------------------------------------------------------------------------------
 
-def write_config(path, compression, streams, gzip_level):
+def write_config(path, compression, streams, gzip_level, partitioning=None):
     lines = ["Authentication: verify", f"GzipLevel: {gzip_level}", "DeliveryStreams:"]
     for index in range(streams):
         lines += [
@@ -107,20 +118,32 @@ def write_config(path, compression, streams, gzip_level):
             f"      CompressionFormat: {compression}",
             "      ProcessingConfiguration:",
             "        Enabled: true",
-            "        Processors: [{Type: AppendDelimiterToRecord}]",
+            "        Processors:",
+            "          - {Type: AppendDelimiterToRecord}",
         ]
+        if partitioning:
+            lines += [
+                "          - Type: MetadataExtraction",
+                "            Parameters:",
+                f"              - {{ParameterName: MetadataExtractionQuery, ParameterValue: {json.dumps(partitioning['query'])}}}",
+                "              - {ParameterName: JsonParsingEngine, ParameterValue: JQ-1.6}",
+                f"      Prefix: {json.dumps(partitioning['prefix'])}",
+                "      ErrorOutputPrefix: \"errors/!{firehose:error-output-type}/\"",
+                "      DynamicPartitioningConfiguration: {Enabled: true}",
+            ]
     path.write_text("\n".join(lines) + "\n")
 
 
 class Server:
     """A firehose-local process on a free port, with its own data directory."""
 
-    def __init__(self, binary, work_root, compression="GZIP", durability="fsync", streams=1, gzip_level=6):
+    def __init__(self, binary, work_root, compression="GZIP", durability="fsync", streams=1, gzip_level=6,
+                 partitioning=None):
         self.binary = binary
         self.root = Path(tempfile.mkdtemp(prefix="firehose-bench-", dir=work_root))
         self.config = self.root / "firehose.yaml"
         self.port_file = self.root / "port"
-        write_config(self.config, compression, streams, gzip_level)
+        write_config(self.config, compression, streams, gzip_level, partitioning)
         self.durability = durability
         self.process = None
         self.port = None
@@ -335,7 +358,7 @@ def profile(binary, bin_dir, scenario, args):
     measured phase; prints the functions with the most samples (self time) and where the server's
     time goes by library."""
     server = Server(binary, scenario.get("work_dir", args.work_dir), scenario["compression"], scenario["durability"],
-                    scenario["streams"]).start()
+                    scenario["streams"], partitioning=scenario.get("partitioning")).start()
     data = server.root / "perf.data"
     try:
         perf = None
@@ -459,7 +482,8 @@ def main():
 
                 def one_run(scenario=scenario, build=build):
                     server = Server(build, scenario.get("work_dir", args.work_dir), scenario["compression"],
-                                    scenario["durability"], scenario["streams"]).start()
+                                    scenario["durability"], scenario["streams"],
+                                    partitioning=scenario.get("partitioning")).start()
                     try:
                         if build == binary:
                             start_times.append(server.start_seconds)
@@ -654,6 +678,14 @@ def render(results):
     s6 = scenarios.get("gzip-100-streams-rss")
     if s6:
         target("100 GZIP streams: peak RSS ≤ 256 MiB", f"{s6['serverPeakRSSMiB']:.0f} MiB", s6["serverPeakRSSMiB"] <= 256)
+    s7 = scenarios.get("gzip-partitioned-fsync")
+    if s1 and s7:
+        target("GZIP partitioned by 2-key jq (~120 partitions): ≥ 0.5 × unpartitioned",
+               f"{s7['payloadMBPerSecond'] / s1['payloadMBPerSecond']:.2f} ×",
+               s7["payloadMBPerSecond"] >= 0.5 * s1["payloadMBPerSecond"])
+    s8 = scenarios.get("gzip-500-partitions-rss")
+    if s8:
+        target("500 open partitions: peak RSS ≤ 256 MiB", f"{s8['serverPeakRSSMiB']:.0f} MiB", s8["serverPeakRSSMiB"] <= 256)
     if idle:
         target("idle RSS ≤ 40 MiB", f"{idle['medianRSSMiB']:.1f} MiB", idle["medianRSSMiB"] <= 40)
     recorder = results.get("recorder")

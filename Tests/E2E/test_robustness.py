@@ -790,7 +790,9 @@ def test_idle_keep_alive_connections_at_the_limit_make_room_for_a_new_client(mak
         for s in idle:
             s.close()
         mid_request.close()
-    assert waited < 1.0, f"a new client waited {waited:.2f} s behind 2,000 idle keep-alive connections"
+    # Without eviction it would wait for an idle connection's keep-alive timeout (tens of seconds); the
+    # bound leaves room for a machine busy with the rest of the suite (1.2 s was seen).
+    assert waited < 5.0, f"a new client waited {waited:.2f} s behind 2,000 idle keep-alive connections"
     assert still_open, "a connection in the middle of a request was closed to make room"
     assert_alive(srv)
 
