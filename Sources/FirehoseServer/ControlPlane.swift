@@ -211,7 +211,13 @@ struct ControlPlane {
         let current =
             definition.extendedS3DestinationConfiguration ?? definition.s3DestinationConfiguration?.configuration
             ?? ExtendedS3DestinationConfiguration(bucketARN: nil)
-        if let extended = input.extendedS3DestinationUpdate {
+        if var extended = input.extendedS3DestinationUpdate {
+            // An update that gives DynamicPartitioningConfiguration without Enabled (only RetryOptions)
+            // leaves partitioning as it is.
+            if case .object(var members)? = extended.dynamicPartitioningConfiguration, members["Enabled"] == nil {
+                members["Enabled"] = .bool(Self.isPartitioned(current))
+                extended.dynamicPartitioningConfiguration = .object(members)
+            }
             definition.extendedS3DestinationConfiguration = current.merging(extended)
             definition.s3DestinationConfiguration = nil
         } else if let plain = input.s3DestinationUpdate {

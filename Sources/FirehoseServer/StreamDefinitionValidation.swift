@@ -436,13 +436,12 @@ extension DeliveryStreamSettings {
                 "S3 Prefix should contain Dynamic Partitioning namespaces when Dynamic Partitioning is enabled (for example !{partitionKeyFromQuery:customer_id})."
             )
         }
-        if layout.errorOutputPrefix == nil {
-            throw fail("ErrorOutputPrefix", "ErrorOutputPrefix is required when Dynamic Partitioning is enabled.")
-        }
+        // An ErrorOutputPrefix is required too: the partition keys make Prefix an expression, which
+        // `ObjectKeyLayout` already refuses without one, with AWS's message.
         if intervalInSeconds == 0 {
             throw fail(
                 "BufferingHints.IntervalInSeconds",
-                "Zero buffering (IntervalInSeconds 0) is not supported when Dynamic Partitioning is enabled.")
+                "Zero buffering feature is not available for dynamic partitioning (IntervalInSeconds is 0).")
         }
         if let lambda = keys.first(where: { $0.source == .lambda }) {
             throw fail(
@@ -529,6 +528,28 @@ extension DeliveryStreamSettings {
             for (parameterIndex, parameter) in (processor.parameters ?? []).enumerated() {
                 let member =
                     "processingConfiguration.processors.\(index + 1).member.parameters.\(parameterIndex + 1).member"
+                // The model's ProcessorParameterValue: 1–5120 characters, not only whitespace.
+                if let value = parameter.parameterValue {
+                    let field =
+                        "ProcessingConfiguration.Processors[\(index)].Parameters[\(parameterIndex)].ParameterValue"
+                    let path = "\(path).\(member).parameterValue"
+                    if value.utf16.count > 5120 {
+                        throw fail(
+                            field,
+                            ValidationViolation(
+                                value: String(value.prefix(64)) + "…", path: path,
+                                constraint: "Member must have length less than or equal to 5120"))
+                    }
+                    if value.allSatisfy(\.isWhitespace) {
+                        throw fail(
+                            field,
+                            ValidationViolation(
+                                value: value, path: path,
+                                constraint: value.isEmpty
+                                    ? "Member must have length greater than or equal to 1"
+                                    : "Member must satisfy regular expression pattern: ^(?!\\s*$).+"))
+                    }
+                }
                 if let name = parameter.parameterName, !processorParameterNames.contains(name) {
                     throw fail(
                         "ProcessingConfiguration.Processors[\(index)].Parameters[\(parameterIndex)].ParameterName",

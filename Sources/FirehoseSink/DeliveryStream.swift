@@ -176,9 +176,18 @@ actor DeliveryStream {
         }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []
+        // The active partitions, gathered once per request (only when a new partition appears).
+        var active: Set<PartitionKey>?
+        var overflowed = 0
         for var partition in partitions {
-            if buffers[partition.key] == nil, !admits(partition.key) {
-                partition = overflow(partition, context: context, appendsNewline: current.appendsNewline)
+            if partition.key.errorOutputType == nil, buffers[partition.key] == nil {
+                if active == nil { active = activePartitions() }
+                if active!.contains(partition.key) || active!.count < maxActivePartitions {
+                    active!.insert(partition.key)
+                } else {
+                    overflowed += partition.records.count
+                    partition = overflow(partition, context: context, appendsNewline: current.appendsNewline)
+                }
             }
             let records = partition.records
             var index = 0
@@ -210,6 +219,11 @@ actor DeliveryStream {
                 index = end
             }
         }
+        if overflowed > 0 {
+            logger.warning(
+                "Active partition limit reached; records of new partitions went to the error output",
+                metadata: ["limit": .stringConvertible(maxActivePartitions), "records": .stringConvertible(overflowed)])
+        }
         if settings.bufferIntervalSeconds == 0 {
             for buffer in buffers.all { retire(buffer, reason: .interval) }
         }
@@ -220,16 +234,14 @@ actor DeliveryStream {
         return .encode(tickets: reserved, jobs: jobs)
     }
 
-    /// Whether records of `partition` may open a buffer: it is an error output, it is active already
-    /// (its records wait in a buffer, open or not yet delivered), or fewer than `maxActivePartitions`
-    /// partitions are. AWS counts a partition as active until its data is delivered (buffering.html).
-    private func admits(_ partition: PartitionKey) -> Bool {
-        guard partition.errorOutputType == nil else { return true }
+    /// The partitions with records not yet delivered (their buffers open, or retired and not yet
+    /// published): AWS counts a partition as active until its data is delivered (buffering.html).
+    private func activePartitions() -> Set<PartitionKey> {
         var active = Set<PartitionKey>()
         for buffer in buffers.all + publishQueue.retired.map(\.buffer) where buffer.partition.errorOutputType == nil {
             active.insert(buffer.partition)
         }
-        return active.contains(partition) || active.count < maxActivePartitions
+        return active
     }
 
     /// The records of a partition beyond the limit, as error records (AWS delivers them "to the
@@ -245,14 +257,6 @@ actor DeliveryStream {
             // The record as sent: without the delimiter the pipeline appended.
             let record = partition.records[index].dropLast(appendsNewline ? 1 : 0)
             ErrorOutput.append(record, code: failure.code, message: message, context: context, to: &failed)
-        }
-        if partition.records.count > 0 {
-            logger.warning(
-                "Active partition limit reached; records of a new partition go to the error output",
-                metadata: [
-                    "limit": .stringConvertible(maxActivePartitions),
-                    "records": .stringConvertible(partition.records.count),
-                ])
         }
         return RecordPartition(key: .errorOutput(failure.type), records: failed)
     }

@@ -74,7 +74,10 @@ struct CloudWatchLogsMessageExtraction: RecordProcessor {
             }
             switch message.messageType {
             case "DATA_MESSAGE":
-                for event in message.logEvents ?? [] { output.append(Array(event.message.utf8)) }
+                let events = message.logEvents ?? []
+                // A data message without events holds no record: counted, not lost silently.
+                if events.isEmpty { outcome.dropped += 1 }
+                for event in events { output.append(Array(event.message.utf8)) }
             case "CONTROL_MESSAGE":
                 outcome.dropped += 1
             default:
@@ -115,25 +118,30 @@ struct RecordDeAggregation: RecordProcessor {
             case .json: parts = Self.jsonObjects(in: record)
             case .delimited(let delimiter): parts = Self.split(record, on: delimiter)
             }
-            guard let parts else {
+            switch parts {
+            case nil:
                 outcome.fail(
                     record, type: failure.type, code: failure.code,
                     message:
                         "Record de-aggregation failed: the record is not JSON objects one after another (with or without newlines between them).",
                     context: context)
-                continue
-            }
-            if parts.count > Self.maxSubRecords {
+            case let parts? where parts.count > Self.maxSubRecords:
                 output.append(record)
-                continue
+            case let parts? where parts.isEmpty:
+                // An empty record holds no record: counted, not lost silently.
+                outcome.dropped += 1
+            case let parts?:
+                for part in parts { output.append(record[part]) }
             }
-            for part in parts { output.append(record[part]) }
         }
         return output
     }
 
-    /// The ranges (indices of `bytes`) of the top-level JSON objects of `bytes`, which may be separated by whitespace
-    /// only; nil when anything else is there (an array, a bare value, a broken object).
+    /// The ranges (indices of `bytes`) of the top-level JSON objects of `bytes`, which may be
+    /// separated by whitespace only; nil when anything else is there (an array, a bare value, a
+    /// broken object). Scanning stops after `maxSubRecords + 1` objects (the record then passes
+    /// whole), and objects are only checked as JSON when there are at most `maxSubRecords`, so a
+    /// record of a million `{}` costs one pass over its bytes.
     static func jsonObjects(in bytes: ArraySlice<UInt8>) -> [Range<Int>]? {
         var objects: [Range<Int>] = []
         var index = bytes.startIndex
@@ -165,10 +173,13 @@ struct RecordDeAggregation: RecordProcessor {
                 }
                 index += 1
             } while depth > 0 && index < bytes.endIndex
-            guard depth == 0,
-                case .object? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes[start..<index]))
-            else { return nil }
+            guard depth == 0 else { return nil }
             objects.append(start..<index)
+            if objects.count > maxSubRecords { return objects }
+        }
+        let decoder = JSONDecoder()
+        for object in objects {
+            guard case .object? = try? decoder.decode(JSONValue.self, from: Data(bytes[object])) else { return nil }
         }
         return objects.isEmpty ? nil : objects
     }

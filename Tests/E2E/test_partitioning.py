@@ -180,7 +180,7 @@ def test_config_file_accepts_the_same_definition(srv, fh):
         ),
         (
             {"BufferingHints": {"SizeInMBs": 64, "IntervalInSeconds": 0}},
-            "Zero buffering (IntervalInSeconds 0) is not supported when Dynamic Partitioning is enabled.",
+            "Zero buffering feature is not available for dynamic partitioning (IntervalInSeconds is 0).",
         ),
         (
             {"ProcessingConfiguration": {"Enabled": True, "Processors": [{"Type": "AppendDelimiterToRecord"}]}},
@@ -238,11 +238,19 @@ def test_update_can_neither_enable_nor_disable_dynamic_partitioning(srv, fh):
     assert resp["Error"]["Message"] == (
         "Dynamic partitioning can only be enabled when the Firehose stream is created; dp-plain was created without it."
     )
+    # RetryOptions alone (no Enabled) leaves partitioning as it is.
+    fh.update_destination(
+        DeliveryStreamName="dp-update", CurrentDeliveryStreamVersionId="1", DestinationId="destinationId-000000000001",
+        ExtendedS3DestinationUpdate={"DynamicPartitioningConfiguration": {"RetryOptions": {"DurationInSeconds": 60}}},
+    )
     # Changing the partitioning itself is an update like any other.
-    update("dp-update", Prefix="c=!{partitionKeyFromQuery:customer_id}/")
+    fh.update_destination(
+        DeliveryStreamName="dp-update", CurrentDeliveryStreamVersionId="2", DestinationId="destinationId-000000000001",
+        ExtendedS3DestinationUpdate={"Prefix": "c=!{partitionKeyFromQuery:customer_id}/"},
+    )
     fh.put_record(DeliveryStreamName="dp-update", Record={"Data": record("u")})
     [obj] = srv.flush("dp-update")["objects"]
-    assert re.fullmatch(re.escape("c=u/") + fhlocal.object_name_re("dp-update", ".gz", 2), obj["key"]), obj
+    assert re.fullmatch(re.escape("c=u/") + fhlocal.object_name_re("dp-update", ".gz", 3), obj["key"]), obj
 
 
 def test_every_partition_survives_kill_9(make_server):

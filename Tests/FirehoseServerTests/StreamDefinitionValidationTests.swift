@@ -419,7 +419,7 @@ struct StreamDefinitionValidationTests {
             ),
             (
                 partitioned(intervalInSeconds: 0), "BufferingHints.IntervalInSeconds",
-                "Zero buffering (IntervalInSeconds 0) is not supported when Dynamic Partitioning is enabled."
+                "Zero buffering feature is not available for dynamic partitioning (IntervalInSeconds is 0)."
             ),
             (
                 partitioned(parameters: nil), "Prefix",
@@ -447,6 +447,28 @@ struct StreamDefinitionValidationTests {
         let error = configurationError(destination)
         #expect(error?.field == "\(Self.extendedField).\(member)")
         #expect(error?.error == .invalidArgument(message))
+    }
+
+    @Test("A processor parameter value beyond the model's 5,120 characters, or blank, is a ValidationException")
+    func parameterValueLength() {
+        let long = configurationError(
+            Self.partitioned(parameters: [
+                ProcessorParameter(
+                    parameterName: "MetadataExtractionQuery", parameterValue: String(repeating: " ", count: 5121)),
+                ProcessorParameter(parameterName: "JsonParsingEngine", parameterValue: "JQ-1.6"),
+            ]))
+        #expect(long?.error.code == "ValidationException")
+        #expect(long?.error.message.hasSuffix("Member must have length less than or equal to 5120") == true)
+        let blank = configurationError(
+            Self.partitioned(parameters: [
+                ProcessorParameter(parameterName: "MetadataExtractionQuery", parameterValue: "  "),
+                ProcessorParameter(parameterName: "JsonParsingEngine", parameterValue: "JQ-1.6"),
+            ]))
+        #expect(blank?.error.code == "ValidationException")
+        #expect(
+            blank?.field
+                == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Parameters[0].ParameterValue"
+        )
     }
 
     @Test("A query jq cannot compile is refused with jq's own words, at create")

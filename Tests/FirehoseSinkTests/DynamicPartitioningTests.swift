@@ -104,6 +104,17 @@ struct DynamicPartitioningTests {
         }
     }
 
+    @Test("Values that differ only in Unicode normalization are two partitions, as S3 keys are two keys")
+    func canonicallyEquivalentValues() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings())
+            try await harness.put(["{\"customer_id\":\"caf\u{E9}\"}", "{\"customer_id\":\"cafe\u{301}\"}"])
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.count == 2)
+            #expect(Set(objects.map { Array($0.key.utf8.prefix(15)) }).count == 2)
+        }
+    }
+
     @Test("A partition whose key would not fit the local path limit goes to the error output")
     func keyTooLong() async throws {
         try await SinkHarness.with { harness in

@@ -86,6 +86,19 @@ struct SourceProcessorTests {
         #expect(try errorMessages(outcome, type: "processing-failed").count == 3)
     }
 
+    @Test("A record of more than 500 JSON objects passes whole; empty results are counted as dropped")
+    func deaggregationBounds() throws {
+        let many = Array(String(repeating: "{}", count: 100_000).utf8)
+        let (records, outcome) = run(RecordDeAggregation(subRecordType: .json), [many])
+        #expect(records.count == 1 && records[0].utf8.count == many.count)
+        #expect(outcome.errors.isEmpty)
+        let empty = run(RecordDeAggregation(subRecordType: .delimited(Array("##".utf8))), [[]])
+        #expect(empty.records.isEmpty && empty.outcome.dropped == 1)
+        let noEvents = run(
+            CloudWatchLogsMessageExtraction(), [Array(#"{"messageType":"DATA_MESSAGE","logEvents":[]}"#.utf8)])
+        #expect(noEvents.records.isEmpty && noEvents.outcome.dropped == 1)
+    }
+
     @Test("Delimited de-aggregation splits on the delimiter; beyond 500 parts the record passes whole")
     func delimitedDeaggregation() throws {
         let many = Array(String(repeating: "x##", count: 501).utf8)
