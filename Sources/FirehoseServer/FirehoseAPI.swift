@@ -149,11 +149,11 @@ public final class FirehoseAPI: Sendable {
         switch operation {
         case .putRecord:
             let input = try PutRecordsRequest.decodePutRecord(body)
-            try await put(input)
+            try await put(input, reserveMemory: request.reserveMemory)
             return Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID)
         case .putRecordBatch:
             let input = try PutRecordsRequest.decodePutRecordBatch(body)
-            try await put(input)
+            try await put(input, reserveMemory: request.reserveMemory)
             let ids = (0..<input.records.count).map { _ in recordIDs.next() }
             return Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID)
         default:
@@ -186,7 +186,11 @@ public final class FirehoseAPI: Sendable {
         logger.info(message, metadata: metadata)
     }
 
-    private func put(_ input: PutRecordsRequest) async throws(FirehoseError) {
+    /// - Parameter reserveMemory: charges the request's memory budget for what processors make of its
+    ///   records (decompressed CloudWatch Logs records).
+    private func put(_ input: PutRecordsRequest, reserveMemory: @escaping @Sendable (Int) -> Bool)
+        async throws(FirehoseError)
+    {
         guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
         }
@@ -201,7 +205,7 @@ public final class FirehoseAPI: Sendable {
             throw .invalidArgument("Records size exceeds 4 MB limit")
         }
         do {
-            try await sink.put(input.records, to: input.deliveryStreamName)
+            try await sink.put(input.records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
             metrics.recordsReceived(
                 stream: input.deliveryStreamName, records: input.records.count, bytes: input.records.totalBytes)
         } catch {
@@ -361,6 +365,7 @@ extension SinkError {
             return FirehoseError(
                 code: "ResourceInUseException", message: "Firehose \(name) under accountId \(accountID) already exists")
         }
+        if isMemorySpent { return .requestMemorySpent }
         // AWS's words, with no local path in them; the cause goes to the log with the request id.
         var error = FirehoseError.serviceUnavailable("Slow down.")
         error.logDetail = description

@@ -141,21 +141,29 @@ actor DeliveryStream {
     }
 
     /// Buffers the records (in order), delivers every buffer that fills, and returns once the records
-    /// are as durable as configured. Throws when they could not be staged; a failed delivery of an
-    /// already staged buffer is logged and retried with backoff.
+    /// are as durable as configured. Throws when they could not be staged, or when what processors
+    /// made of them did not fit `reserveMemory` (nothing staged); a failed delivery of an already
+    /// staged buffer is logged and retried with backoff.
     @concurrent
-    nonisolated func append(_ records: RecordBatch, arrival: Date) async throws(FileSystemError) -> [DeliveredObject] {
+    nonisolated func append(
+        _ records: RecordBatch, arrival: Date, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
+    ) async throws(SinkError) -> [DeliveredObject] {
         // Off the actor, as the large segments' encoding is.
-        let context = RecordContext(arrival: arrival, now: now())
+        let context = RecordContext(arrival: arrival, now: now(), reserveMemory: reserveMemory)
         let prepared = currentPipeline.withLock { $0 }.prepare(records, context: context)
+        if prepared.memorySpent { throw .memorySpent }
         if prepared.dropped > 0 { onDropped(prepared.dropped) }
-        switch try await reserve(prepared, context: context) {
-        case .finished(let delivered):
-            return delivered
-        case .encode(let tickets, let jobs):
-            // Off the actor: this is where one stream's compression spreads over the cores.
-            let segments = jobs.map { (ticket: $0.ticket, segment: $0.job.encode()) }
-            return try await finish(tickets, encoded: segments)
+        do throws(FileSystemError) {
+            switch try await reserve(prepared, context: context) {
+            case .finished(let delivered):
+                return delivered
+            case .encode(let tickets, let jobs):
+                // Off the actor: this is where one stream's compression spreads over the cores.
+                let segments = jobs.map { (ticket: $0.ticket, segment: $0.job.encode()) }
+                return try await finish(tickets, encoded: segments)
+            }
+        } catch {
+            throw .storage(error)
         }
     }
 

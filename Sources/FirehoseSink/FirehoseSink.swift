@@ -23,6 +23,7 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case streamExists(String)
         case storage(FileSystemError)
         case undelivered(delivered: [DeliveredObject], failures: [UndeliveredStream])
+        case memorySpent
     }
 
     private let kind: Kind
@@ -30,6 +31,11 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unknownStream(_ name: String) -> SinkError { SinkError(kind: .unknownStream(name)) }
     public static func streamExists(_ name: String) -> SinkError { SinkError(kind: .streamExists(name)) }
     public static func storage(_ error: FileSystemError) -> SinkError { SinkError(kind: .storage(error)) }
+    /// What a processor made of a request's records (decompressed records) did not fit the caller's
+    /// memory budget; nothing was stored.
+    public static let memorySpent = SinkError(kind: .memorySpent)
+
+    public var isMemorySpent: Bool { kind == .memorySpent }
     /// A flush delivered what it could; `failures` are the streams whose buffers stay staged.
     public static func undelivered(delivered: [DeliveredObject], failures: [UndeliveredStream]) -> SinkError {
         SinkError(kind: .undelivered(delivered: delivered, failures: failures))
@@ -49,7 +55,7 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var streamName: String? {
         switch kind {
         case .unknownStream(let name), .streamExists(let name): name
-        case .storage, .undelivered: nil
+        case .storage, .undelivered, .memorySpent: nil
         }
     }
 
@@ -70,6 +76,7 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .streamExists(let name): "delivery stream \(name) already exists"
         case .storage(let error): "storage failure: \(error)"
         case .undelivered(_, let failures): failures.map(\.description).joined(separator: "; ")
+        case .memorySpent: "the request's records decompress beyond the memory the server has left for requests"
         }
     }
 }
@@ -342,14 +349,13 @@ public final class FirehoseSink: Sendable {
 
     /// Buffers `records` in `stream`, stamped with the current time as their arrival.
     @discardableResult
-    public func put(_ records: RecordBatch, to stream: String) async throws(SinkError) -> [DeliveredObject] {
+    /// - Parameter reserveMemory: asked before a processor allocates what it makes of the records
+    ///   (decompression); a refusal fails the put with `memorySpent`, storing nothing.
+    public func put(
+        _ records: RecordBatch, to stream: String, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
+    ) async throws(SinkError) -> [DeliveredObject] {
         guard let target = streams.withLock({ $0[stream]?.actor }) else { throw .unknownStream(stream) }
-        let delivered: [DeliveredObject]
-        do {
-            delivered = try await target.append(records, arrival: now())
-        } catch {
-            throw .storage(error)
-        }
+        let delivered = try await target.append(records, arrival: now(), reserveMemory: reserveMemory)
         tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
         return delivered
     }

@@ -47,10 +47,13 @@ package struct RecordContext: Sendable {
     package var arrival: Date
     /// When processing ran (`attemptEndingTimestamp`).
     package var now: Date
+    /// Asked before a processor allocates what it makes of the records (the request's memory budget).
+    package var reserveMemory: @Sendable (Int) -> Bool
 
-    package init(arrival: Date, now: Date) {
+    package init(arrival: Date, now: Date, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }) {
         self.arrival = arrival
         self.now = now
+        self.reserveMemory = reserveMemory
     }
 }
 
@@ -86,6 +89,8 @@ struct RecordPipeline: Sendable {
         var partitions: [RecordPartition]
         /// Records a stage dropped on purpose.
         var dropped: Int
+        /// A processor was refused memory: the request must fail, nothing stored.
+        var memorySpent: Bool
         var generation: Int
     }
 
@@ -104,7 +109,7 @@ struct RecordPipeline: Sendable {
     func prepare(_ raw: RecordBatch, context: RecordContext) -> Prepared {
         var outcome = ProcessingOutcome()
         let processed = processors.reduce(raw) { records, processor in
-            processor.process(records, context: context, outcome: &outcome)
+            outcome.memorySpent ? records : processor.process(records, context: context, outcome: &outcome)
         }
         var partitions = partitioner.partition(processed, context: context, outcome: &outcome)
         if appendsNewline {
@@ -113,6 +118,7 @@ struct RecordPipeline: Sendable {
             }
         }
         return Prepared(
-            raw: raw, partitions: partitions + outcome.partitions, dropped: outcome.dropped, generation: generation)
+            raw: raw, partitions: partitions + outcome.partitions, dropped: outcome.dropped,
+            memorySpent: outcome.memorySpent, generation: generation)
     }
 }

@@ -16,6 +16,9 @@ package struct ProcessingOutcome: Sendable {
     package private(set) var errors: [(type: String, records: RecordBatch)] = []
     /// Records a stage dropped as AWS does (CloudWatch Logs control messages).
     package var dropped = 0
+    /// A stage was refused memory for its output (`RecordContext.reserveMemory`): the request fails
+    /// as a whole (503, retried by clients) and nothing of it is stored.
+    package var memorySpent = false
 
     package init() {}
 

@@ -8,7 +8,8 @@ import FirehoseWire
 
 /// `Decompression` (`CompressionFormat: GZIP`): each record gunzipped, as CloudWatch Logs
 /// subscriptions send them. A record that does not decompress is delivered as it came (still
-/// compressed) to the `decompression-failed` error output (decomp-faq.html).
+/// compressed) to the `decompression-failed` error output (decomp-faq.html). What records decompress
+/// to is charged to the request's memory budget; when it is spent the request fails as a whole.
 struct GzipDecompression: RecordProcessor {
     /// Bound on one record's decompressed size: a CloudWatch Logs data message holds at most one
     /// PutLogEvents batch (1 MiB of events), so this leaves ample room and stops a gzip bomb.
@@ -24,9 +25,13 @@ struct GzipDecompression: RecordProcessor {
             let record = records[index]
             let limit = min(Self.maxRecordBytes, Self.maxRequestBytes - total)
             do {
-                let content = try Gzip.decompress(Array(record), limit: limit)
+                // Charged as gzip bodies are: the output, then the copy into the batch.
+                let content = try Gzip.decompress(Array(record), limit: limit) { context.reserveMemory(2 * $0) }
                 total += content.count
                 output.append(content)
+            } catch .refused {
+                outcome.memorySpent = true
+                return RecordBatch()
             } catch {
                 let reason =
                     switch error {

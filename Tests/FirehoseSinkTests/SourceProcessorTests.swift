@@ -1,5 +1,6 @@
 import FirehoseWire
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FirehoseSink
@@ -107,6 +108,44 @@ struct SourceProcessorTests {
             [Array("a##b##c".utf8), Array("d##".utf8), many])
         #expect(records == ["a", "b", "c", "d", String(repeating: "x##", count: 501)])
         #expect(outcome.errors.isEmpty)
+    }
+
+    @Test(
+        "Decompressed records are charged to the request's memory budget; when it is spent the put fails, storing nothing"
+    )
+    func memoryBudget() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination())
+            stream.processRecords([.decompressGzip])
+            try harness.sink.createStream(stream)
+            let record = try GzipEncoding(level: 6).encodeWhole([UInt8](repeating: 0x61, count: 1 << 20))
+            final class Charged: Sendable {
+                let bytes = Mutex(0)
+            }
+            let charged = Charged()
+            // What one record charges (its output, twice), measured with an unlimited budget.
+            _ = try await harness.sink.put(RecordBatch([record]), to: "demo") { bytes in
+                charged.bytes.withLock { $0 += bytes }
+                return true
+            }
+            let one = charged.bytes.withLock { $0 }
+            #expect(one >= 2 << 20)
+            charged.bytes.withLock { $0 = 0 }
+            // A budget that holds one record's output but not two.
+            let budget = one * 3 / 2
+            let reserve: @Sendable (Int) -> Bool = { bytes in
+                charged.bytes.withLock { total in
+                    guard total + bytes <= budget else { return false }
+                    total += bytes
+                    return true
+                }
+            }
+            await #expect(throws: SinkError.memorySpent) {
+                try await harness.sink.put(RecordBatch([record, record]), to: "demo", reserveMemory: reserve)
+            }
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.map(\.records) == [1])
+        }
     }
 
     @Test("A stream decompressing CloudWatch Logs records delivers their messages, delimited, and counts drops")
