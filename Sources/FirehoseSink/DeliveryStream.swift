@@ -563,9 +563,7 @@ actor DeliveryStream {
                 continue
             }
             let settings = buffer.settings
-            let key = settings.objectKey(
-                for: buffer.partition, versionID: settings.versionID, firstArrival: buffer.firstArrival,
-                randomSource: &random)
+            let key = buffer.objectKey
             let descriptor: Int32
             do {
                 try buffer.finishEncoding()
@@ -614,12 +612,16 @@ actor DeliveryStream {
 
     /// Delivers records recovered from a crashed run's staging files as one object, encoded with the
     /// stream's current settings, then removes the staging files.
+    /// - Parameter key: the key the journal fixed when the buffer opened; nil (older journals): one
+    ///   made with the stream's current settings.
     func deliverRecovered(
-        _ raw: [UInt8], records: Int, partition: PartitionKey, firstArrival: Date, versionID: Int,
-        stagingFiles: [String]
+        _ raw: [UInt8], records: Int, partition: PartitionKey, key fixedKey: String?, firstArrival: Date,
+        versionID: Int, stagingFiles: [String]
     ) throws(FileSystemError) -> DeliveredObject {
-        let key = settings.objectKey(
-            for: partition, versionID: versionID, firstArrival: firstArrival, randomSource: &random)
+        let key =
+            fixedKey
+            ?? settings.objectKey(
+                for: partition, versionID: versionID, firstArrival: firstArrival, randomSource: &random)
         let encoded = try settings.encoding.encodeWhole(raw)
         let temporary = "\(stagingDirectory)/\(UUID().uuidString.lowercased()).recovered"
         let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)

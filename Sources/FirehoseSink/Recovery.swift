@@ -170,7 +170,7 @@ extension FirehoseSink {
         }
         do {
             let object = try await stream.deliverRecovered(
-                raw, records: commit.records, partition: journal.header.partition ?? .whole,
+                raw, records: commit.records, partition: journal.header.partition ?? .whole, key: journal.header.key,
                 firstArrival: journal.header.firstArrival,
                 versionID: journal.header.versionID, stagingFiles: [dataPath, journalPath])
             report.delivered.append(object)

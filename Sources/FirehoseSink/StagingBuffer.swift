@@ -33,6 +33,9 @@ final class StagingBuffer: Identifiable {
     let partition: PartitionKey
     /// Arrival time of the oldest record: fixes the object key's time and the interval deadline.
     let firstArrival: Date
+    /// The key the buffer is delivered at, fixed when it opens (under the settings it opens with) and
+    /// kept in the journal, so recovery delivers it there whatever the stream's settings are by then.
+    let objectKey: String
     /// Content bytes reserved by requests, written or not: what the size hint is checked against.
     private(set) var reservedBytes = 0
     /// Reserved segments not yet handed to `stage`.
@@ -68,6 +71,9 @@ final class StagingBuffer: Identifiable {
         self.settings = settings
         self.partition = partition
         self.firstArrival = firstArrival
+        var random = SystemRandomNumberGenerator()
+        objectKey = settings.objectKey(
+            for: partition, versionID: settings.versionID, firstArrival: firstArrival, randomSource: &random)
         let encoder = settings.encoding.makeSegmentEncoder()
         self.encoder = encoder
         let header = encoder.header
@@ -78,7 +84,7 @@ final class StagingBuffer: Identifiable {
             let header = StagingJournal.Header(
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
-                encoding: settings.encoding.name, partition: partition == .whole ? nil : partition)
+                encoding: settings.encoding.name, partition: partition == .whole ? nil : partition, key: objectKey)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count

@@ -29,9 +29,12 @@ enum StagingJournal {
         /// The buffer's partition; absent for a stream's one partition (and in journals written
         /// before streams had others).
         var partition: PartitionKey?
+        /// The object key the buffer is delivered at; absent in journals written before keys were
+        /// fixed when a buffer opens (recovery then computes one with the stream's settings).
+        var key: String?
 
         enum CodingKeys: String, CodingKey {
-            case stream, versionID, firstArrivalMilliseconds, partition
+            case stream, versionID, firstArrivalMilliseconds, partition, key
             case encoding = "compression"
         }
 

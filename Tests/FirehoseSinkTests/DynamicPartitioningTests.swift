@@ -215,6 +215,27 @@ struct DynamicPartitioningTests {
         }
     }
 
+    @Test("A buffer staged before a crash is recovered at the key it opened with, even after the prefix changed")
+    func recoveryAfterPrefixChange() async throws {
+        let crashed = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
+        try crashed.sink.createStream(try partitionedSettings())
+        try await crashed.put([#"{"customer_id":"a","region":"eu"}"#])
+
+        // The stream now partitions by a key the staged buffer has no value for.
+        var changed = try settings(
+            destination(
+                prefix: "region=!{partitionKeyFromQuery:region}/",
+                errorOutputPrefix: "errors/!{firehose:error-output-type}/", intervalInSeconds: 60, delimiter: true))
+        try changed.partitionByQuery("{region: .region}", maxKeyBytes: 4000)
+        let restarted = try restartedSink(over: crashed.directory, streams: [changed])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.orphaned.isEmpty && report.corrupt.isEmpty)
+        let object = try #require(report.delivered.first)
+        #expect(object.key.hasPrefix("customer=a/demo-1-2026-11-21-13-05-09-"))
+        #expect(try crashed.contents(of: object) == Array("{\"customer_id\":\"a\",\"region\":\"eu\"}\n".utf8))
+    }
+
     @Test("Concurrent requests partition on every compiled copy of the query, and no record is lost")
     func concurrentRequests() async throws {
         try await SinkHarness.with { harness in
