@@ -153,23 +153,33 @@ actor DeliveryStream {
         let prepared = currentPipeline.withLock { $0 }.prepare(records, context: context)
         if prepared.memorySpent { throw .memorySpent }
         if prepared.dropped > 0 { onDropped(prepared.dropped) }
-        do throws(FileSystemError) {
-            switch try await reserve(prepared, context: context) {
-            case .finished(let delivered):
-                return delivered
-            case .encode(let tickets, let jobs):
-                // Off the actor: this is where one stream's compression spreads over the cores.
-                let segments = jobs.map { (ticket: $0.ticket, segment: $0.job.encode()) }
-                return try await finish(tickets, encoded: segments)
-            }
+        let reservation: Reservation
+        do {
+            reservation = try await reserve(prepared, context: context)
         } catch {
             throw .storage(error)
+        }
+        switch reservation {
+        case .finished(let delivered):
+            return delivered
+        case .memorySpent:
+            throw .memorySpent
+        case .encode(let tickets, let jobs):
+            // Off the actor: this is where one stream's compression spreads over the cores.
+            let segments = jobs.map { (ticket: $0.ticket, segment: $0.job.encode()) }
+            do {
+                return try await finish(tickets, encoded: segments)
+            } catch {
+                throw .storage(error)
+            }
         }
     }
 
     enum Reservation: Sendable {
         case finished([DeliveredObject])
         case encode(tickets: Range<UInt64>, jobs: [(ticket: UInt64, job: SegmentJob)])
+        /// Processing again under new settings was refused memory: nothing was reserved.
+        case memorySpent
     }
 
     private func reserve(_ request: RecordPipeline.Prepared, context: RecordContext) async throws(FileSystemError)
@@ -180,7 +190,10 @@ actor DeliveryStream {
         let current = currentPipeline.withLock { $0 }
         if request.generation != current.generation {
             // Prepared just before an update: every open buffer is under the new settings now.
-            partitions = current.prepare(request.raw, context: context).partitions
+            let again = current.prepare(request.raw, context: context)
+            // Its partitions are incomplete: fail the request before anything of it is staged.
+            guard !again.memorySpent else { return .memorySpent }
+            partitions = again.partitions
         }
         let first = tickets.nextTicket
         var jobs: [(ticket: UInt64, job: SegmentJob)] = []

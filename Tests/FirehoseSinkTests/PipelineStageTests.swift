@@ -222,6 +222,29 @@ struct PipelineStageTests {
         }
     }
 
+    @Test("A request processed again after an update, and refused memory then, fails whole; nothing is lost")
+    func reprocessingRefusedMemory() async throws {
+        try await SinkHarness.with { harness in
+            let gate = ProcessingGate()
+            var old = try settings(destination())
+            old.processors = [TaggingProcessor("", gate: gate)]
+            try harness.sink.createStream(old)
+            let record = try settings(destination(compression: "GZIP")).encoding.encodeWhole(Array("inflated".utf8))
+            // Nothing is charged under the old settings; decompressing under the new ones is refused.
+            let put = Task(executorPreference: gate.executor) {
+                try await harness.sink.put(RecordBatch([record]), to: "demo") { _ in false }
+            }
+            #expect(await gate.waitUntilReached())
+            var new = try settings(destination())
+            new.versionID = 2
+            new.processRecords([.decompressGzip])
+            try await harness.sink.updateStream(new, record: try #require(harness.sink.record(of: "demo")))
+            gate.open()
+            await #expect(throws: SinkError.memorySpent) { try await put.value }
+            #expect(try await harness.sink.flush(stream: "demo").isEmpty)
+        }
+    }
+
     @Test("With a test-only partitioner each partition has its own buffer and object, records in order")
     func pluggedPartitioner() async throws {
         try await SinkHarness.with { harness in
