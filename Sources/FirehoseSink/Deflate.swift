@@ -80,15 +80,32 @@ package enum GzipMember {
     /// The header zlib writes at levels 2–8 on Unix: no name, no time, OS 3.
     package static let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]
 
+    /// 0x03 0x00: an empty final deflate block (BFINAL=1, fixed Huffman, end-of-block code).
+    package static let finalBlock: [UInt8] = [0x03, 0x00]
+
     /// Ends the deflate stream with an empty final block, then the CRC-32 and size of the content.
     package static func trailer(crc: UInt32, length: Int) -> [UInt8] {
-        let size = UInt32(truncatingIfNeeded: length)
-        // 0x03 0x00: BFINAL=1, fixed Huffman, end-of-block code.
-        return [0x03, 0x00] + littleEndian(crc) + littleEndian(size)
+        finalBlock + checks(crc: crc, length: length)
     }
 
-    private static func littleEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 24)]
+    /// The member's last 8 bytes: the content's CRC-32 and size (mod 2^32).
+    package static func checks(crc: UInt32, length: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        LittleEndian.append(crc, to: &bytes)
+        LittleEndian.append(UInt32(truncatingIfNeeded: length), to: &bytes)
+        return bytes
+    }
+}
+
+/// Little-endian fields, as gzip and ZIP write them.
+package enum LittleEndian {
+    package static func append(_ value: UInt16, to output: inout [UInt8]) {
+        output.append(UInt8(value & 0xFF))
+        output.append(UInt8(value >> 8))
+    }
+
+    package static func append(_ value: UInt32, to output: inout [UInt8]) {
+        for shift in stride(from: 0, to: 32, by: 8) { output.append(UInt8(value >> UInt32(shift) & 0xFF)) }
     }
 }
 

@@ -1,4 +1,5 @@
 import DurableStorage
+import FirehoseKeyLayout
 import FirehoseWire
 
 #if canImport(FoundationEssentials)
@@ -47,13 +48,11 @@ final class ZipSegmentEncoder: SegmentEncoder {
 
     func trailer(contentCRC: UInt32, contentLength: Int, storedLength: Int) -> [UInt8] {
         // The empty final block ends the deflate stream, as in GZIP's trailer.
-        let finalBlock: [UInt8] = [0x03, 0x00]
-        let compressed = storedLength - header.count + finalBlock.count
-        var trailer = finalBlock
-        ZipArchive.append32(0x0807_4B50, to: &trailer)
-        ZipArchive.append32(contentCRC, to: &trailer)
-        ZipArchive.append32(UInt32(compressed), to: &trailer)
-        ZipArchive.append32(UInt32(contentLength), to: &trailer)
+        let compressed = storedLength - header.count + GzipMember.finalBlock.count
+        var trailer = GzipMember.finalBlock
+        for value in [0x0807_4B50, contentCRC, UInt32(compressed), UInt32(contentLength)] {
+            LittleEndian.append(value, to: &trailer)
+        }
         let directoryOffset = storedLength + trailer.count
         let directory = ZipArchive.centralDirectoryEntry(
             name: entryName, dosTime: dosTime, crc: contentCRC, compressed: compressed, uncompressed: contentLength)
@@ -73,11 +72,11 @@ enum ZipArchive {
 
     static func localHeader(name: [UInt8], dosTime: (time: UInt16, date: UInt16)) -> [UInt8] {
         var header: [UInt8] = []
-        append32(0x0403_4B50, to: &header)
-        for value in [version, flags, deflated, dosTime.time, dosTime.date] { append16(value, to: &header) }
-        for _ in 0..<3 { append32(0, to: &header) }  // CRC and sizes: in the data descriptor
-        append16(UInt16(name.count), to: &header)
-        append16(0, to: &header)
+        LittleEndian.append(UInt32(0x0403_4B50), to: &header)
+        for value in [version, flags, deflated, dosTime.time, dosTime.date] { LittleEndian.append(value, to: &header) }
+        for _ in 0..<3 { LittleEndian.append(UInt32(0), to: &header) }  // CRC and sizes: in the data descriptor
+        LittleEndian.append(UInt16(name.count), to: &header)
+        LittleEndian.append(UInt16(0), to: &header)
         return header + name
     }
 
@@ -94,44 +93,35 @@ enum ZipArchive {
         name: [UInt8], dosTime: (time: UInt16, date: UInt16), crc: UInt32, compressed: Int, uncompressed: Int
     ) -> [UInt8] {
         var entry: [UInt8] = []
-        append32(0x0201_4B50, to: &entry)
+        LittleEndian.append(UInt32(0x0201_4B50), to: &entry)
         // Made by: version 2.0, MS-DOS attributes.
-        for value in [version, version, flags, deflated, dosTime.time, dosTime.date] { append16(value, to: &entry) }
-        append32(crc, to: &entry)
-        append32(UInt32(compressed), to: &entry)
-        append32(UInt32(uncompressed), to: &entry)
-        append16(UInt16(name.count), to: &entry)
-        for _ in 0..<4 { append16(0, to: &entry) }  // extra, comment, disk, internal attributes
-        append32(0, to: &entry)  // external attributes
-        append32(0, to: &entry)  // the local header's offset: the archive's start
+        for value in [version, version, flags, deflated, dosTime.time, dosTime.date] {
+            LittleEndian.append(value, to: &entry)
+        }
+        for value in [crc, UInt32(compressed), UInt32(uncompressed)] { LittleEndian.append(value, to: &entry) }
+        LittleEndian.append(UInt16(name.count), to: &entry)
+        for _ in 0..<4 { LittleEndian.append(UInt16(0), to: &entry) }  // extra, comment, disk, internal attributes
+        LittleEndian.append(UInt32(0), to: &entry)  // external attributes
+        LittleEndian.append(UInt32(0), to: &entry)  // the local header's offset: the archive's start
         return entry + name
     }
 
     static func appendEndRecord(directorySize: Int, directoryOffset: Int, to output: inout [UInt8]) {
-        append32(0x0605_4B50, to: &output)
-        for value: UInt16 in [0, 0, 1, 1] { append16(value, to: &output) }
-        append32(UInt32(directorySize), to: &output)
-        append32(UInt32(directoryOffset), to: &output)
-        append16(0, to: &output)
+        LittleEndian.append(UInt32(0x0605_4B50), to: &output)
+        for value: UInt16 in [0, 0, 1, 1] { LittleEndian.append(value, to: &output) }
+        LittleEndian.append(UInt32(directorySize), to: &output)
+        LittleEndian.append(UInt32(directoryOffset), to: &output)
+        LittleEndian.append(UInt16(0), to: &output)
     }
 
     /// MS-DOS time and date, in UTC (ZIP has no zone; the years 1980–2107 fit).
     static func dosTime(_ date: Date) -> (time: UInt16, date: UInt16) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let year = min(max((parts.year ?? 1980) - 1980, 0), 127)
-        let time = (parts.hour ?? 0) << 11 | (parts.minute ?? 0) << 5 | (parts.second ?? 0) / 2
-        return (UInt16(time), UInt16(year << 9 | (parts.month ?? 1) << 5 | (parts.day ?? 1)))
-    }
-
-    static func append16(_ value: UInt16, to output: inout [UInt8]) {
-        output.append(UInt8(value & 0xFF))
-        output.append(UInt8(value >> 8))
-    }
-
-    static func append32(_ value: UInt32, to output: inout [UInt8]) {
-        for shift in stride(from: 0, to: 32, by: 8) { output.append(UInt8(value >> UInt32(shift) & 0xFF)) }
+        let civil = CivilDateTime(date: date, utcOffsetSeconds: 0)
+        let year = min(max(civil.year - 1980, 0), 127)
+        return (
+            UInt16(civil.hour << 11 | civil.minute << 5 | civil.second / 2),
+            UInt16(year << 9 | civil.month << 5 | civil.day)
+        )
     }
 }
 
@@ -151,10 +141,9 @@ extension ZipArchive {
         let (crc, compressed, uncompressed) = (u32(directory + 16), u32(directory + 20), u32(directory + 24))
         guard dataStart + compressed <= directory else { return nil }
         // The deflate stream inside a gzip member with the entry's CRC and size: zlib checks both.
-        var member = GzipMember.header + object[dataStart..<dataStart + compressed]
-        for value in [crc, uncompressed] {
-            for shift in [0, 8, 16, 24] { member.append(UInt8(value >> shift & 0xFF)) }
-        }
+        let member =
+            GzipMember.header + object[dataStart..<dataStart + compressed]
+            + GzipMember.checks(crc: UInt32(crc), length: uncompressed)
         return try? Gzip.decompress(member, limit: uncompressed)
     }
 }
