@@ -273,13 +273,13 @@ actor DeliveryStream {
         let failure = ErrorOutput.Failure.activePartitionExceeded
         let message =
             "The Firehose stream has \(maxActivePartitions) active partitions, its limit; records of another partition go to the error output until one is delivered."
-        var failed = RecordBatch()
+        var outcome = ProcessingOutcome()
         for index in 0..<partition.records.count {
             // The record as sent: without the delimiter the pipeline appended.
             let record = partition.records[index].dropLast(appendsNewline ? 1 : 0)
-            ErrorOutput.append(record, code: failure.code, message: message, context: context, to: &failed)
+            outcome.fail(record, type: failure.type, code: failure.code, message: message, context: context)
         }
-        return RecordPartition(key: .errorOutput(failure.type), records: failed)
+        return outcome.partitions.first ?? RecordPartition(key: .errorOutput(failure.type), records: RecordBatch())
     }
 
     /// Takes the request's encoded segments, writes every segment whose turn has come, waits for the
