@@ -170,16 +170,32 @@ package enum POSIX {
     /// Everything in the open file, read from its start (pread: the descriptor's offset is not moved).
     package static func readAll(_ fd: Int32, path: String) throws(FileSystemError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(bytes.count)) }
-            if count < 0 {
+            let chunk = try read(fd, upTo: 1 << 16, at: Int64(bytes.count), path: path)
+            if chunk.isEmpty { return bytes }
+            bytes += chunk
+        }
+    }
+
+    /// Up to `count` bytes of the open file from `offset` (pread): fewer only where the file ends.
+    package static func read(_ fd: Int32, upTo count: Int, at offset: Int64, path: String) throws(FileSystemError)
+        -> [UInt8]
+    {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = bytes.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+            }
+            if read < 0 {
                 if errno == EINTR { continue }
                 throw FileSystemError(operation: "read", path: path, errno: errno)
             }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<count])
+            if read == 0 { break }
+            filled += read
         }
+        if filled < count { bytes.removeLast(count - filled) }
+        return bytes
     }
 
     /// Hard links of an open file: 0 once it was unlinked.

@@ -98,6 +98,9 @@ actor DeliveryStream {
         StagingBuffer, DeliveredObject.Reason, DeliveredObject, CheckedContinuation<Void, Never>
     >
     private var retryTask: Task<Void, Never>?
+    /// Delivery encodings under way or done, by buffer, until the buffer's publishing takes them.
+    private var deliveryEncodings: [UUID: DeliveryEncodingTask] = [:]
+    typealias DeliveryEncodingTask = Task<Result<Int, FileSystemError>, Never>
 
     /// Every reserved segment gets the next ticket; segments are written in ticket order.
     private var tickets = Tickets()
@@ -393,6 +396,7 @@ actor DeliveryStream {
         buffers.close(buffer)
         publishQueue.remove(buffer)
         dirtyBuffers.removeAll { $0 === buffer }
+        dropDeliveryEncoding(of: buffer)
         buffer.discard()
     }
 
@@ -458,7 +462,10 @@ actor DeliveryStream {
     /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
     func discardAll() {
         discard()
-        for buffer in publishQueue.discardAll() { buffer.discard() }
+        for buffer in publishQueue.discardAll() {
+            dropDeliveryEncoding(of: buffer)
+            buffer.discard()
+        }
         retryTask?.cancel()
         retryTask = nil
     }
@@ -570,6 +577,7 @@ actor DeliveryStream {
         }
         defer { for waiter in publishQueue.endTurn() { waiter.resume() } }
         var outcome = PublishOutcome()
+        startDeliveryEncodings()
         publishing: while let (buffer, reason) = publishQueue.next, buffer.pendingSegments == 0 {
             if buffer.isUnlinked {
                 abandon(buffer)
@@ -577,23 +585,33 @@ actor DeliveryStream {
             }
             let settings = buffer.settings
             let key = buffer.objectKey
-            let descriptor: Int32
+            let staged: StagedObject
+            let storedBytes: Int
             do {
                 try buffer.finishEncoding()
-                descriptor = try buffer.duplicateDataDescriptor()
+                if settings.encodesAtDelivery {
+                    let encoding = deliveryEncodings.removeValue(forKey: buffer.id) ?? startDeliveryEncoding(buffer)
+                    storedBytes = try await encoding.value.get()
+                    staged = StagedObject(
+                        path: buffer.encodedPath, descriptor: try POSIX.open(buffer.encodedPath, flags: O_RDONLY))
+                } else {
+                    staged = StagedObject(path: buffer.dataPath, descriptor: try buffer.duplicateDataDescriptor())
+                    storedBytes = buffer.storedBytes
+                }
             } catch {
                 outcome.failure = error
                 break publishing
             }
-            let staged = StagedObject(path: buffer.dataPath, descriptor: descriptor)
-            let journalPath = buffer.journalPath
+            // Staged as it was, the content outlives the object's delivery by a moment: removed after
+            // the journal, so a crash in between leaves nothing or a journal that delivers it again.
+            let stagingFiles = [buffer.journalPath] + (settings.encodesAtDelivery ? [buffer.dataPath] : [])
             let delivery = await BlockingIO.run {
                 [destination, bucket = settings.bucket] () -> Result<String, FileSystemError> in
-                defer { POSIX.close(descriptor) }
+                defer { POSIX.close(staged.descriptor) }
                 do throws(FileSystemError) {
                     let path = try destination.deliver(staged, bucket: bucket, key: key)
                     // The object is at its destination for good: the journal has done its job.
-                    POSIX.unlink(journalPath)
+                    for file in stagingFiles { POSIX.unlink(file) }
                     return .success(path)
                 } catch {
                     return .failure(error)
@@ -614,13 +632,51 @@ actor DeliveryStream {
             buffer.close()
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
-                bytes: buffer.uncompressedBytes, storedBytes: buffer.storedBytes, reason: reason,
+                bytes: buffer.uncompressedBytes, storedBytes: storedBytes, reason: reason,
                 firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType)
             publishQueue.published(buffer, as: object)
             announce(object)
             outcome.delivered.append((buffer.id, object))
         }
         return outcome
+    }
+
+    /// Starts encoding, off the actor, each retired buffer that is encoded at delivery and holds all
+    /// its content (no reserved segment left to write), so the buffers of many partitions encode on
+    /// every core while the oldest is published.
+    private func startDeliveryEncodings() {
+        for (buffer, _) in publishQueue.retired
+        where buffer.settings.encodesAtDelivery && buffer.pendingSegments == 0 && deliveryEncodings[buffer.id] == nil {
+            // A failure to write what is staged is met again, and reported, when the buffer's turn comes.
+            guard (try? buffer.finishEncoding()) != nil else { continue }
+            deliveryEncodings[buffer.id] = startDeliveryEncoding(buffer)
+        }
+    }
+
+    /// Encodes a buffer staged as it is into its object file (`StagingBuffer.encodedPath`).
+    /// - Precondition: every segment of the buffer is written (`finishEncoding`).
+    private func startDeliveryEncoding(_ buffer: StagingBuffer) -> DeliveryEncodingTask {
+        let (source, length, encoding, destination) = (
+            buffer.dataPath, buffer.uncompressedBytes, buffer.settings.encoding, buffer.encodedPath
+        )
+        return Task {
+            do throws(FileSystemError) {
+                return .success(
+                    try await DeliveryEncoding.encode(source, length: length, with: encoding, into: destination))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// A buffer dropped before its delivery encoding was used: its object file goes once written.
+    private func dropDeliveryEncoding(of buffer: StagingBuffer) {
+        guard let task = deliveryEncodings.removeValue(forKey: buffer.id) else { return }
+        let path = buffer.encodedPath
+        Task {
+            _ = await task.value
+            POSIX.unlink(path)
+        }
     }
 
     /// Delivers records recovered from a crashed run's staging files as one object, encoded with the

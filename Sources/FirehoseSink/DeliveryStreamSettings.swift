@@ -97,6 +97,17 @@ public struct DeliveryStreamSettings: Sendable {
         self.definition = definition
     }
 
+    /// How buffers hold their content until delivery. A partitioned stream spreads each request over
+    /// many buffers, a few KB apiece: compressed as they arrive, those shares cost about three times
+    /// the CPU per byte (one cold deflater per partition, docs/benchmarks.md). So its buffers are
+    /// staged as they are and `encoding` runs over each whole buffer at delivery.
+    var stagingEncoding: any ObjectEncoding {
+        partitioner is WholeStream ? encoding : UncompressedEncoding()
+    }
+
+    /// Whether a buffer's object is encoded at delivery rather than staged encoded.
+    var encodesAtDelivery: Bool { stagingEncoding.name != encoding.name }
+
     /// Runs `steps` on every request's records, in order, before partitioning.
     public mutating func processRecords(_ steps: [RecordProcessing]) {
         recordProcessing = steps

@@ -144,7 +144,7 @@ public final class FirehoseSink: Sendable {
     private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
     private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
     let quarantine = Mutex<[QuarantinedBuffer]>([])
-    private let streamChanges = AsyncSerialGate()
+    private let streamChanges = AsyncGate()
 
     /// Creates the data and staging directories.
     public init(

@@ -24,12 +24,7 @@ extension ObjectEncoding {
     package func encodeWhole(_ content: [UInt8]) throws(FileSystemError) -> [UInt8] {
         let encoder = makeSegmentEncoder()
         let records = content.isEmpty ? RecordBatch() : RecordBatch(storage: content, ends: [content.count])
-        let run = RecordRun(records: records, range: 0..<records.count)
-        let segment =
-            switch encoder.encode(run, inParallel: false) {
-            case .ready(let segment): segment
-            case .job(let job): job.encode()
-            }
+        let segment = encoder.encodeHere(RecordRun(records: records, range: 0..<records.count))
         return encoder.header + segment.stored
             + encoder.trailer(
                 contentCRC: segment.contentCRC, contentLength: segment.contentLength,
@@ -51,6 +46,16 @@ package protocol SegmentEncoder: AnyObject {
     /// The bytes that end the object, given the CRC-32 and length of its whole content and the
     /// length of everything stored before the trailer (header included).
     func trailer(contentCRC: UInt32, contentLength: Int, storedLength: Int) -> [UInt8]
+}
+
+extension SegmentEncoder {
+    /// Encodes `run`, the next segment, on the caller's thread.
+    func encodeHere(_ run: RecordRun) -> EncodedSegment {
+        switch encode(run, inParallel: false) {
+        case .ready(let segment): segment
+        case .job(let job): job.encode()
+        }
+    }
 }
 
 /// What `SegmentEncoder.encode` made of a run.

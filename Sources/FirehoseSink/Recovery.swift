@@ -50,8 +50,9 @@ extension FirehoseSink {
         }
         let directory = configuration.stagingDirectory
         let names = POSIX.listDirectory(directory).sorted()
-        for name in names where name.hasSuffix(".recovered") {
-            // A recovery that stopped before its rename: the staging files it came from are still there.
+        for name in names where name.hasSuffix(".recovered") || name.hasSuffix(".object") {
+            // An object encoded for delivery (by a recovery, or at a buffer's delivery) that was not
+            // renamed into its bucket: the staging files it came from are still there.
             POSIX.unlink("\(directory)/\(name)")
         }
         for name in names where name.hasSuffix(".journal") {

@@ -27,6 +27,8 @@ final class StagingBuffer: Identifiable {
     let id: UUID
     let dataPath: String
     let journalPath: String
+    /// Where the object is written when it is encoded at delivery (`DeliveryStreamSettings.encodesAtDelivery`).
+    let encodedPath: String
     /// The settings the buffer was opened under; it is delivered under them even after an update.
     let settings: DeliveryStreamSettings
     /// The partition whose records the buffer holds.
@@ -53,7 +55,7 @@ final class StagingBuffer: Identifiable {
     /// Encoded bytes not yet in the data file, with their CRC-32s.
     private var unwritten: [(bytes: [UInt8], crc: UInt32)] = []
     /// CRC-32 of the content so far (the trailer's).
-    private var contentCRC: UInt32 = 0
+    private(set) var contentCRC: UInt32 = 0
     /// The encoding stage of this buffer; nil once the encoding is finished.
     private var encoder: (any SegmentEncoder)?
     /// What the last journal line recorded.
@@ -68,13 +70,14 @@ final class StagingBuffer: Identifiable {
         let base = "\(directory)/\(id.uuidString.lowercased())"
         dataPath = base + ".partial"
         journalPath = base + ".journal"
+        encodedPath = base + ".object"
         self.settings = settings
         self.partition = partition
         self.firstArrival = firstArrival
         var random = SystemRandomNumberGenerator()
         objectKey = settings.objectKey(
             for: partition, versionID: settings.versionID, firstArrival: firstArrival, randomSource: &random)
-        let encoder = settings.encoding.makeSegmentEncoder()
+        let encoder = settings.stagingEncoding.makeSegmentEncoder()
         self.encoder = encoder
         let header = encoder.header
         if !header.isEmpty { unwritten = [(header, header.withUnsafeBytes { CRC32.checksum($0) })] }
@@ -84,7 +87,8 @@ final class StagingBuffer: Identifiable {
             let header = StagingJournal.Header(
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
-                encoding: settings.encoding.name, partition: partition == .whole ? nil : partition, key: objectKey)
+                encoding: settings.stagingEncoding.name, partition: partition == .whole ? nil : partition,
+                key: objectKey)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count
@@ -207,5 +211,6 @@ final class StagingBuffer: Identifiable {
         close()
         POSIX.unlink(dataPath)
         POSIX.unlink(journalPath)
+        POSIX.unlink(encodedPath)
     }
 }

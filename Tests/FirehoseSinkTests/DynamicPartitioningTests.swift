@@ -141,6 +141,99 @@ struct DynamicPartitioningTests {
         }
     }
 
+    /// JSON records of `customer`, each about `bytes` long: words in a pseudo-random order, which
+    /// every format compresses, but not to nothing.
+    static func bulkyRecords(customer: String, count: Int, bytes: Int) -> [[UInt8]] {
+        let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett"]
+        var state: UInt32 = 12345
+        return (0..<count).map { index in
+            var pad = ""
+            while pad.utf8.count < bytes {
+                state = state &* 1_103_515_245 &+ 12345
+                pad += words[Int(state >> 16) % words.count] + " "
+            }
+            return Array(#"{"customer_id":"\#(customer)","n":\#(index),"pad":"\#(pad)"}"#.utf8) + [0x0A]
+        }
+    }
+
+    @Test(
+        "A partitioned stream stages its buffers as they are and encodes each whole at delivery, in every format",
+        arguments: ["GZIP", "ZIP", "Snappy", "HADOOP_SNAPPY"])
+    func encodesAtDelivery(format: String) async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings(compression: format, delimiter: false))
+            // More than one chunk of DeliveryEncoding for one partition, a few bytes for the other.
+            let big = Self.bulkyRecords(customer: "big", count: 3, bytes: 900_000)
+            for record in big { try await harness.put([record]) }
+            try await harness.put([Array(#"{"customer_id":"small"}"#.utf8)])
+            // Staged as they are: the data files hold the records, and the journals say so.
+            let staged = try harness.stagedFiles.map { try harness.contents("\(harness.stagingDirectory)/\($0)") }
+            #expect(Set(staged) == [big.flatMap { $0 }, Array(#"{"customer_id":"small"}"#.utf8)])
+            for journal in harness.files(under: harness.stagingDirectory) where journal.hasSuffix(".journal") {
+                let text = String(
+                    decoding: try harness.contents("\(harness.stagingDirectory)/\(journal)"), as: UTF8.self)
+                #expect(text.contains(#""compression":"UNCOMPRESSED""#))
+            }
+            let objects = try await harness.sink.flush(stream: "demo")
+            #expect(objects.count == 2)
+            let extensionOfFormat = ["GZIP": ".gz", "ZIP": ".zip", "Snappy": ".snappy", "HADOOP_SNAPPY": ".snappy"][
+                format]!
+            for object in objects {
+                let stored = try harness.contents(of: object)
+                #expect(object.key.hasSuffix(extensionOfFormat))
+                #expect(object.storedBytes == stored.count)
+                let content = try ObjectContent.decode(stored, key: object.key)
+                #expect(content.count == object.bytes)
+                if object.key.hasPrefix("customer=big/") {
+                    #expect(content == big.flatMap { $0 })
+                    #expect(object.records == 3)
+                    #expect(stored.count < content.count, "the object is compressed")
+                } else {
+                    #expect(content == Array(#"{"customer_id":"small"}"#.utf8))
+                }
+            }
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test(
+        "An object encoded for delivery but not yet in its bucket is removed at the next start; its buffer is delivered"
+    )
+    func strayEncodedObjectAfterCrash() async throws {
+        let crashed = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
+        let stream = try partitionedSettings(compression: "GZIP")
+        try crashed.sink.createStream(stream)
+        try await crashed.put([#"{"customer_id":"a"}"#])
+        // What a crash during delivery encoding leaves beside the staged buffer.
+        let partial = try #require(crashed.stagedFiles.first)
+        let stray = "\(crashed.stagingDirectory)/\(partial.dropLast(".partial".count)).object"
+        FileManager.default.createFile(atPath: stray, contents: Data([0x1F, 0x8B, 0x08]))
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.orphaned.isEmpty && report.corrupt.isEmpty)
+        let object = try #require(report.delivered.first)
+        #expect(
+            try Gzip.decompress(crashed.contents(of: object), limit: 1 << 20) == Array("{\"customer_id\":\"a\"}\n".utf8)
+        )
+        #expect(crashed.stagingIsEmpty)
+    }
+
+    @Test("Deleting a partitioned stream while its buffers are being encoded for delivery leaves no files behind")
+    func deleteDuringDeliveryEncoding() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings(compression: "GZIP", delimiter: false))
+            for customer in ["a", "b", "c", "d"] {
+                try await harness.put(Self.bulkyRecords(customer: customer, count: 2, bytes: 500_000))
+            }
+            let flushing = Task { try await harness.sink.flush(stream: "demo") }
+            try await harness.sink.deleteStream("demo")
+            _ = try? await flushing.value
+            try await eventually("the staging folder to be empty") { harness.stagingIsEmpty }
+        }
+    }
+
     @Test("Each partition fills and times out on its own buffer's hints")
     func partitionIntervals() async throws {
         try await SinkHarness.with { harness in

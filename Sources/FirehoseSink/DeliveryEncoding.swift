@@ -1,0 +1,71 @@
+import DurableStorage
+import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The encoding stage run at delivery, for buffers staged as they are
+/// (`DeliveryStreamSettings.encodesAtDelivery`): reads the staged content a chunk at a time and
+/// writes the object beside it, so memory holds one chunk and one encoder whatever the buffer size,
+/// and one warm compressor sees megabytes at a time.
+enum DeliveryEncoding {
+    /// Content encoded per step. The task yields between steps: a 128 MiB buffer must not hold one of
+    /// the cooperative threads, which serve requests too, for seconds.
+    static let chunkBytes = 1 << 20
+
+    /// Objects encoded at once, across every stream: one per core uses them all and bounds memory
+    /// (a chunk and an encoder each) however many partitions deliver together.
+    static let gate = AsyncGate(width: max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// Writes `encoding` of the first `length` bytes of the file `source` to `destination` (replaced
+    /// if it exists; removed on failure). Returns the object's length.
+    @concurrent
+    static func encode(_ source: String, length: Int, with encoding: any ObjectEncoding, into destination: String)
+        async throws(FileSystemError) -> Int
+    {
+        try await gate.run { () async throws(FileSystemError) -> Int in
+            let input = try POSIX.open(source, flags: O_RDONLY)
+            defer { POSIX.close(input) }
+            let output = try POSIX.open(destination, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            defer { POSIX.close(output) }
+            do throws(FileSystemError) {
+                let encoder = encoding.makeSegmentEncoder()
+                var written = 0
+                func write(_ bytes: [UInt8]) throws(FileSystemError) {
+                    try POSIX.writeAll(output, bytes, at: Int64(written), path: destination)
+                    written += bytes.count
+                }
+                try write(encoder.header)
+                var offset = 0
+                var contentCRC: UInt32 = 0
+                while offset < length {
+                    let wanted = min(chunkBytes, length - offset)
+                    let chunk = try POSIX.read(input, upTo: wanted, at: Int64(offset), path: source)
+                    // Shorter than its journal says: the staged file was cut from outside.
+                    guard chunk.count == wanted else {
+                        throw FileSystemError(operation: "read", path: source, errno: EIO)
+                    }
+                    let segment = encoder.encodeHere(
+                        RecordRun(records: RecordBatch(storage: chunk, ends: [chunk.count]), range: 0..<1))
+                    contentCRC = CRC32.combine(contentCRC, segment.contentCRC, secondLength: segment.contentLength)
+                    try write(segment.stored)
+                    offset += wanted
+                    await Task.yield()
+                }
+                try write(encoder.trailer(contentCRC: contentCRC, contentLength: length, storedLength: written))
+                return written
+            } catch {
+                POSIX.unlink(destination)
+                throw error
+            }
+        }
+    }
+}
