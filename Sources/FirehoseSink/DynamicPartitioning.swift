@@ -19,12 +19,15 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
     /// concurrent requests each take the next one.
     final class Queries: Sendable {
         let all: [JQQuery]
+        /// The record members the query reads, when it provably reads only these (`JQQuery.rootMembers`).
+        let rootMembers: [[UInt8]]?
         private let next = Atomic<Int>(0)
 
         init(_ program: String, count: Int) throws(JQQuery.CompileError) {
             var all: [JQQuery] = []
             for _ in 0..<max(1, count) { all.append(try JQQuery(program, maxOutputs: 1)) }
             self.all = all
+            rootMembers = all[0].rootMembers.map { $0.sorted().map { Array($0.utf8) } }
         }
 
         func take() -> JQQuery {
@@ -80,11 +83,25 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
         return partitions
     }
 
+    /// Nesting beyond which a record is left whole to jq: jq 1.6 refuses documents nested deeper
+    /// than 256, which a projection must not hide.
+    static let projectionMaxDepth = 200
+
     /// The values of the prefix's query keys for one record, or why there are none.
     private func extract(_ record: ArraySlice<UInt8>, with query: JQQuery) -> Result<[String: String], Failure> {
         let members: [String: JQQuery.Member]
         do {
-            members = try query.members(keyNames, of: record)
+            // jq parses only the members the query reads, when it reads only named ones: parsing
+            // whole records was most of jq's cost (docs/benchmarks.md).
+            if let names = queries.rootMembers,
+                let projected = record.withUnsafeBufferPointer({
+                    RootMemberProjection.project($0, keeping: names, maxDepth: Self.projectionMaxDepth)
+                })
+            {
+                members = try query.members(keyNames, of: projected)
+            } else {
+                members = try query.members(keyNames, of: record)
+            }
         } catch .invalidInput {
             return .failure(Failure(message: ErrorOutput.Failure.nonJSONRecord))
         } catch {

@@ -51,9 +51,11 @@ package enum RepeatedMembers {
     /// member. Dropped values must still be well-formed JSON, so a rewrite never makes a body readable
     /// that was not.
     package static func keepingLast(_ body: [UInt8]) -> [UInt8]? {
-        var parser = Parser(body)
-        guard let root = parser.document(), parser.repeats,
-            String(validating: body, as: UTF8.self) != nil
+        let parsed = body.withUnsafeBufferPointer { bytes -> (root: Node?, repeats: Bool) in
+            var parser = Parser(bytes)
+            return (parser.document(), parser.repeats)
+        }
+        guard let root = parsed.root, parsed.repeats, String(validating: body, as: UTF8.self) != nil
         else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(body.count)
@@ -102,172 +104,64 @@ package enum RepeatedMembers {
         }
     }
 
-    /// A strict RFC 8259 reader of structure; string contents are checked for escapes and control
-    /// characters, and the whole text for UTF-8 only when a rewrite is due.
+    /// A strict RFC 8259 reader of structure (`StrictJSONCursor`); string contents are checked for
+    /// escapes and control characters, and the whole text for UTF-8 only when a rewrite is due.
     private struct Parser {
-        let bytes: [UInt8]
-        var position = 0
+        var cursor: StrictJSONCursor
         var repeats = false
         /// Deeper documents are left to the decoder, which refuses them.
         static let maxDepth = 512
 
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { cursor = StrictJSONCursor(bytes) }
 
         mutating func document() -> Node? {
             guard let node = value(depth: 0) else { return nil }
-            skipWhitespace()
-            return position == bytes.count ? node : nil
+            cursor.skipWhitespace()
+            return cursor.atEnd ? node : nil
         }
 
         private mutating func value(depth: Int) -> Node? {
-            skipWhitespace()
-            guard position < bytes.count, depth < Self.maxDepth else { return nil }
-            switch bytes[position] {
-            case UInt8(ascii: "{"): return object(depth: depth)
-            case UInt8(ascii: "["): return array(depth: depth)
-            case UInt8(ascii: "\""):
-                guard let (range, _) = string() else { return nil }
-                return .scalar(range)
-            case UInt8(ascii: "t"): return literal("true")
-            case UInt8(ascii: "f"): return literal("false")
-            case UInt8(ascii: "n"): return literal("null")
-            default: return number()
+            cursor.skipWhitespace()
+            guard depth < Self.maxDepth else { return nil }
+            switch cursor.current {
+            case UInt8(ascii: "{")?: return object(depth: depth)
+            case UInt8(ascii: "[")?: return array(depth: depth)
+            default: return cursor.scalar().map { .scalar($0) }
             }
         }
 
         private mutating func object(depth: Int) -> Node? {
-            position += 1
+            cursor.position += 1
             var members: [Member] = []
             var names: Set<[UInt8]> = []
-            skipWhitespace()
-            if consume(UInt8(ascii: "}")) { return .object(members) }
+            cursor.skipWhitespace()
+            if cursor.consume(UInt8(ascii: "}")) { return .object(members) }
             while true {
-                skipWhitespace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\""),
-                    let (text, escaped) = string()
-                else { return nil }
-                let raw = Array(bytes[(text.lowerBound + 1)..<(text.upperBound - 1)])
+                cursor.skipWhitespace()
+                guard cursor.current == UInt8(ascii: "\""), let (text, escaped) = cursor.string() else { return nil }
+                let raw = Array(cursor.bytes[(text.lowerBound + 1)..<(text.upperBound - 1)])
                 guard let name = escaped ? Self.unescape(raw) : raw else { return nil }
-                skipWhitespace()
-                guard consume(UInt8(ascii: ":")), let element = value(depth: depth + 1) else { return nil }
+                cursor.skipWhitespace()
+                guard cursor.consume(UInt8(ascii: ":")), let element = value(depth: depth + 1) else { return nil }
                 if !names.insert(name).inserted { repeats = true }
                 members.append(Member(name: name, text: text, value: element))
-                skipWhitespace()
-                if consume(UInt8(ascii: "}")) { return .object(members) }
-                guard consume(UInt8(ascii: ",")) else { return nil }
+                cursor.skipWhitespace()
+                if cursor.consume(UInt8(ascii: "}")) { return .object(members) }
+                guard cursor.consume(UInt8(ascii: ",")) else { return nil }
             }
         }
 
         private mutating func array(depth: Int) -> Node? {
-            position += 1
+            cursor.position += 1
             var elements: [Node] = []
-            skipWhitespace()
-            if consume(UInt8(ascii: "]")) { return .array(elements) }
+            cursor.skipWhitespace()
+            if cursor.consume(UInt8(ascii: "]")) { return .array(elements) }
             while true {
                 guard let element = value(depth: depth + 1) else { return nil }
                 elements.append(element)
-                skipWhitespace()
-                if consume(UInt8(ascii: "]")) { return .array(elements) }
-                guard consume(UInt8(ascii: ",")) else { return nil }
-            }
-        }
-
-        /// A quoted string from the opening quote: its text with the quotes, and whether it has escapes.
-        private mutating func string() -> (Range<Int>, Bool)? {
-            let start = position
-            position += 1
-            var escaped = false
-            while position < bytes.count {
-                let byte = bytes[position]
-                switch byte {
-                case UInt8(ascii: "\""):
-                    position += 1
-                    return (start..<position, escaped)
-                case UInt8(ascii: "\\"):
-                    escaped = true
-                    guard position + 1 < bytes.count else { return nil }
-                    switch bytes[position + 1] {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-                        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                        position += 2
-                    case UInt8(ascii: "u"):
-                        guard position + 6 <= bytes.count,
-                            bytes[(position + 2)..<(position + 6)].allSatisfy({ Self.hexValue($0) != nil })
-                        else { return nil }
-                        position += 6
-                    default:
-                        return nil
-                    }
-                case 0..<0x20:
-                    return nil
-                default:
-                    position += 1
-                }
-            }
-            return nil
-        }
-
-        private mutating func literal(_ word: StaticString) -> Node? {
-            let start = position
-            let matched = word.withUTF8Buffer { expected in
-                guard bytes.count - position >= expected.count else { return false }
-                return zip(bytes[position...], expected).allSatisfy { $0 == $1 }
-            }
-            guard matched else { return nil }
-            position += word.utf8CodeUnitCount
-            return .scalar(start..<position)
-        }
-
-        /// `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`
-        private mutating func number() -> Node? {
-            let start = position
-            _ = consume(UInt8(ascii: "-"))
-            if consume(UInt8(ascii: "0")) {
-            } else if position < bytes.count, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(bytes[position]) {
-                skipDigits()
-            } else {
-                return nil
-            }
-            if consume(UInt8(ascii: ".")) {
-                guard skipDigits() > 0 else { return nil }
-            }
-            if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
-                if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
-                guard skipDigits() > 0 else { return nil }
-            }
-            return .scalar(start..<position)
-        }
-
-        @discardableResult
-        private mutating func skipDigits() -> Int {
-            let start = position
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
-                position += 1
-            }
-            return position - start
-        }
-
-        private mutating func skipWhitespace() {
-            while position < bytes.count {
-                switch bytes[position] {
-                case 0x20, 0x09, 0x0A, 0x0D: position += 1
-                default: return
-                }
-            }
-        }
-
-        private mutating func consume(_ byte: UInt8) -> Bool {
-            guard position < bytes.count, bytes[position] == byte else { return false }
-            position += 1
-            return true
-        }
-
-        private static func hexValue(_ byte: UInt8) -> UInt32? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-            default: nil
+                cursor.skipWhitespace()
+                if cursor.consume(UInt8(ascii: "]")) { return .array(elements) }
+                guard cursor.consume(UInt8(ascii: ",")) else { return nil }
             }
         }
 
@@ -280,7 +174,9 @@ package enum RepeatedMembers {
                 guard offset + 6 <= text.count, text[offset] == UInt8(ascii: "\\"),
                     text[offset + 1] == UInt8(ascii: "u")
                 else { return nil }
-                return text[(offset + 2)..<(offset + 6)].reduce(0 as UInt32) { $0 << 4 | (hexValue($1) ?? 0) }
+                return text[(offset + 2)..<(offset + 6)].reduce(0 as UInt32) {
+                    $0 << 4 | (StrictJSONCursor.hexValue($1) ?? 0)
+                }
             }
             while index < text.count {
                 guard text[index] == UInt8(ascii: "\\") else {

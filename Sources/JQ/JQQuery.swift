@@ -39,6 +39,9 @@ public final class JQQuery: Sendable {
 
     public let program: String
     public let maxOutputs: Int
+    /// The members of its input object the program reads, when that is provably only these
+    /// (`RootMembers`): it gives the same results on an object of just them. Nil when it may read more.
+    public let rootMembers: Set<String>?
     private let state: Mutex<OpaquePointer>
 
     /// Compiles `program`; a syntax error or an unknown function is a `CompileError` with jq's words.
@@ -62,6 +65,7 @@ public final class JQQuery: Sendable {
         }
         self.program = program
         self.maxOutputs = maxOutputs
+        rootMembers = RootMembers.names(in: program)
         self.state = Mutex(state)
     }
 

@@ -1,0 +1,207 @@
+/// The lexical layer of a strict RFC 8259 reader over bytes in memory: whitespace, strings (escapes
+/// and control characters checked; UTF-8 is the caller's concern), numbers and literals, and
+/// skipping a whole value. Readers of structure (`RepeatedMembers`, `RootMemberProjection`) are
+/// built on it.
+package struct StrictJSONCursor {
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var position = 0
+
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    package var atEnd: Bool { position >= bytes.count }
+
+    /// The byte at the position, if any.
+    package var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    package mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    package mutating func consume(_ byte: UInt8) -> Bool {
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    /// A quoted string from the opening quote: its text with the quotes, and whether it has escapes.
+    package mutating func string() -> (text: Range<Int>, escaped: Bool)? {
+        let start = position
+        position += 1
+        var escaped = false
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return (start..<position, escaped)
+            case UInt8(ascii: "\\"):
+                escaped = true
+                guard position + 1 < bytes.count else { return nil }
+                switch bytes[position + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    position += 2
+                case UInt8(ascii: "u"):
+                    guard position + 6 <= bytes.count,
+                        (position + 2..<position + 6).allSatisfy({ Self.hexValue(bytes[$0]) != nil })
+                    else { return nil }
+                    position += 6
+                default:
+                    return nil
+                }
+            case 0..<0x20:
+                return nil
+            default:
+                position += 1
+            }
+        }
+        return nil
+    }
+
+    /// `true`, `false` or `null`, whichever `word` is, at the position.
+    package mutating func literal(_ word: StaticString) -> Range<Int>? {
+        let start = position
+        let matched = word.withUTF8Buffer { expected in
+            guard bytes.count - position >= expected.count else { return false }
+            return zip(bytes[position...], expected).allSatisfy { $0 == $1 }
+        }
+        guard matched else { return nil }
+        position += word.utf8CodeUnitCount
+        return start..<position
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`
+    package mutating func number() -> Range<Int>? {
+        let start = position
+        _ = consume(UInt8(ascii: "-"))
+        if consume(UInt8(ascii: "0")) {
+        } else if position < bytes.count, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(bytes[position]) {
+            skipDigits()
+        } else {
+            return nil
+        }
+        if consume(UInt8(ascii: ".")) {
+            guard skipDigits() > 0 else { return nil }
+        }
+        if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
+            if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
+            guard skipDigits() > 0 else { return nil }
+        }
+        return start..<position
+    }
+
+    /// A scalar at the position (after whitespace): a string, number or literal; nil for anything else.
+    package mutating func scalar() -> Range<Int>? {
+        switch current {
+        case UInt8(ascii: "\"")?: string()?.text
+        case UInt8(ascii: "t")?: literal("true")
+        case UInt8(ascii: "f")?: literal("false")
+        case UInt8(ascii: "n")?: literal("null")
+        case nil: nil
+        default: number()
+        }
+    }
+
+    /// Skips one value (after whitespace) that is `depth` containers deep; false when it is not
+    /// well-formed or opens a container at depth `maxDepth`.
+    package mutating func skipValue(depth: Int, maxDepth: Int) -> Bool {
+        skipWhitespace()
+        if current == UInt8(ascii: "{") || current == UInt8(ascii: "[") {
+            guard depth < maxDepth else { return false }
+        }
+        switch current {
+        case UInt8(ascii: "{")?:
+            position += 1
+            skipWhitespace()
+            if consume(UInt8(ascii: "}")) { return true }
+            while true {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\""), string() != nil else { return false }
+                skipWhitespace()
+                guard consume(UInt8(ascii: ":")), skipValue(depth: depth + 1, maxDepth: maxDepth) else { return false }
+                skipWhitespace()
+                if consume(UInt8(ascii: "}")) { return true }
+                guard consume(UInt8(ascii: ",")) else { return false }
+            }
+        case UInt8(ascii: "[")?:
+            position += 1
+            skipWhitespace()
+            if consume(UInt8(ascii: "]")) { return true }
+            while true {
+                guard skipValue(depth: depth + 1, maxDepth: maxDepth) else { return false }
+                skipWhitespace()
+                if consume(UInt8(ascii: "]")) { return true }
+                guard consume(UInt8(ascii: ",")) else { return false }
+            }
+        default:
+            return scalar() != nil
+        }
+    }
+
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = position
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            position += 1
+        }
+        return position - start
+    }
+
+    package static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+}
+
+/// The members of a JSON object that a reader of only some of them needs (dynamic partitioning's jq
+/// query, `RootMembers`), cut out of the record's text so the reader parses those instead of the
+/// whole record.
+package enum RootMemberProjection {
+    /// `{…}` holding, as written and in order, the members of the object `record` named in `names`,
+    /// and every member whose name has escapes or non-ASCII bytes (kept rather than decoded: one
+    /// more member changes nothing for a reader of named members, and order keeps the last of a
+    /// repeated name last). Nil when `record` is not exactly one strictly well-formed JSON object
+    /// nested at most `maxDepth` deep: the caller's reader then decides about the whole record.
+    package static func project(_ record: UnsafeBufferPointer<UInt8>, keeping names: [[UInt8]], maxDepth: Int)
+        -> [UInt8]?
+    {
+        var cursor = StrictJSONCursor(record)
+        cursor.skipWhitespace()
+        guard cursor.consume(UInt8(ascii: "{")) else { return nil }
+        var projected: [UInt8] = [UInt8(ascii: "{")]
+        cursor.skipWhitespace()
+        if !cursor.consume(UInt8(ascii: "}")) {
+            while true {
+                cursor.skipWhitespace()
+                let start = cursor.position
+                guard cursor.current == UInt8(ascii: "\""), let (name, escaped) = cursor.string() else { return nil }
+                cursor.skipWhitespace()
+                guard cursor.consume(UInt8(ascii: ":")), cursor.skipValue(depth: 1, maxDepth: maxDepth) else {
+                    return nil
+                }
+                let text = UnsafeBufferPointer(rebasing: record[(name.lowerBound + 1)..<(name.upperBound - 1)])
+                if escaped || text.contains(where: { $0 >= 0x80 }) || names.contains(where: { $0.elementsEqual(text) })
+                {
+                    if projected.count > 1 { projected.append(UInt8(ascii: ",")) }
+                    projected += record[start..<cursor.position]
+                }
+                cursor.skipWhitespace()
+                if cursor.consume(UInt8(ascii: "}")) { break }
+                guard cursor.consume(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+        cursor.skipWhitespace()
+        guard cursor.atEnd else { return nil }
+        projected.append(UInt8(ascii: "}"))
+        return projected
+    }
+}

@@ -1,0 +1,54 @@
+import Testing
+
+@testable import JQ
+
+@Suite("Which members of its input a jq program reads")
+struct RootMembersTests {
+    @Test(
+        "Programs that read their input only through named members: those names",
+        arguments: [
+            (#"{customer_id: .customer_id, year: (.ts | strftime("%Y"))}"#, ["customer_id", "ts"]),
+            ("{event: .event, screen: .screen}", ["event", "screen"]),
+            ("{p: (.ts % 500)}", ["ts"]),
+            (#"{a: .a.b[0], b: ."odd key"}"#, ["a", "odd key"]),
+            ("{a, b: .c}", ["a", "c"]),
+            ("{k: (.x // .y)}", ["x", "y"]),
+            (#"{k: "\(.x)-\(.y | tostring)"}"#, ["x", "y"]),
+            (#"{k: (if .t == "a" then .u elif .w then "w" else .v end)}"#, ["t", "u", "v", "w"]),
+            ("{k: (if .t | test(\"x\") then .u else .v end)}", ["t", "u", "v"]),
+            (".a | {k: .b, l: keys}", ["a"]),
+            ("{k: .a[.i]}", ["a", "i"]),
+            ("{(.k): .v}", ["k", "v"]),
+            ("{k: ([.a | .b, .c] | length)}", ["a"]),
+            ("{k: .a, l: .b | ascii_downcase, m: .c}", ["a", "b", "c"]),
+            ("{k: .a} # comment with .zzz\n", ["a"]),
+            ("{k: -.a, l: .b?, m: $__loc__, n: null, o: now}", ["a", "b"]),
+            ("{k: 1} | .b", []),
+            ("(.a | .b), .c", ["a", "c"]),
+            // Past a pipe, `.` is what the left side made.
+            ("{k: .a} | . as $r | $r", ["a"]),
+        ] as [(String, [String])])
+    func readsNamedMembers(program: String, names: [String]) {
+        #expect(RootMembers.names(in: program) == Set(names))
+    }
+
+    @Test(
+        "Programs that may see more of their input: nil, so the whole record is parsed",
+        arguments: [
+            ".", "{k: .}", "{k: keys}", "{k: .[]}", "{k: ..}", "{k: (. | tojson)}", ".a as $x | {k: $x}",
+            #"{k: .["a"]}"#, "reduce .a as $x (0; .)", "def f: .; {k: f}", "{k: length}", ".a = 1 | {k: .a}",
+            #"{k: @base64 "\(.a)"}"#, "{k: tostring}", #"{"a"}"#, #"{k: "\(.)"}"#, #"import "x" as y; {k: .a}"#,
+            "{k: .a | (.b", "{k: .a))", "{k: (if .a then .b end)", "then .a", #"{k: ."a\u0062"}"#,
+            "{k: getpath([\"a\"])}",
+            "{k: try .a}", "{k: .a |= 1}", "{k: .a ?// .b}", "{k: mod::f}",
+        ])
+    func mayReadMore(program: String) {
+        #expect(RootMembers.names(in: program) == nil)
+    }
+
+    @Test("A compiled query carries what it reads")
+    func compiledQuery() throws {
+        #expect(try JQQuery("{c: .customer_id}").rootMembers == ["customer_id"])
+        #expect(try JQQuery("{c: keys}").rootMembers == nil)
+    }
+}
