@@ -29,6 +29,8 @@ enum ErrorOutput {
         static let cloudWatchLogsMessage = (code: "CloudWatchLogProcessing.Failed", type: "processing-failed")
         /// A record `RecordDeAggregation` could not split.
         static let deaggregation = (code: "RecordDeAggregation.Failed", type: "processing-failed")
+        /// A record the `Lambda` processor failed on (data-transformation-failure-handling.html).
+        static let lambdaProcessingType = "processing-failed"
         /// As AWS words the two failures seen from it.
         static let nonJSONRecord = "Non JSON record provided"
         static let missingKeyValue = "partitionKeys values must not be null or empty"
@@ -53,6 +55,36 @@ enum ErrorOutput {
         json.integer(milliseconds(context.now))
         json.key("rawData")
         json.string(Base64.encode(raw))
+        json.endObject()
+        var line = json.bytes
+        line.append(UInt8(ascii: "\n"))
+        batch.append(line)
+    }
+
+    /// Appends the error record of `raw` (the record as the `Lambda` processor got it) to `batch`,
+    /// in the shape real Firehose writes for Lambda failures today: this member order, and the
+    /// function's ARN as `lambdaARN` (seen in error objects of 2025–2026; the developer guide's
+    /// sample, older, lists `lambdaArn` last, docs/compatibility.md).
+    static func appendLambdaFailure(
+        _ raw: some Collection<UInt8>, failure: LambdaContract.Failure, arrival: Date, attemptEnding: Date,
+        attemptsMade: Int, lambdaARN: String, to batch: inout RecordBatch
+    ) {
+        var json = JSONWriter(reservingCapacity: 256 + raw.count * 4 / 3)
+        json.beginObject()
+        json.key("rawData")
+        json.string(Base64.encode(raw))
+        json.key("errorCode")
+        json.string(failure.code)
+        json.key("errorMessage")
+        json.string(failure.message)
+        json.key("attemptsMade")
+        json.integer(attemptsMade)
+        json.key("arrivalTimestamp")
+        json.integer(milliseconds(arrival))
+        json.key("attemptEndingTimestamp")
+        json.integer(milliseconds(attemptEnding))
+        json.key("lambdaARN")
+        json.string(lambdaARN)
         json.endObject()
         var line = json.bytes
         line.append(UInt8(ascii: "\n"))

@@ -1,0 +1,142 @@
+import FirehoseWire
+import Foundation
+import Testing
+
+@testable import FirehoseSink
+
+@Suite("The Lambda processor's contract: the event, the status model, the error record")
+struct LambdaContractTests {
+    static let records = [
+        LambdaContract.Record(id: "r-0", approximateArrivalTimestamp: 1_700_000_000_123, data: Array("one".utf8)),
+        LambdaContract.Record(id: "r-1", approximateArrivalTimestamp: 1_700_000_000_456, data: [0x00, 0xFF]),
+        LambdaContract.Record(id: "r-2", approximateArrivalTimestamp: 1_700_000_000_789, data: []),
+    ]
+
+    private func outcomes(_ answer: String) -> Result<[LambdaContract.Outcome], LambdaContract.Failure> {
+        LambdaContract.outcomes(of: Array(answer.utf8), for: Self.records)
+    }
+
+    private func entry(_ id: String, _ result: String, data: String? = nil, metadata: String? = nil) -> String {
+        var fields = [#""recordId":"\#(id)""#, #""result":"\#(result)""#]
+        if let data { fields.append(#""data":"\#(data)""#) }
+        if let metadata { fields.append(#""metadata":\#(metadata)"#) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    @Test("The event is AWS's: invocationId, deliveryStreamArn, region, records with base64 data and ms arrival")
+    func event() throws {
+        let bytes = LambdaContract.event(
+            invocationID: "4e8f4f9e-0000-4000-8000-000000000001",
+            deliveryStreamARN: "arn:aws:firehose:us-east-1:000000000000:deliverystream/clicks", region: "us-east-1",
+            records: Self.records)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["invocationId"] as? String == "4e8f4f9e-0000-4000-8000-000000000001")
+        #expect(
+            object["deliveryStreamArn"] as? String == "arn:aws:firehose:us-east-1:000000000000:deliverystream/clicks")
+        #expect(object["region"] as? String == "us-east-1")
+        let records = try #require(object["records"] as? [[String: Any]])
+        #expect(records.map { $0["recordId"] as? String } == ["r-0", "r-1", "r-2"])
+        #expect(
+            records.map { ($0["approximateArrivalTimestamp"] as? NSNumber)?.int64Value } == [
+                1_700_000_000_123, 1_700_000_000_456, 1_700_000_000_789,
+            ])
+        #expect(records.map { $0["data"] as? String } == ["b25l", "AP8=", ""])
+        #expect(bytes.count <= Self.records.reduce(60) { $0 + LambdaContract.eventBytes(of: $1) } + 120)
+    }
+
+    @Test("Ok, Dropped and ProcessingFailed per record, in the order sent, whatever the answer's order")
+    func statusModel() throws {
+        let answer =
+            #"{"records":["# + entry("r-2", "ProcessingFailed") + "," + entry("r-0", "Ok", data: "T05F")
+            + "," + entry("r-1", "Dropped") + "]}"
+        #expect(
+            try outcomes(answer).get() == [
+                .ok(data: Array("ONE".utf8), partitionKeys: [:]), .dropped, .failed(.processingFailed),
+            ])
+    }
+
+    @Test("metadata.partitionKeys feed partitionKeyFromLambda; records the function made up are ignored")
+    func partitionKeysAndStrangers() throws {
+        let answer =
+            #"{"records":["#
+            + entry("r-0", "Ok", data: "", metadata: #"{"partitionKeys":{"customer":"42","year":"2026"}}"#)
+            + "," + entry("made-up", "Ok", data: "eA==") + "," + entry("r-1", "Ok", data: "", metadata: "null")
+            + "," + entry("r-2", "Ok", data: "", metadata: #"{"partitionKeys":{}}"#) + "]}"
+        #expect(
+            try outcomes(answer).get() == [
+                .ok(data: [], partitionKeys: ["customer": "42", "year": "2026"]), .ok(data: [], partitionKeys: [:]),
+                .ok(data: [], partitionKeys: [:]),
+            ])
+    }
+
+    @Test("A record left out or given back twice fails the whole invocation, with AWS's codes and words")
+    func missingAndDuplicated() {
+        let missing = #"{"records":["# + entry("r-0", "Ok", data: "") + "," + entry("r-1", "Dropped") + "]}"
+        #expect(outcomes(missing) == .failure(.missingRecordID))
+        #expect(outcomes(#"{"records":[]}"#) == .failure(.missingRecordID))
+        let duplicated =
+            #"{"records":["# + entry("r-0", "Ok", data: "") + "," + entry("r-0", "Dropped") + ","
+            + entry("r-1", "Dropped") + "," + entry("r-2", "Dropped") + "]}"
+        #expect(outcomes(duplicated) == .failure(.duplicatedRecordID))
+        #expect(LambdaContract.Failure.missingRecordID.code == "Lambda.MissingRecordId")
+        #expect(LambdaContract.Failure.duplicatedRecordID.code == "Lambda.DuplicatedRecordId")
+    }
+
+    @Test(
+        "An answer that is not the status model is a Lambda.JsonProcessingException naming what is wrong",
+        arguments: [
+            ("not json", "The response is not a JSON object."),
+            ("[]", "The response is not a JSON object."),
+            (#"{"recordz":[]}"#, "The response has no records array."),
+            (#"{"records":[{"result":"Ok"}]}"#, "records[0] has no string recordId."),
+            (
+                #"{"records":[{"recordId":"r-0","result":"OK","data":""}]}"#,
+                "records[0] (recordId r-0) has a result that is not Ok, Dropped or ProcessingFailed."
+            ),
+            (
+                #"{"records":[{"recordId":"r-0","result":"Ok"}]}"#,
+                "records[0] (recordId r-0) has result Ok and no string data."
+            ),
+            (
+                #"{"records":[{"recordId":"r-0","result":"Ok","data":"not base64!"}]}"#,
+                "records[0] (recordId r-0) has data that is not base64."
+            ),
+            (
+                #"{"records":[{"recordId":"r-0","result":"Ok","data":"","metadata":{"partitionKeys":{"n":1}}}]}"#,
+                "records[0] (recordId r-0): metadata.partitionKeys.n is not a string."
+            ),
+        ])
+    func invalidAnswers(answer: String, detail: String) {
+        guard case .failure(let failure) = outcomes(answer) else {
+            Issue.record("\(answer) was accepted")
+            return
+        }
+        #expect(failure.code == "Lambda.JsonProcessingException")
+        #expect(failure.message.hasPrefix("There was an error parsing returned records from the Lambda function."))
+        #expect(failure.message.hasSuffix(detail))
+    }
+
+    @Test("An answer over 6 MB fails the invocation as a function error")
+    func oversizedAnswer() {
+        let answer = [UInt8](repeating: 0x20, count: LambdaContract.maxPayloadBytes + 1)
+        guard case .failure(let failure) = LambdaContract.outcomes(of: answer, for: Self.records) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.code == "Lambda.FunctionError")
+    }
+
+    @Test("A failed record's error record has the members, order and lambdaARN real Firehose writes")
+    func errorRecord() {
+        var batch = RecordBatch()
+        ErrorOutput.appendLambdaFailure(
+            Array("FAIL this one\n".utf8), failure: .processingFailed,
+            arrival: Date(timeIntervalSince1970: 1_789_014_240.448),
+            attemptEnding: Date(timeIntervalSince1970: 1_789_014_301.529), attemptsMade: 1,
+            lambdaARN: "arn:aws:lambda:us-west-2:123456789012:function:transform", to: &batch)
+        #expect(
+            String(decoding: batch[0], as: UTF8.self)
+                == #"{"rawData":"RkFJTCB0aGlzIG9uZQo=","errorCode":"Lambda.ProcessingFailedStatus","errorMessage":"ProcessingFailed status set for record","attemptsMade":1,"arrivalTimestamp":1789014240448,"attemptEndingTimestamp":1789014301529,"lambdaARN":"arn:aws:lambda:us-west-2:123456789012:function:transform"}"#
+                + "\n")
+    }
+}
