@@ -1,0 +1,246 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Runs a local command as a Lambda function is run: the invocation event on its standard input,
+/// the answer read from its standard output. Everything it does is bounded: the answer's size, the
+/// time it may take (then its whole process group is killed), and what is kept of its standard
+/// error (the tail, for the log). Its output is hostile like any client's.
+enum CommandInvocation {
+    enum Outcome: Sendable, Equatable {
+        /// It exited 0; what it wrote to standard output.
+        case answered([UInt8])
+        /// It exited with another status, or was killed by a signal (`signal` set).
+        case failed(status: Int32, signal: Int32?, standardError: String)
+        /// It did not finish within the timeout, and was killed.
+        case timedOut
+        /// It wrote more than the limit to standard output, and was killed.
+        case answerTooLarge
+        /// It could not be started (no such program, not executable): `errno`.
+        case couldNotStart(Int32)
+    }
+
+    /// What is kept of standard error: its last bytes.
+    static let standardErrorTail = 4096
+
+    /// Runs `arguments` (the first found on `PATH` if it has no `/`) with `input` on standard input,
+    /// on a thread of its own, and returns once it has exited (or been killed).
+    static func run(_ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int) async -> Outcome {
+        precondition(!arguments.isEmpty, "a command needs a program")
+        return await withCheckedContinuation { continuation in
+            // A serial queue of its own gets a thread outside the cooperative pool (see BlockingIO),
+            // so a slow function never holds one of the threads that serve requests.
+            DispatchQueue(label: "firehose-local.lambda-command").async {
+                continuation.resume(
+                    returning: runBlocking(arguments, input: input, timeout: timeout, maxAnswerBytes: maxAnswerBytes))
+            }
+        }
+    }
+
+    private static let ignoreBrokenPipes: Void = {
+        // A command that exits without reading all of its input makes our write fail with EPIPE;
+        // the signal that comes with it would end the server.
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
+    private static func runBlocking(_ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int)
+        -> Outcome
+    {
+        _ = ignoreBrokenPipes
+        // pipe2 is not imported: close-on-exec is set just after pipe(), and spawns are serialized so
+        // no other command inherits these pipes in between (it would hold them open).
+        let started = spawning.withLock { _ in spawn(arguments) }
+        let child: Child
+        switch started {
+        case .success(let spawned): child = spawned
+        case .failure(let error): return .couldNotStart(error.errno)
+        }
+        let pid = child.pid
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var outcome = exchange(
+            pid: pid, input: input, stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
+            deadline: deadline, maxAnswerBytes: maxAnswerBytes)
+        var status: Int32 = 0
+        if case .answer = outcome {
+            // Its outputs are closed; it may still be running (or have left children holding them).
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                guard clock.now < deadline else {
+                    kill(-pid, SIGKILL)
+                    outcome = .timedOut
+                    break
+                }
+                usleep(1000)
+            }
+        }
+        // Reap it (killed, or already gone).
+        if case .answer = outcome {} else { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
+        switch outcome {
+        case .answer(let answer, let standardError):
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
+            let signal = status & 0x7F
+            if signal != 0 {
+                return .failed(status: -1, signal: signal, standardError: standardError)
+            }
+            let code = (status >> 8) & 0xFF
+            return code == 0 ? .answered(answer) : .failed(status: code, signal: nil, standardError: standardError)
+        case .timedOut: return .timedOut
+        case .tooLarge: return .answerTooLarge
+        }
+    }
+
+    private enum Exchange {
+        case answer([UInt8], standardError: String)
+        case timedOut
+        case tooLarge
+    }
+
+    /// Writes `input` and reads both outputs at once (a command may answer before it has read
+    /// everything), until both outputs end, the time is up, or the answer is too large. Closes the
+    /// three descriptors; kills the process group on the way out unless it ended on its own.
+    private static func exchange(
+        pid: pid_t, input: [UInt8], stdin: Int32, stdout: Int32, stderr: Int32, deadline: ContinuousClock.Instant,
+        maxAnswerBytes: Int
+    ) -> Exchange {
+        var stdin = stdin
+        for descriptor in [stdin, stdout, stderr] {
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        }
+        defer { closeAll([stdin, stdout, stderr].filter { $0 >= 0 }) }
+        let clock = ContinuousClock()
+        var written = 0
+        var answer: [UInt8] = []
+        var errors: [UInt8] = []
+        var open = (stdout: true, stderr: true)
+        if input.isEmpty {
+            close(stdin)
+            stdin = -1
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while open.stdout || open.stderr {
+            let left = deadline - clock.now
+            guard left > .zero else {
+                kill(-pid, SIGKILL)
+                return .timedOut
+            }
+            var fds = [
+                pollfd(fd: stdout, events: open.stdout ? Int16(POLLIN) : 0, revents: 0),
+                pollfd(fd: stderr, events: open.stderr ? Int16(POLLIN) : 0, revents: 0),
+                pollfd(fd: stdin, events: stdin >= 0 ? Int16(POLLOUT) : 0, revents: 0),
+            ]
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&fds, nfds_t(fds.count), milliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                kill(-pid, SIGKILL)
+                return .timedOut
+            }
+            if stdin >= 0, fds[2].revents != 0 {
+                let count = input.withUnsafeBytes { bytes in
+                    write(stdin, bytes.baseAddress! + written, min(bytes.count - written, 64 * 1024))
+                }
+                if count > 0 { written += count }
+                // Done, or the command stopped reading (EPIPE): either way it gets no more.
+                if written == input.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
+                    close(stdin)
+                    stdin = -1
+                }
+            }
+            for (index, isAnswer) in [(0, true), (1, false)] where fds[index].revents != 0 {
+                let descriptor = isAnswer ? stdout : stderr
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if isAnswer {
+                        answer += chunk[..<count]
+                        if answer.count > maxAnswerBytes {
+                            kill(-pid, SIGKILL)
+                            return .tooLarge
+                        }
+                    } else {
+                        errors += chunk[..<count]
+                        if errors.count > 2 * standardErrorTail { errors.removeFirst(errors.count - standardErrorTail) }
+                    }
+                } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                    if isAnswer { open.stdout = false } else { open.stderr = false }
+                }
+            }
+        }
+        return .answer(answer, standardError: String(decoding: errors.suffix(standardErrorTail), as: UTF8.self))
+    }
+
+    private static let spawning = Mutex(())
+
+    private struct Child {
+        var pid: pid_t
+        var stdin: Int32
+        var stdout: Int32
+        var stderr: Int32
+    }
+
+    private struct SpawnError: Error {
+        var errno: Int32
+    }
+
+    /// Starts the command in a process group of its own (so a timeout kills what it started too),
+    /// with default signal handling (SIGPIPE, ignored here, must not be inherited) and no signal
+    /// blocked, its standard streams on pipes.
+    private static func spawn(_ arguments: [String]) -> Result<Child, SpawnError> {
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        var errorsFromChild: [Int32] = [-1, -1]
+        guard makePipe(&toChild) else { return .failure(SpawnError(errno: errno)) }
+        guard makePipe(&fromChild) else {
+            closeAll(toChild)
+            return .failure(SpawnError(errno: errno))
+        }
+        guard makePipe(&errorsFromChild) else {
+            closeAll(toChild + fromChild)
+            return .failure(SpawnError(errno: errno))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorsFromChild[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, argv[0]!, &actions, &attributes, &argv, environ)
+        closeAll([toChild[0], fromChild[1], errorsFromChild[1]])
+        guard spawned == 0 else {
+            closeAll([toChild[1], fromChild[0], errorsFromChild[0]])
+            return .failure(SpawnError(errno: spawned))
+        }
+        return .success(Child(pid: pid, stdin: toChild[1], stdout: fromChild[0], stderr: errorsFromChild[0]))
+    }
+
+    private static func makePipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    private static func closeAll(_ descriptors: [Int32]) {
+        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
+    }
+}
