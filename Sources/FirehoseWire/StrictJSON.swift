@@ -5,8 +5,14 @@
 package struct StrictJSONCursor {
     package let bytes: UnsafeBufferPointer<UInt8>
     package var position = 0
+    /// Refuse a `\uD800`–`\uDBFF` escape not followed by a low one, as jq's parser does ("Invalid
+    /// \uXXXX\uXXXX surrogate pair escape"); JSON's grammar allows it, and Jackson reads it as U+FFFD.
+    package var refusesLoneHighSurrogates = false
 
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, refusesLoneHighSurrogates: Bool = false) {
+        self.bytes = bytes
+        self.refusesLoneHighSurrogates = refusesLoneHighSurrogates
+    }
 
     package var atEnd: Bool { position >= bytes.count }
 
@@ -47,10 +53,11 @@ package struct StrictJSONCursor {
                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     position += 2
                 case UInt8(ascii: "u"):
-                    guard position + 6 <= bytes.count,
-                        (position + 2..<position + 6).allSatisfy({ Self.hexValue(bytes[$0]) != nil })
-                    else { return nil }
+                    guard let unit = escapedUnit(at: position) else { return nil }
                     position += 6
+                    if refusesLoneHighSurrogates, (0xD800...0xDBFF).contains(unit) {
+                        guard let low = escapedUnit(at: position), (0xDC00...0xDFFF).contains(low) else { return nil }
+                    }
                 default:
                     return nil
                 }
@@ -61,6 +68,18 @@ package struct StrictJSONCursor {
             }
         }
         return nil
+    }
+
+    /// The code unit of a `\uXXXX` escape at `offset`, if one is there.
+    private func escapedUnit(at offset: Int) -> UInt32? {
+        guard offset + 6 <= bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+        else { return nil }
+        var unit: UInt32 = 0
+        for index in (offset + 2)..<(offset + 6) {
+            guard let digit = Self.hexValue(bytes[index]) else { return nil }
+            unit = unit << 4 | digit
+        }
+        return unit
     }
 
     /// `true`, `false` or `null`, whichever `word` is, at the position.
@@ -170,11 +189,13 @@ package enum RootMemberProjection {
     /// and every member whose name has escapes or non-ASCII bytes (kept rather than decoded: one
     /// more member changes nothing for a reader of named members, and order keeps the last of a
     /// repeated name last). Nil when `record` is not exactly one strictly well-formed JSON object
-    /// nested at most `maxDepth` deep: the caller's reader then decides about the whole record.
+    /// nested at most `maxDepth` deep, or holds a lone high surrogate escape (which jq refuses): the
+    /// caller's reader then decides about the whole record.
     package static func project(_ record: UnsafeBufferPointer<UInt8>, keeping names: [[UInt8]], maxDepth: Int)
         -> [UInt8]?
     {
-        var cursor = StrictJSONCursor(record)
+        // Refusing what jq refuses: a record jq cannot parse must reach jq whole.
+        var cursor = StrictJSONCursor(record, refusesLoneHighSurrogates: true)
         cursor.skipWhitespace()
         guard cursor.consume(UInt8(ascii: "{")) else { return nil }
         var projected: [UInt8] = [UInt8(ascii: "{")]

@@ -47,6 +47,10 @@ public final class JQQuery: Sendable {
     /// Compiles `program`; a syntax error or an unknown function is a `CompileError` with jq's words.
     public init(_ program: String, maxOutputs: Int = 64) throws(CompileError) {
         guard let state = jq_init() else { throw CompileError(message: "jq could not allocate its state") }
+        // jq 1.6 leaves these callbacks uninitialised (fixed upstream in jqlang/jq#2719): a query
+        // using `input`, `inputs` or `debug` would call a garbage pointer.
+        jq_set_input_cb(state, nil, nil)
+        jq_set_debug_cb(state, nil, nil)
         let messages = CompileMessages()
         let context = Unmanaged.passRetained(messages)
         jq_set_error_cb(

@@ -91,8 +91,13 @@ enum RootMembers {
 
         mutating func run() -> Set<String>? {
             do {
-                while let token = try next() { try accept(token) }
-                guard frames.count == 1 else { return nil }
+                var tokens = 0
+                while let token = try next() {
+                    tokens += 1
+                    try accept(token)
+                }
+                // An empty program is `.` to jq: it sees everything.
+                guard tokens > 0, frames.count == 1 else { return nil }
                 return names
             } catch {
                 return nil
@@ -275,7 +280,7 @@ enum RootMembers {
                 position += 1
                 return .semicolon
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                while position < bytes.count, Self.isNumberByte(bytes[position]) { position += 1 }
+                skipNumber()
                 return .number
             default:
                 if let word = word() {
@@ -286,9 +291,18 @@ enum RootMembers {
             }
         }
 
-        private static func isNumberByte(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+        /// A number as jq's lexer reads one, `[0-9.]+([eE][+-]?[0-9]+)?`: `1else` is `1` then `else`.
+        private mutating func skipNumber() {
+            func isDigit(_ offset: Int) -> Bool {
+                position + offset < bytes.count
+                    && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position + offset])
+            }
+            while isDigit(0) || peek(UInt8(ascii: ".")) { position += 1 }
+            guard peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) else { return }
+            let sign = peek(UInt8(ascii: "+"), at: 1) || peek(UInt8(ascii: "-"), at: 1) ? 1 : 0
+            guard isDigit(1 + sign) else { return }
+            position += 1 + sign
+            while isDigit(0) { position += 1 }
         }
 
         /// Operators and punctuation, longest first.

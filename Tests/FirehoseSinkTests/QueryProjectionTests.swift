@@ -24,6 +24,7 @@ struct QueryProjectionTests {
         "{k: ([.a | .b, .c] | length)}",
         "{k: .a} | .b",
         "{k: 1}",
+        "if .c then .x | 1else .b end",
     ]
 
     static let records: [[UInt8]] =
@@ -46,6 +47,9 @@ struct QueryProjectionTests {
                 + String(repeating: "]", count: 250)
                 + "}",
             "{\"event\":\"caf\u{E9}\",\"screen\":\"x\"}",
+            #"{"c":false,"x":1,"b":"B"}"#,
+            // Lone high surrogates, which jq refuses, in a read member and outside one; a valid pair.
+            #"{"a":1,"x":"\ud800"}"#, #"{"z":1,"a":"\ud800"}"#, #"{"event":"\ud83d\ude00","screen":"s"}"#,
         ].map { Array($0.utf8) } + [
             // Bytes that are not UTF-8, in a read member, outside one, and in a name.
             Array(#"{"event":""#.utf8) + [0xFF, 0xFE] + Array(#"","screen":"s"}"#.utf8),

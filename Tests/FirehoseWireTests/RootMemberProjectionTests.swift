@@ -30,6 +30,16 @@ struct RootMemberProjectionTests {
         #expect(project(record, ["a"], maxDepth: 4) == nil)
     }
 
+    @Test(
+        "A lone high surrogate escape, which jq refuses, leaves the record to the reader; pairs and lone low ones do not"
+    )
+    func surrogates() {
+        #expect(project(#"{"a":1,"x":"\ud800"}"#, ["a"]) == nil)
+        #expect(project(#"{"a":1,"x":"\ud800\u0041"}"#, ["a"]) == nil)
+        #expect(project(#"{"a":1,"x":"\ud83d\ude00"}"#, ["a"]) == #"{"a":1}"#)
+        #expect(project(#"{"a":1,"x":"\udc00"}"#, ["a"]) == #"{"a":1}"#)
+    }
+
     @Test("Nesting up to the limit is projected")
     func depthLimit() {
         #expect(project(#"{"a":[[[1]]]}"#, ["a"], maxDepth: 4) == #"{"a":[[[1]]]}"#)

@@ -20,6 +20,15 @@ struct JQQueryTests {
         #expect(try run("empty", record) == [])
     }
 
+    @Test("input, inputs and debug in a query neither crash nor read anything (jq 1.6 left their callbacks unset)")
+    func inputAndDebug() throws {
+        for _ in 0..<3 {
+            #expect(throws: JQQuery.RunError.self) { try run(".a | input", #"{"a":1}"#) }
+            #expect(try run("[inputs]", "1") == ["[]"])
+            #expect(try run(".a | debug", #"{"a":1}"#) == ["1"])
+        }
+    }
+
     @Test("members reads the named members of the one object a query gives, as partition keys use them")
     func members() throws {
         let query = try JQQuery("{s: .s, n: .n, f: .f, b: .b, z: .z, a: .a, o: .o}")

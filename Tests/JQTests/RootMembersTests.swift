@@ -27,6 +27,10 @@ struct RootMembersTests {
             ("(.a | .b), .c", ["a", "c"]),
             // Past a pipe, `.` is what the left side made.
             ("{k: .a} | . as $r | $r", ["a"]),
+            // jq reads `1else` as `1` then `else`: the else branch sees the root again.
+            ("if .c then .x | 1else .b end", ["c", "x", "b"]),
+            ("if .c then .x | 1elif .d then .e else .f end", ["c", "x", "d", "e", "f"]),
+            ("{k: (.a * 1e3), l: (.b + 2E-1)}", ["a", "b"]),
         ] as [(String, [String])])
     func readsNamedMembers(program: String, names: [String]) {
         #expect(RootMembers.names(in: program) == Set(names))
@@ -38,7 +42,8 @@ struct RootMembersTests {
             ".", "{k: .}", "{k: keys}", "{k: .[]}", "{k: ..}", "{k: (. | tojson)}", ".a as $x | {k: $x}",
             #"{k: .["a"]}"#, "reduce .a as $x (0; .)", "def f: .; {k: f}", "{k: length}", ".a = 1 | {k: .a}",
             #"{k: @base64 "\(.a)"}"#, "{k: tostring}", #"{"a"}"#, #"{k: "\(.)"}"#, #"import "x" as y; {k: .a}"#,
-            "{k: .a | (.b", "{k: .a))", "{k: (if .a then .b end)", "then .a", #"{k: ."a\u0062"}"#,
+            "{k: .a | (.b", "{k: .a))", "", "   ", "# only a comment\n", "{k: (if .a then .b end)", "then .a",
+            #"{k: ."a\u0062"}"#,
             "{k: getpath([\"a\"])}",
             "{k: try .a}", "{k: .a |= 1}", "{k: .a ?// .b}", "{k: mod::f}",
         ])
