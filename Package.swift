@@ -79,6 +79,7 @@ let package = Package(
                 "FirehoseWire",
                 "FirehoseKeyLayout",
                 "DurableStorage",
+                "HTTPTransports",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,100 @@
+import FirehoseWire
+import HTTPTransports
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Where a `Lambda` processor's function runs on this machine, and how it is invoked: one event in,
+/// the function's answer (still to be read with `LambdaContract.outcomes`) or the failure of the
+/// invocation out, in the error codes AWS writes for them.
+package enum LambdaFunction: Sendable, Equatable {
+    /// A command: the event on its standard input, the answer on its standard output; a non-zero
+    /// exit is a function error.
+    case command([String])
+    /// A server speaking the Lambda Invoke API (`POST /2015-03-31/functions/NAME/invocations`), as
+    /// the AWS Lambda Runtime Interface Emulator (whose NAME is always `function`) and
+    /// `sam local start-lambda` serve it.
+    case invokeAPI(endpoint: URL, functionName: String)
+
+    /// Invokes the function with `event`, waiting at most `timeout`.
+    package func invoke(_ event: [UInt8], timeout: Duration, transport: any HTTPTransport = HTTP1Transport())
+        async -> Result<[UInt8], LambdaContract.Failure>
+    {
+        switch self {
+        case .command(let arguments):
+            return Self.interpret(
+                await CommandInvocation.run(
+                    arguments, input: event, timeout: timeout, maxAnswerBytes: LambdaContract.maxPayloadBytes))
+        case .invokeAPI(let endpoint, let name):
+            let url = endpoint.appendingPathComponent("2015-03-31/functions/\(name)/invocations")
+            let request = HTTPRequest(
+                url: url, method: "POST",
+                headers: [("Content-Type", "application/json"), ("X-Amz-Invocation-Type", "RequestResponse")],
+                body: event, timeout: timeout)
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(request)
+            } catch let failure as TransportFailure where failure.timedOut {
+                return .failure(.functionTimedOut)
+            } catch {
+                return .failure(
+                    .functionError("The Invoke API at \(url.absoluteString) could not be reached: \(error)."))
+            }
+            return Self.interpret(response, url: url)
+        }
+    }
+
+    private static func interpret(_ outcome: CommandInvocation.Outcome) -> Result<[UInt8], LambdaContract.Failure> {
+        switch outcome {
+        case .answered(let answer):
+            return .success(answer)
+        case .failed(let status, let signal, let standardError):
+            let how = signal.map { "was killed by signal \($0)" } ?? "exited with status \(status)"
+            let detail = standardError.isEmpty ? "" : "; its standard error ends: \(standardError)"
+            return .failure(.functionError("The command \(how)\(detail)"))
+        case .timedOut:
+            return .failure(.functionTimedOut)
+        case .answerTooLarge:
+            return .failure(.functionError("The command wrote more than the 6 MB a Lambda answer may hold."))
+        case .couldNotStart(let error):
+            return .failure(
+                .functionError(
+                    "The command could not be started: \(String(cString: strerror(error))) (errno \(error))."))
+        }
+    }
+
+    /// AWS's Invoke API signals a function error with `X-Amz-Function-Error`; the Runtime Interface
+    /// Emulator drops that header and answers 200 with the error object (`errorMessage`,
+    /// `errorType`), or with "Task timed out after N seconds".
+    private static func interpret(_ response: HTTPResponse, url: URL) -> Result<[UInt8], LambdaContract.Failure> {
+        let excerpt = String(decoding: response.body.prefix(1024), as: UTF8.self)
+        guard response.status == 200 else {
+            return .failure(
+                .functionError("The Invoke API at \(url.absoluteString) answered HTTP \(response.status): \(excerpt)"))
+        }
+        if let kind = response.header("X-Amz-Function-Error") {
+            return .failure(.functionError("The function failed (\(kind)): \(excerpt)"))
+        }
+        if excerpt.hasPrefix("Task timed out after") {
+            return .failure(.functionTimedOut)
+        }
+        guard response.body.count <= LambdaContract.maxPayloadBytes else {
+            return .failure(
+                .functionError("The answer is \(response.body.count) bytes, more than the 6 MB Lambda allows."))
+        }
+        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body)),
+            object["records"] == nil, object["errorMessage"] != nil
+        {
+            return .failure(.functionError("The function failed: \(excerpt)"))
+        }
+        return .success(response.body)
+    }
+}

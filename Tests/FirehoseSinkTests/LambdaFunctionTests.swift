@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTransports
+import Synchronization
+import Testing
+
+@testable import FirehoseSink
+
+@Suite("LambdaFunction: invoking a local function, by command or through the Invoke API")
+struct LambdaFunctionTests {
+    /// Answers every request with `response` (or throws `failure`) and keeps what it was sent.
+    final class ScriptedTransport: HTTPTransport, Sendable {
+        let response: HTTPResponse
+        let failure: (any Error & Sendable)?
+        let sent = Mutex<[HTTPRequest]>([])
+
+        init(_ response: HTTPResponse = HTTPResponse(status: 200), failure: (any Error & Sendable)? = nil) {
+            self.response = response
+            self.failure = failure
+        }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            sent.withLock { $0.append(request) }
+            if let failure { throw failure }
+            return response
+        }
+    }
+
+    static let endpoint = LambdaFunction.invokeAPI(
+        endpoint: URL(string: "http://127.0.0.1:9001")!, functionName: "transform")
+    static let event = Array(#"{"records":[]}"#.utf8)
+
+    @Test("The Invoke API is called as AWS's SDKs call it, and a 200 answer is the function's")
+    func invokeRequest() async throws {
+        let transport = ScriptedTransport(HTTPResponse(status: 200, body: Array(#"{"records":[]}"#.utf8)))
+        let result = await Self.endpoint.invoke(Self.event, timeout: .seconds(7), transport: transport)
+        #expect(try result.get() == Array(#"{"records":[]}"#.utf8))
+        let request = try #require(transport.sent.withLock { $0.first })
+        #expect(request.method == "POST")
+        #expect(request.url.absoluteString == "http://127.0.0.1:9001/2015-03-31/functions/transform/invocations")
+        #expect(request.header("X-Amz-Invocation-Type") == "RequestResponse")
+        #expect(request.header("Content-Type") == "application/json")
+        #expect(request.body == Self.event)
+        #expect(request.timeout == .seconds(7))
+    }
+
+    @Test(
+        "Function errors, as AWS (X-Amz-Function-Error) and the Runtime Interface Emulator (the error object) report them",
+        arguments: [
+            HTTPResponse(
+                status: 200, headers: [("X-Amz-Function-Error", "Unhandled")],
+                body: Array(#"{"errorMessage":"boom","errorType":"Exception"}"#.utf8)),
+            HTTPResponse(status: 200, body: Array(#"{"errorMessage":"boom","errorType":"Exception"}"#.utf8)),
+            HTTPResponse(status: 502, body: Array("bad gateway".utf8)),
+        ])
+    func functionErrors(response: HTTPResponse) async {
+        let result = await Self.endpoint.invoke(
+            Self.event, timeout: .seconds(5), transport: ScriptedTransport(response))
+        guard case .failure(let failure) = result else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.code == "Lambda.FunctionError")
+    }
+
+    @Test("A timeout, from the transport or in the emulator's words, is Lambda.FunctionTimedOut")
+    func timeouts() async {
+        let emulator = ScriptedTransport(
+            HTTPResponse(status: 200, body: Array("Task timed out after 3.00 seconds".utf8)))
+        #expect(
+            await Self.endpoint.invoke(Self.event, timeout: .seconds(5), transport: emulator)
+                == .failure(.functionTimedOut))
+        #expect(
+            await LambdaFunction.command(["sleep", "30"]).invoke(Self.event, timeout: .milliseconds(200))
+                == .failure(.functionTimedOut))
+    }
+
+    @Test("An endpoint that cannot be reached is a function error naming it")
+    func unreachable() async {
+        struct Refused: Error, CustomStringConvertible { var description: String { "Connection refused" } }
+        let result = await Self.endpoint.invoke(
+            Self.event, timeout: .seconds(5), transport: ScriptedTransport(failure: Refused()))
+        guard case .failure(let failure) = result else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.code == "Lambda.FunctionError")
+        #expect(failure.message.contains("http://127.0.0.1:9001/2015-03-31/functions/transform/invocations"))
+        #expect(failure.message.contains("Connection refused"))
+    }
+
+    @Test("A command's answer, exit status and standard error become the invocation's result")
+    func command() async throws {
+        let echo = LambdaFunction.command(["cat"])
+        #expect(try await echo.invoke(Self.event, timeout: .seconds(30)).get() == Self.event)
+        let failing = LambdaFunction.command(["sh", "-c", "echo 'KeyError: data' >&2; exit 1"])
+        guard case .failure(let failure) = await failing.invoke(Self.event, timeout: .seconds(30)) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.code == "Lambda.FunctionError")
+        #expect(
+            failure.message.hasSuffix("The command exited with status 1; its standard error ends: KeyError: data\n"))
+    }
+}
