@@ -86,6 +86,11 @@ enum RootMembers {
         /// The previous token ended a term: `.name` and `[` are then suffixes of it, not reads of
         /// the root.
         var afterTerm = false
+        /// Inside `TERM as $name | BODY` at the root: the tokens still expected before BODY, which
+        /// sees the root again.
+        var binding: Binding?
+
+        enum Binding { case variable, pipe }
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -110,6 +115,16 @@ enum RootMembers {
         }
 
         private mutating func accept(_ token: Token) throws(GiveUp) {
+            if let expected = binding {
+                // Only `as $name |`: destructuring patterns are left to jq.
+                switch (expected, token) {
+                case (.variable, .variable): binding = .pipe
+                case (.pipe, .pipe): binding = nil
+                default: throw GiveUp()
+                }
+                afterTerm = false
+                return
+            }
             if top.entry != .value {
                 try acceptEntry(token)
                 return
@@ -129,7 +144,8 @@ enum RootMembers {
             case .string:
                 afterTerm = true
             case .format:
-                guard !root else { throw GiveUp() }
+                // `@base64 "…\(.a)…"` formats the string's interpolations; alone, it formats the input.
+                guard !root || nextByte() == UInt8(ascii: "\"") else { throw GiveUp() }
                 afterTerm = false
             case .open(let byte):
                 // After a term, `(` is a call's arguments (only piped: a call at the root gave up)
@@ -176,8 +192,18 @@ enum RootMembers {
                 guard top.kind == .ifBlock else { throw GiveUp() }
                 frames.removeLast()
                 afterTerm = true
-            case "and", "or":
+            case "and", "or", "try", "catch":
+                // `try E catch F`: E sees the same input; F sees the error, and is read as if it saw
+                // the root (stricter than needed, never wrong).
                 afterTerm = false
+            case "as" where root && afterTerm:
+                binding = .variable
+                afterTerm = false
+            case "error" where root && nextByte() == UInt8(ascii: "("),
+                "range" where root && nextByte() == UInt8(ascii: "("):
+                // Their arguments see the input (a parenthesised expression follows); they do not
+                // read it themselves.
+                afterTerm = true
             case "true", "false", "null", "empty", "now":
                 // Literals, and functions that ignore their input.
                 afterTerm = true
@@ -196,9 +222,10 @@ enum RootMembers {
             switch (top.entry, token) {
             case (.key, .identifier(let word)):
                 top.entry = .afterKey(member: word)
-            case (.key, .string):
-                // `{"a b": …}`; the shorthand `{"a"}` is left to jq (given up below).
-                top.entry = .afterKey(member: "")
+            case (.key, .string(let text)):
+                // `{"a b": …}`, or the shorthand `{"a b"}`; one with escapes or interpolations is left
+                // to jq (given up below).
+                top.entry = .afterKey(member: text ?? "")
             case (.key, .variable):
                 top.entry = .afterKey(member: nil)
             case (.key, .open(UInt8(ascii: "("))):
@@ -243,6 +270,12 @@ enum RootMembers {
             switch byte {
             case UInt8(ascii: "."):
                 position += 1
+                if position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                    position -= 1
+                    skipNumber()
+                    return .number
+                }
+                if let name = constantIndex() { return .field(name) }
                 if peek(UInt8(ascii: ".")) {
                     position += 1
                     return .recurse
@@ -303,6 +336,33 @@ enum RootMembers {
             guard isDigit(1 + sign) else { return }
             position += 1 + sign
             while isDigit(0) { position += 1 }
+        }
+
+        /// `["name"]` right after a `.`: the same as `."name"`. Nil (nothing consumed) otherwise.
+        private mutating func constantIndex() -> String? {
+            let start = position
+            guard peek(UInt8(ascii: "[")) else { return nil }
+            position += 1
+            skipSpaceAndComments()
+            guard peek(UInt8(ascii: "\"")), case .string(let text?)? = try? string() else {
+                position = start
+                return nil
+            }
+            skipSpaceAndComments()
+            guard peek(UInt8(ascii: "]")) else {
+                position = start
+                return nil
+            }
+            position += 1
+            return text
+        }
+
+        /// The next byte that is not space or a comment, without consuming anything.
+        private mutating func nextByte() -> UInt8? {
+            let start = position
+            defer { position = start }
+            skipSpaceAndComments()
+            return position < bytes.count ? bytes[position] : nil
         }
 
         /// Operators and punctuation, longest first.

@@ -25,6 +25,12 @@ struct QueryProjectionTests {
         "{k: .a} | .b",
         "{k: 1}",
         "if .c then .x | 1else .b end",
+        #".ts as $t | {year: ($t | tostring), kind: .type}"#,
+        #"{k: (try (.a | ascii_downcase) catch "none")}"#,
+        #"{k: (.a // error("no a"))}"#,
+        #"{k: .["a"], l: ."odd key"}"#,
+        #"{"a", c}"#,
+        #"{k: @base64 "\(.a)"}"#,
     ]
 
     static let records: [[UInt8]] =

@@ -31,6 +31,14 @@ struct RootMembersTests {
             ("if .c then .x | 1else .b end", ["c", "x", "b"]),
             ("if .c then .x | 1elif .d then .e else .f end", ["c", "x", "d", "e", "f"]),
             ("{k: (.a * 1e3), l: (.b + 2E-1)}", ["a", "b"]),
+            // Forms people write that read named members only.
+            (#".ts as $t | {year: ($t | strftime("%Y")), kind: .type}"#, ["ts", "type"]),
+            (#"{k: (try .a catch "none")}"#, ["a"]),
+            (#"{k: (.a // error("no a"))}"#, ["a"]),
+            ("{k: (.a * .5)}", ["a"]),
+            (#"{k: .["a-b"], l: .[ "c" ].d}"#, ["a-b", "c"]),
+            (#"{"a b", c}"#, ["a b", "c"]),
+            (#"{k: @base64 "\(.a)"}"#, ["a"]),
         ] as [(String, [String])])
     func readsNamedMembers(program: String, names: [String]) {
         #expect(RootMembers.names(in: program) == Set(names))
@@ -39,13 +47,14 @@ struct RootMembersTests {
     @Test(
         "Programs that may see more of their input: nil, so the whole record is parsed",
         arguments: [
-            ".", "{k: .}", "{k: keys}", "{k: .[]}", "{k: ..}", "{k: (. | tojson)}", ".a as $x | {k: $x}",
-            #"{k: .["a"]}"#, "reduce .a as $x (0; .)", "def f: .; {k: f}", "{k: length}", ".a = 1 | {k: .a}",
-            #"{k: @base64 "\(.a)"}"#, "{k: tostring}", #"{"a"}"#, #"{k: "\(.)"}"#, #"import "x" as y; {k: .a}"#,
+            ".", "{k: .}", "{k: keys}", "{k: .[]}", "{k: ..}", "{k: (. | tojson)}",
+            "reduce .a as $x (0; .)", "def f: .; {k: f}", "{k: length}", ".a = 1 | {k: .a}",
+            "{k: @base64}", "{k: tostring}", #"{"\(.a)"}"#, #"{k: "\(.)"}"#, ".a as [$x] | {k: $x}",
+            "{k: error}", ".a as $x | .", #"import "x" as y; {k: .a}"#,
             "{k: .a | (.b", "{k: .a))", "", "   ", "# only a comment\n", "{k: (if .a then .b end)", "then .a",
             #"{k: ."a\u0062"}"#,
             "{k: getpath([\"a\"])}",
-            "{k: try .a}", "{k: .a |= 1}", "{k: .a ?// .b}", "{k: mod::f}",
+            "{k: try .}", "{k: .a |= 1}", "{k: .a ?// .b}", "{k: mod::f}",
         ])
     func mayReadMore(program: String) {
         #expect(RootMembers.names(in: program) == nil)
