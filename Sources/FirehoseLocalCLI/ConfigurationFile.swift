@@ -32,6 +32,9 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 /// Credentials:                    # default: test / test
 ///   - {AccessKeyId: test, SecretAccessKey: test}
 /// GzipLevel: 6
+/// LambdaFunctions:                # where Lambda processors' functions run here
+///   - {FunctionName: enrich, Command: [python3, enrich.py]}
+///   - {FunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:tag", Endpoint: "http://127.0.0.1:3001"}
 /// DeliveryStreams:                # CreateDeliveryStream requests, as given to AWS
 ///   - DeliveryStreamName: app-events
 ///     ExtendedS3DestinationConfiguration: {BucketARN: "arn:aws:s3:::demo-bucket", CompressionFormat: GZIP}
@@ -42,6 +45,8 @@ public struct ConfigurationFile: Sendable {
     public var gzipLevel: Int32?
     public var durability: Durability?
     public var deliveryStreams: [CreateDeliveryStreamInput]
+    /// `LambdaFunctions`, in order.
+    package var lambdaFunctions: [LambdaFunctionDirectory.Entry] = []
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
         case verify
@@ -219,6 +224,7 @@ private struct FileShape: Decodable {
     var gzipLevel: Int?
     var durability: String?
     var deliveryStreams: [CreateDeliveryStreamInput]?
+    var lambdaFunctions: [FunctionShape]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -226,6 +232,7 @@ private struct FileShape: Decodable {
         case gzipLevel = "GzipLevel"
         case durability = "Durability"
         case deliveryStreams = "DeliveryStreams"
+        case lambdaFunctions = "LambdaFunctions"
     }
 
     init(from decoder: any Decoder) throws {
@@ -236,6 +243,7 @@ private struct FileShape: Decodable {
         gzipLevel = try container.decodeIfPresent(Int.self, forKey: .gzipLevel)
         durability = try container.decodeIfPresent(String.self, forKey: .durability)
         deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
+        lambdaFunctions = try container.decodeIfPresent([FunctionShape].self, forKey: .lambdaFunctions)
     }
 
     func validated(path: String) throws(ConfigurationError) -> ConfigurationFile {
@@ -282,6 +290,74 @@ private struct FileShape: Decodable {
             file.durability = mode
         }
         file.deliveryStreams = deliveryStreams ?? []
+        for (index, function) in (lambdaFunctions ?? []).enumerated() {
+            file.lambdaFunctions.append(try function.validated(path: path, field: "LambdaFunctions[\(index)]"))
+        }
         return file
+    }
+}
+
+/// One entry of `LambdaFunctions`: which function (`FunctionArn` or `FunctionName`) and where it runs
+/// (`Command` or `Endpoint`, with `InvokeName` for an endpoint that knows it by another name, such
+/// as the Runtime Interface Emulator's `function`).
+private struct FunctionShape: Decodable {
+    var FunctionArn: String?
+    var FunctionName: String?
+    var Command: [String]?
+    var Endpoint: String?
+    var InvokeName: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case FunctionArn, FunctionName, Command, Endpoint, InvokeName
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        FunctionArn = try container.decodeIfPresent(String.self, forKey: .FunctionArn)
+        FunctionName = try container.decodeIfPresent(String.self, forKey: .FunctionName)
+        Command = try container.decodeIfPresent([String].self, forKey: .Command)
+        Endpoint = try container.decodeIfPresent(String.self, forKey: .Endpoint)
+        InvokeName = try container.decodeIfPresent(String.self, forKey: .InvokeName)
+    }
+
+    func validated(path: String, field: String) throws(ConfigurationError) -> LambdaFunctionDirectory.Entry {
+        func fail(_ member: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(file: path, field: member.isEmpty ? field : "\(field).\(member)", message: message)
+        }
+        if let arn = FunctionArn, LambdaFunctionDirectory.functionName(inARN: arn) == nil {
+            throw fail(
+                "FunctionArn", "'\(arn)' is not a Lambda function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME).")
+        }
+        for (member, name) in [("FunctionName", FunctionName), ("InvokeName", InvokeName)] {
+            if let name, !LambdaFunctionDirectory.isFunctionName(name) {
+                throw fail(member, "'\(name)' is not a function name (1 to 64 letters, digits, - and _).")
+            }
+        }
+        guard (FunctionArn == nil) != (FunctionName == nil) else {
+            throw fail("", "give FunctionArn or FunctionName (one of them): which function this entry runs.")
+        }
+        let function: LambdaFunction
+        switch (Command, Endpoint) {
+        case (let command?, nil):
+            guard let program = command.first, !program.isEmpty else {
+                throw fail("Command", "must name a program, e.g. [python3, transform.py].")
+            }
+            guard InvokeName == nil else { throw fail("InvokeName", "applies to an Endpoint, not a Command.") }
+            function = .command(command)
+        case (nil, let text?):
+            guard let url = LambdaFunctionDirectory.endpointURL(text) else {
+                throw fail(
+                    "Endpoint", "must be an http:// or https:// URL such as http://127.0.0.1:3001, not '\(text)'.")
+            }
+            let name = InvokeName ?? FunctionName ?? LambdaFunctionDirectory.functionName(inARN: FunctionArn!)!
+            function = .invokeAPI(endpoint: url, functionName: name)
+        default:
+            throw fail(
+                "",
+                "give Command (a program that reads the event on stdin) or Endpoint (a Lambda Invoke API), one of them."
+            )
+        }
+        return LambdaFunctionDirectory.Entry(arn: FunctionArn, name: FunctionName, function: function)
     }
 }

@@ -112,7 +112,8 @@ struct StreamDefinitions: Equatable {
 
     mutating func add(_ definition: CreateDeliveryStreamInput, gzipLevel: Int32) {
         guard
-            let settings = try? DeliveryStreamSettings(validating: definition, gzipLevel: gzipLevel, dataDirectory: nil)
+            let settings = try? DeliveryStreamSettings(
+                validating: definition, gzipLevel: gzipLevel, dataDirectory: nil, lambdaFunctions: nil)
         else { return }
         appendsNewline[settings.name] = settings.appendsNewline
     }

@@ -114,6 +114,15 @@ public struct ServeCommand: AsyncParsableCommand {
     var localEndpoints: String?
 
     @Option(
+        name: .customLong("lambda-endpoint"),
+        help: """
+            A Lambda Invoke API (sam local start-lambda, or another emulator) that runs the functions of \
+            Lambda processors not mapped under LambdaFunctions in the configuration file, each by the \
+            function name in its ARN. [FIREHOSE_LOCAL_LAMBDA_ENDPOINT] (default: none)
+            """)
+    var lambdaEndpoint: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -161,11 +170,14 @@ public struct ServeCommand: AsyncParsableCommand {
         }
         let gzipLevel = file.gzipLevel ?? 6
         let durability = settings.durability ?? file.durability ?? .fsync
+        let lambdaFunctions = LambdaFunctionDirectory(
+            entries: file.lambdaFunctions, defaultEndpoint: settings.lambdaEndpoint)
         var streams: [DeliveryStreamSettings] = []
         for (index, definition) in file.deliveryStreams.enumerated() {
             do {
                 let stream = try DeliveryStreamSettings(
-                    validating: definition, gzipLevel: gzipLevel, dataDirectory: settings.dataDirectory)
+                    validating: definition, gzipLevel: gzipLevel, dataDirectory: settings.dataDirectory,
+                    lambdaFunctions: lambdaFunctions)
                 if streams.contains(where: { $0.name == stream.name }) {
                     throw ServeError(
                         description:
@@ -216,7 +228,7 @@ public struct ServeCommand: AsyncParsableCommand {
             do {
                 let settings = try DeliveryStreamSettings(
                     validating: record.definition, gzipLevel: gzipLevel, versionID: record.versionID,
-                    dataDirectory: settings.dataDirectory)
+                    dataDirectory: settings.dataDirectory, lambdaFunctions: lambdaFunctions)
                 try sink.createStream(settings, record: record)
             } catch {
                 logger.error(
@@ -247,6 +259,7 @@ public struct ServeCommand: AsyncParsableCommand {
             region: settings.region, accountID: settings.accountID, authentication: authentication,
             streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel)
         apiConfiguration.localEndpointsOpen = settings.localEndpointsOpen
+        apiConfiguration.lambdaFunctions = lambdaFunctions
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
         let api = FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
@@ -325,6 +338,7 @@ struct ResolvedSettings {
     var shutdownTimeout = 60
     var activationDelay: Double = 0
     var localEndpointsOpen = false
+    var lambdaEndpoint: URL?
 
     init(command: ServeCommand, environment: [String: String]) throws(ServeError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -386,6 +400,15 @@ struct ResolvedSettings {
             case "open": localEndpointsOpen = true
             default: throw ServeError(description: "local endpoints must be 'loopback' or 'open', not '\(text)'.")
             }
+        }
+        if let text = value(command.lambdaEndpoint, "FIREHOSE_LOCAL_LAMBDA_ENDPOINT") {
+            guard let url = LambdaFunctionDirectory.endpointURL(text) else {
+                throw ServeError(
+                    description:
+                        "lambda endpoint must be an http:// or https:// URL such as http://127.0.0.1:3001, not '\(text)'."
+                )
+            }
+            lambdaEndpoint = url
         }
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
             guard let mode = Durability(rawValue: text.lowercased()) else {

@@ -393,7 +393,8 @@ struct ControlPlane {
         do {
             return try DeliveryStreamSettings(
                 validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true,
-                destinationMember: destinationMember, dataDirectory: sink.configuration.dataDirectory)
+                destinationMember: destinationMember, dataDirectory: sink.configuration.dataDirectory,
+                lambdaFunctions: configuration.lambdaFunctions)
         } catch {
             throw error.error
         }

@@ -38,6 +38,8 @@ public final class FirehoseAPI: Sendable {
         /// `/_local/wait` requests waiting at once; more are refused with 503, so waiters cannot take
         /// every connection.
         public var maxWaitingRequests = 64
+        /// Where the functions of `Lambda` processors run on this machine.
+        package var lambdaFunctions = LambdaFunctionDirectory()
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 

@@ -41,9 +41,12 @@ extension DeliveryStreamSettings {
     ///   the definition uses (UpdateDestination validates the merged result but reports its own member).
     /// - Parameter dataDirectory: where objects will be written; every object path under it must fit
     ///   the file system's path limit. nil skips that check (nothing will be written).
-    public init(
+    /// - Parameter lambdaFunctions: where `Lambda` processors' functions run here (by default
+    ///   nowhere); nil skips the check that each one has a place to run.
+    package init(
         validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1,
-        requireRoleARN: Bool = false, destinationMember: String? = nil, dataDirectory: String?
+        requireRoleARN: Bool = false, destinationMember: String? = nil, dataDirectory: String?,
+        lambdaFunctions: LambdaFunctionDirectory? = LambdaFunctionDirectory()
     ) throws(StreamConfigurationError) {
         func fail(_ field: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: field, error: error)
@@ -176,7 +179,8 @@ extension DeliveryStreamSettings {
             throw fail("GzipLevel", .invalidArgument("gzip level must be between 1 and 9, got \(gzipLevel)."))
         }
 
-        let processing = try Self.processors(of: destination, field: field, path: path)
+        let processing = try Self.processors(
+            of: destination, field: field, path: path, lambdaFunctions: lambdaFunctions)
         let appendsNewline = processing.appendsNewline
         let metadataExtraction = processing.metadataExtraction
         let partitioning = destination.dynamicPartitioningConfiguration
@@ -294,9 +298,10 @@ extension DeliveryStreamSettings {
     /// decomp-faq.html: decompression before the steps after it): Decompression,
     /// CloudWatchLogProcessing, RecordDeAggregation, then MetadataExtraction (partitioning) and
     /// AppendDelimiterToRecord.
-    static func processors(of destination: ExtendedS3DestinationConfiguration, field: String, path: String)
-        throws(StreamConfigurationError) -> Processing
-    {
+    static func processors(
+        of destination: ExtendedS3DestinationConfiguration, field: String, path: String,
+        lambdaFunctions: LambdaFunctionDirectory? = nil
+    ) throws(StreamConfigurationError) -> Processing {
         func fail(_ member: String, _ message: String) -> StreamConfigurationError {
             StreamConfigurationError(field: member, error: .invalidArgument(message))
         }
@@ -393,6 +398,13 @@ extension DeliveryStreamSettings {
                         "The RecordDeAggregation processor requires the SubRecordType parameter with the value JSON or DELIMITED."
                     )
                 }
+            case "Lambda":
+                let function = try lambdaProcessor(
+                    parameter, field: parametersField, lambdaFunctions: lambdaFunctions)
+                throw fail(
+                    processorField,
+                    "The Lambda processor is checked (its function \(function)) but not run yet by firehose-local: streams with it are refused until it is."
+                )
             default:
                 throw fail(
                     processorField,
@@ -402,6 +414,55 @@ extension DeliveryStreamSettings {
         }
         processing.steps = [decompression, extraction, deaggregation].compactMap { $0 }
         return processing
+    }
+
+    /// The `Lambda` processor's parameters (API_ProcessorParameter, data-transformation.html):
+    /// `LambdaArn` a function ARN with a place to run here, `NumberOfRetries` 0–300 (default 3),
+    /// `BufferSizeInMBs` 0.2–3 (default 1), `BufferIntervalInSeconds` 0–900 (default 60), `RoleArn` an
+    /// IAM role ARN. Returns how the function is reached, for messages.
+    static func lambdaProcessor(
+        _ parameter: (String) -> String?, field: String, lambdaFunctions: LambdaFunctionDirectory?
+    ) throws(StreamConfigurationError) -> String {
+        func fail(_ message: String) -> StreamConfigurationError {
+            StreamConfigurationError(field: field, error: .invalidArgument(message))
+        }
+        guard let arn = parameter("LambdaArn") else {
+            throw fail(
+                "The Lambda processor requires the LambdaArn parameter (the ARN of the function that transforms records)."
+            )
+        }
+        guard LambdaFunctionDirectory.functionName(inARN: arn) != nil else {
+            throw fail(
+                "LambdaArn '\(arn)' is not a Lambda function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME, with an optional :QUALIFIER)."
+            )
+        }
+        func number(_ name: String, _ range: ClosedRange<Double>, integer: Bool) throws(StreamConfigurationError) {
+            guard let text = parameter(name) else { return }
+            guard let value = Double(text), range.contains(value), !integer || value == value.rounded() else {
+                let bounds =
+                    integer
+                    ? "\(Int(range.lowerBound)) to \(Int(range.upperBound))"
+                    : "\(range.lowerBound) to \(range.upperBound)"
+                throw fail("\(name) must be \(integer ? "a whole number" : "a number") from \(bounds), not '\(text)'.")
+            }
+        }
+        try number("NumberOfRetries", 0...300, integer: true)
+        try number("BufferSizeInMBs", 0.2...3, integer: false)
+        try number("BufferIntervalInSeconds", 0...900, integer: true)
+        if let role = parameter("RoleArn"), !Self.isValidRoleARN(role) {
+            throw fail("RoleArn '\(role)' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME).")
+        }
+        guard let lambdaFunctions else { return arn }
+        switch lambdaFunctions.function(for: arn) {
+        case .command(let arguments)?:
+            return "runs the command \(arguments.joined(separator: " "))"
+        case .invokeAPI(let endpoint, let name)?:
+            return "is invoked as \(name) at \(endpoint.absoluteString)"
+        case nil:
+            throw fail(
+                "firehose-local has no function for \(arn): map it (or its name, \(LambdaFunctionDirectory.functionName(inARN: arn)!)) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
+            )
+        }
     }
 
     /// Dynamic partitioning's rules (developer guide, "Dynamic partitioning" and "Buffering hints"):

@@ -98,3 +98,70 @@ package enum LambdaFunction: Sendable, Equatable {
         return .success(response.body)
     }
 }
+
+/// The local functions `Lambda` processors may name (the configuration file's `LambdaFunctions`), by
+/// function ARN or by function name, and the Invoke API endpoint any other function is sent to
+/// (`--lambda-endpoint`), if any.
+package struct LambdaFunctionDirectory: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        /// Matches this ARN exactly.
+        package var arn: String?
+        /// Matches any ARN of a function of this name (any region, account or qualifier).
+        package var name: String?
+        package var function: LambdaFunction
+
+        package init(arn: String? = nil, name: String? = nil, function: LambdaFunction) {
+            self.arn = arn
+            self.name = name
+            self.function = function
+        }
+    }
+
+    package var entries: [Entry]
+    package var defaultEndpoint: URL?
+
+    package init(entries: [Entry] = [], defaultEndpoint: URL? = nil) {
+        self.entries = entries
+        self.defaultEndpoint = defaultEndpoint
+    }
+
+    /// Where the function `arn` runs here: an entry for the ARN itself, else for its name, else the
+    /// default endpoint (invoked by the ARN's function name); nil when none.
+    package func function(for arn: String) -> LambdaFunction? {
+        if let entry = entries.first(where: { $0.arn == arn }) { return entry.function }
+        guard let name = Self.functionName(inARN: arn) else { return nil }
+        if let entry = entries.first(where: { $0.name == name }) { return entry.function }
+        return defaultEndpoint.map { .invokeAPI(endpoint: $0, functionName: name) }
+    }
+
+    /// `text` as the base URL of an Invoke API endpoint: `http` or `https`, a host, no query or
+    /// fragment (the path `/2015-03-31/functions/NAME/invocations` is added to it).
+    package static func endpointURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
+        else { return nil }
+        return url
+    }
+
+    /// The function name of `arn:<partition>:lambda:<region>:<account>:function:<name>[:<qualifier>]`.
+    package static func functionName(inARN arn: String) -> String? {
+        let parts = arn.split(separator: ":", omittingEmptySubsequences: false)
+        guard (7...8).contains(parts.count), parts[0] == "arn", !parts[1].isEmpty, parts[2] == "lambda",
+            parts[5] == "function", isFunctionName(parts[6]), parts.count == 7 || !parts[7].isEmpty
+        else { return nil }
+        return String(parts[6])
+    }
+
+    /// A function name as Lambda allows it: 1–64 letters, digits, `-` and `_` (it goes into a URL path).
+    package static func isFunctionName(_ name: some StringProtocol) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
+    }
+}

@@ -564,7 +564,7 @@ CREATE_ERRORS = [
     ("processor-lambda",
      {EXT: _dest(ProcessingConfiguration={"Enabled": True, "Processors": [{"Type": "Lambda", "Parameters": [
          {"ParameterName": "LambdaArn", "ParameterValue": "arn:aws:lambda:us-east-1:000000000000:function:f"}]}]})},
-     "InvalidArgumentException", ["Lambda", "not supported yet"]),
+     "InvalidArgumentException", ["no function for arn:aws:lambda:us-east-1:000000000000:function:f", "LambdaFunctions"]),
     ("processor-enum", {EXT: _dest(ProcessingConfiguration={"Enabled": True, "Processors": [{"Type": "Bogus"}]})},
      "ValidationException",
      ("extendedS3DestinationConfiguration.processingConfiguration.processors.1.member.type",

@@ -60,6 +60,67 @@ import Testing
         #expect(destination.fileExtension == ".json")
     }
 
+    @Test func lambdaFunctionsMapFunctionsToCommandsAndEndpoints() throws {
+        let file = try parse(
+            """
+            LambdaFunctions:
+              - {FunctionName: enrich, Command: [python3, enrich.py]}
+              - {FunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:tag", Endpoint: "http://127.0.0.1:9000", InvokeName: function}
+              - {FunctionName: remote, Endpoint: "http://127.0.0.1:3001"}
+            """)
+        #expect(
+            file.lambdaFunctions == [
+                .init(name: "enrich", function: .command(["python3", "enrich.py"])),
+                .init(
+                    arn: "arn:aws:lambda:us-east-1:000000000000:function:tag",
+                    function: .invokeAPI(endpoint: URL(string: "http://127.0.0.1:9000")!, functionName: "function")),
+                .init(
+                    name: "remote",
+                    function: .invokeAPI(endpoint: URL(string: "http://127.0.0.1:3001")!, functionName: "remote")),
+            ])
+    }
+
+    @Test(
+        arguments: [
+            (
+                "{FunctionName: f}", "LambdaFunctions[0]",
+                "give Command (a program that reads the event on stdin) or Endpoint (a Lambda Invoke API), one of them."
+            ),
+            (
+                "{FunctionName: f, Command: [a], Endpoint: \"http://h\"}", "LambdaFunctions[0]",
+                "give Command (a program that reads the event on stdin) or Endpoint (a Lambda Invoke API), one of them."
+            ),
+            (
+                "{Command: [a]}", "LambdaFunctions[0]",
+                "give FunctionArn or FunctionName (one of them): which function this entry runs."
+            ),
+            (
+                "{FunctionName: f, Command: []}", "LambdaFunctions[0].Command",
+                "must name a program, e.g. [python3, transform.py]."
+            ),
+            (
+                "{FunctionName: \"a/b\", Command: [a]}", "LambdaFunctions[0].FunctionName",
+                "'a/b' is not a function name (1 to 64 letters, digits, - and _)."
+            ),
+            (
+                "{FunctionArn: f, Command: [a]}", "LambdaFunctions[0].FunctionArn",
+                "'f' is not a Lambda function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME)."
+            ),
+            (
+                "{FunctionName: f, Endpoint: \"localhost:9000\"}", "LambdaFunctions[0].Endpoint",
+                "must be an http:// or https:// URL such as http://127.0.0.1:3001, not 'localhost:9000'."
+            ),
+            (
+                "{FunctionName: f, Command: [a], InvokeName: g}", "LambdaFunctions[0].InvokeName",
+                "applies to an Endpoint, not a Command."
+            ),
+        ])
+    func badLambdaFunctionsAreNamed(entry: String, field: String, message: String) {
+        #expect(throws: ConfigurationError(file: "config.yaml", field: field, message: message)) {
+            try parse("LambdaFunctions:\n  - \(entry)\n")
+        }
+    }
+
     @Test func jsonIsAccepted() throws {
         let file = try parse(
             #"{"DeliveryStreams": [{"DeliveryStreamName": "s1", "S3DestinationConfiguration": {"BucketARN": "arn:aws:s3:::b"}}]}"#,

@@ -255,15 +255,82 @@ struct StreamDefinitionValidationTests {
         )
     }
 
-    @Test("The Lambda processor is not supported yet")
-    func unsupportedProcessor() {
-        let error = configurationError(Self.processing(["Lambda"]))
+    static let lambdaARN = "arn:aws:lambda:us-east-1:000000000000:function:enrich"
+
+    private func lambdaError(
+        _ parameters: [String: String], functions: LambdaFunctionDirectory? = LambdaFunctionDirectory()
+    ) -> StreamConfigurationError? {
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo",
+            extendedS3DestinationConfiguration: Self.processors([Self.processor("Lambda", parameters)]))
+        do {
+            _ = try DeliveryStreamSettings(validating: input, dataDirectory: nil, lambdaFunctions: functions)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(
+        "The Lambda processor's parameters are checked as the API documents them",
+        arguments: [
+            (
+                [:],
+                "The Lambda processor requires the LambdaArn parameter (the ARN of the function that transforms records)."
+            ),
+            (
+                ["LambdaArn": "enrich"],
+                "LambdaArn 'enrich' is not a Lambda function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME, with an optional :QUALIFIER)."
+            ),
+            (
+                ["LambdaArn": lambdaARN, "NumberOfRetries": "301"],
+                "NumberOfRetries must be a whole number from 0 to 300, not '301'."
+            ),
+            (
+                ["LambdaArn": lambdaARN, "NumberOfRetries": "1.5"],
+                "NumberOfRetries must be a whole number from 0 to 300, not '1.5'."
+            ),
+            (
+                ["LambdaArn": lambdaARN, "BufferSizeInMBs": "0.1"],
+                "BufferSizeInMBs must be a number from 0.2 to 3.0, not '0.1'."
+            ),
+            (
+                ["LambdaArn": lambdaARN, "BufferIntervalInSeconds": "901"],
+                "BufferIntervalInSeconds must be a whole number from 0 to 900, not '901'."
+            ),
+            (
+                ["LambdaArn": lambdaARN, "RoleArn": "admin"],
+                "RoleArn 'admin' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)."
+            ),
+            (
+                ["LambdaArn": lambdaARN],
+                "firehose-local has no function for arn:aws:lambda:us-east-1:000000000000:function:enrich: map it (or its name, enrich) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
+            ),
+        ] as [([String: String], String)])
+    func lambdaParameters(parameters: [String: String], message: String) {
+        let error = lambdaError(parameters)
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Parameters")
+        #expect(error?.error == .invalidArgument(message))
+    }
+
+    @Test("A Lambda processor whose function runs here is checked, then refused until the stage runs it")
+    func lambdaResolved() {
+        let functions = LambdaFunctionDirectory(entries: [
+            .init(name: "enrich", function: .command(["python3", "enrich.py"]))
+        ])
+        let error = lambdaError(
+            ["LambdaArn": Self.lambdaARN + ":live", "NumberOfRetries": "3", "BufferSizeInMBs": "0.5"],
+            functions: functions)
         #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Type")
         #expect(
             error?.error
                 == .invalidArgument(
-                    "Processor Lambda is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction, Decompression, CloudWatchLogProcessing, RecordDeAggregation)."
+                    "The Lambda processor is checked (its function runs the command python3 enrich.py) but not run yet by firehose-local: streams with it are refused until it is."
                 ))
+        // Without a directory (the objects command reading definitions) nothing is resolved.
+        #expect(
+            lambdaError(["LambdaArn": Self.lambdaARN], functions: nil)?.error.message.hasPrefix(
+                "The Lambda processor is checked (its function arn:") == true)
     }
 
     static func processors(_ processors: [Processor]) -> ExtendedS3DestinationConfiguration {

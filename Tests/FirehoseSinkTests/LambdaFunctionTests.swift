@@ -101,4 +101,32 @@ struct LambdaFunctionTests {
         #expect(
             failure.message.hasSuffix("The command exited with status 1; its standard error ends: KeyError: data\n"))
     }
+
+    @Test(
+        "A function ARN resolves by ARN, then by name (any region, account or qualifier), then to the default endpoint")
+    func directory() {
+        let exact = LambdaFunction.command(["exact"])
+        let byName = LambdaFunction.command(["by-name"])
+        var directory = LambdaFunctionDirectory(entries: [
+            .init(arn: "arn:aws:lambda:us-east-1:000000000000:function:enrich:live", function: exact),
+            .init(name: "enrich", function: byName),
+        ])
+        #expect(directory.function(for: "arn:aws:lambda:us-east-1:000000000000:function:enrich:live") == exact)
+        #expect(directory.function(for: "arn:aws:lambda:eu-west-1:123456789012:function:enrich") == byName)
+        #expect(directory.function(for: "arn:aws:lambda:us-east-1:000000000000:function:other") == nil)
+        directory.defaultEndpoint = URL(string: "http://127.0.0.1:3001")
+        #expect(
+            directory.function(for: "arn:aws:lambda:us-east-1:000000000000:function:other:3")
+                == .invokeAPI(endpoint: URL(string: "http://127.0.0.1:3001")!, functionName: "other"))
+        for arn in [
+            "enrich", "arn:aws:lambda:us-east-1:0:layer:x", "arn:aws:lambda:us-east-1:0:function:",
+            "arn:aws:lambda:us-east-1:0:function:a/b", "arn:aws:lambda:us-east-1:0:function:a:",
+        ] {
+            #expect(LambdaFunctionDirectory.functionName(inARN: arn) == nil, "\(arn)")
+        }
+        #expect(LambdaFunctionDirectory.endpointURL("http://127.0.0.1:9000") != nil)
+        for text in ["127.0.0.1:9000", "ftp://h", "http://", "http://h/?q=1"] {
+            #expect(LambdaFunctionDirectory.endpointURL(text) == nil, "\(text)")
+        }
+    }
 }
