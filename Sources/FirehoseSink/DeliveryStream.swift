@@ -683,15 +683,19 @@ actor DeliveryStream {
     /// stream's current settings, then removes the staging files.
     /// - Parameter key: the key the journal fixed when the buffer opened; nil (older journals): one
     ///   made with the stream's current settings.
+    /// - Parameter encoding: the encoding the journal fixed with the key; nil (older journals): the
+    ///   stream's current one.
     func deliverRecovered(
-        _ raw: [UInt8], records: Int, partition: PartitionKey, key fixedKey: String?, firstArrival: Date,
-        versionID: Int, stagingFiles: [String]
+        _ raw: [UInt8], records: Int, partition: PartitionKey, key fixedKey: String?,
+        encoding fixedEncoding: (any ObjectEncoding)? = nil, firstArrival: Date, versionID: Int, stagingFiles: [String]
     ) throws(FileSystemError) -> DeliveredObject {
         let key =
             fixedKey
             ?? settings.objectKey(
                 for: partition, versionID: versionID, firstArrival: firstArrival, randomSource: &random)
-        let encoded = try settings.encoding.encodeWhole(raw)
+        // A key made now goes with the current encoding; a fixed key with the encoding fixed with it.
+        let encoding = fixedKey == nil ? settings.encoding : (fixedEncoding ?? settings.encoding)
+        let encoded = try encoding.encodeWhole(raw)
         let temporary = "\(stagingDirectory)/\(UUID().uuidString.lowercased()).recovered"
         let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
         defer {

@@ -159,6 +159,20 @@ extension FirehoseSink {
             report.orphaned.append(dataPath)
             return
         }
+        var objectEncoding: (any ObjectEncoding)?
+        if let name = journal.header.objectEncoding {
+            objectEncoding = await stream.encoding(named: name)
+            guard objectEncoding != nil else {
+                logger.error(
+                    "Staged records are to be delivered in a format this firehose-local does not know; left in place",
+                    metadata: [
+                        "stream": .string(journal.header.stream), "file": .string(dataPath),
+                        "encoding": .string(name), "records": .stringConvertible(commit.records),
+                    ])
+                report.orphaned.append(dataPath)
+                return
+            }
+        }
         let raw = encoding.decodeStaged(committed, limit: commit.uncompressedBytes + 1)
         guard let raw, raw.count == commit.uncompressedBytes else {
             logger.error(
@@ -172,7 +186,7 @@ extension FirehoseSink {
         do {
             let object = try await stream.deliverRecovered(
                 raw, records: commit.records, partition: journal.header.partition ?? .whole, key: journal.header.key,
-                firstArrival: journal.header.firstArrival,
+                encoding: objectEncoding, firstArrival: journal.header.firstArrival,
                 versionID: journal.header.versionID, stagingFiles: [dataPath, journalPath])
             report.delivered.append(object)
         } catch {

@@ -88,7 +88,7 @@ final class StagingBuffer: Identifiable {
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
                 encoding: settings.stagingEncoding.name, partition: partition == .whole ? nil : partition,
-                key: objectKey)
+                key: objectKey, objectEncoding: settings.encoding.name)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count

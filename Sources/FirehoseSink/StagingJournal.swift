@@ -32,9 +32,13 @@ enum StagingJournal {
         /// The object key the buffer is delivered at; absent in journals written before keys were
         /// fixed when a buffer opens (recovery then computes one with the stream's settings).
         var key: String?
+        /// `ObjectEncoding.name` of the encoding the object is delivered in, fixed with its key (the
+        /// key's extension says it); it differs from `encoding` for a buffer staged as it is and
+        /// encoded at delivery. Absent in older journals: the stream's encoding at recovery is used.
+        var objectEncoding: String?
 
         enum CodingKeys: String, CodingKey {
-            case stream, versionID, firstArrivalMilliseconds, partition, key
+            case stream, versionID, firstArrivalMilliseconds, partition, key, objectEncoding
             case encoding = "compression"
         }
 

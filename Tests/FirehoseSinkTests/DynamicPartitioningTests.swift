@@ -196,6 +196,24 @@ struct DynamicPartitioningTests {
         }
     }
 
+    @Test("A buffer recovered after the stream's compression changed is delivered in the encoding its key says")
+    func recoveryKeepsTheObjectEncoding() async throws {
+        let crashed = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
+        try crashed.sink.createStream(try partitionedSettings(compression: "GZIP"))
+        try await crashed.put([#"{"customer_id":"a"}"#])
+
+        // Restarted with the stream now UNCOMPRESSED: the staged buffer's key ends in .gz.
+        let restarted = try restartedSink(over: crashed.directory, streams: [try partitionedSettings()])
+        let report = await restarted.recoverStagedBuffers()
+        let object = try #require(report.delivered.first)
+        #expect(object.key.hasSuffix(".gz"))
+        #expect(
+            try Gzip.decompress(crashed.contents(of: object), limit: 1 << 20)
+                == Array("{\"customer_id\":\"a\"}\n".utf8))
+        #expect(object.storedBytes == (try crashed.contents(of: object)).count)
+    }
+
     @Test(
         "An object encoded for delivery but not yet in its bucket is removed at the next start; its buffer is delivered"
     )
