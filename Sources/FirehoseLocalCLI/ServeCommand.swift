@@ -405,7 +405,7 @@ struct ResolvedSettings {
             guard let url = LambdaFunctionDirectory.endpointURL(text) else {
                 throw ServeError(
                     description:
-                        "lambda endpoint must be an http:// or https:// URL such as http://127.0.0.1:3001, not '\(text)'."
+                        "lambda endpoint must be an http:// URL such as http://127.0.0.1:3001, not '\(text)'."
                 )
             }
             lambdaEndpoint = url

@@ -67,19 +67,31 @@ enum CommandInvocation {
             pid: pid, input: input, stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
             deadline: deadline, maxAnswerBytes: maxAnswerBytes)
         var status: Int32 = 0
+        var reaped = false
         if case .answer = outcome {
             // Its outputs are closed; it may still be running (or have left children holding them).
-            while waitpid(pid, &status, WNOHANG) == 0 {
+            while true {
+                let waited = waitpid(pid, &status, WNOHANG)
+                if waited == pid {
+                    reaped = true
+                    break
+                }
+                if waited < 0 && errno != EINTR { break }
                 guard clock.now < deadline else {
-                    kill(-pid, SIGKILL)
+                    killAll(pid)
                     outcome = .timedOut
                     break
                 }
-                usleep(1000)
+                if waited == 0 { usleep(1000) }
             }
         }
-        // Reap it (killed, or already gone).
-        if case .answer = outcome {} else { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
+        if !reaped {
+            // Killed (or lost track of): reap it, so no zombie is left.
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            if case .answer(_, let standardError) = outcome {
+                return .failed(status: -1, signal: nil, standardError: standardError)
+            }
+        }
         switch outcome {
         case .answer(let answer, let standardError):
             // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
@@ -125,20 +137,21 @@ enum CommandInvocation {
         while open.stdout || open.stderr {
             let left = deadline - clock.now
             guard left > .zero else {
-                kill(-pid, SIGKILL)
+                killAll(pid)
                 return .timedOut
             }
             var fds = [
-                pollfd(fd: stdout, events: open.stdout ? Int16(POLLIN) : 0, revents: 0),
-                pollfd(fd: stderr, events: open.stderr ? Int16(POLLIN) : 0, revents: 0),
-                pollfd(fd: stdin, events: stdin >= 0 ? Int16(POLLOUT) : 0, revents: 0),
+                // A stream at its end is left out (fd -1): polled, its hang-up would wake us at once.
+                pollfd(fd: open.stdout ? stdout : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: open.stderr ? stderr : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stdin, events: Int16(POLLOUT), revents: 0),
             ]
             let milliseconds = Int32(
                 clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&fds, nfds_t(fds.count), milliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
-                kill(-pid, SIGKILL)
+                killAll(pid)
                 return .timedOut
             }
             if stdin >= 0, fds[2].revents != 0 {
@@ -159,7 +172,7 @@ enum CommandInvocation {
                     if isAnswer {
                         answer += chunk[..<count]
                         if answer.count > maxAnswerBytes {
-                            kill(-pid, SIGKILL)
+                            killAll(pid)
                             return .tooLarge
                         }
                     } else {
@@ -238,6 +251,12 @@ enum CommandInvocation {
         guard pipe(&ends) == 0 else { return false }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return true
+    }
+
+    /// Kills the command's process group, and the command itself in case it left the group.
+    private static func killAll(_ pid: pid_t) {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
     }
 
     private static func closeAll(_ descriptors: [Int32]) {

@@ -25,12 +25,14 @@ enum DeliveryEncoding {
     /// (a chunk and an encoder each) however many partitions deliver together.
     static let gate = AsyncGate(width: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    /// Writes `encoding` of the first `length` bytes of the file `source` to `destination` (replaced
-    /// if it exists; removed on failure). Returns the object's length.
+    /// Writes `encoding` of the first `length` bytes of the file `source`, whose CRC-32 must be
+    /// `contentCRC` (what was staged: anything else is refused, EIO, rather than delivered), to
+    /// `destination` (replaced if it exists; removed on failure). Returns the object's length.
     @concurrent
-    static func encode(_ source: String, length: Int, with encoding: any ObjectEncoding, into destination: String)
-        async throws(FileSystemError) -> Int
-    {
+    static func encode(
+        _ source: String, length: Int, contentCRC expectedCRC: UInt32, with encoding: any ObjectEncoding,
+        into destination: String
+    ) async throws(FileSystemError) -> Int {
         try await gate.run { () async throws(FileSystemError) -> Int in
             let input = try POSIX.open(source, flags: O_RDONLY)
             defer { POSIX.close(input) }
@@ -59,6 +61,10 @@ enum DeliveryEncoding {
                     try write(segment.stored)
                     offset += wanted
                     await Task.yield()
+                }
+                // The staged file was changed from outside since it was written.
+                guard contentCRC == expectedCRC else {
+                    throw FileSystemError(operation: "read", path: source, errno: EIO)
                 }
                 try write(encoder.trailer(contentCRC: contentCRC, contentLength: length, storedLength: written))
                 return written

@@ -577,8 +577,9 @@ actor DeliveryStream {
         }
         defer { for waiter in publishQueue.endTurn() { waiter.resume() } }
         var outcome = PublishOutcome()
-        startDeliveryEncodings()
         publishing: while let (buffer, reason) = publishQueue.next, buffer.pendingSegments == 0 {
+            // Buffers retired while this turn runs start encoding too, so encodings keep every core busy.
+            startDeliveryEncodings()
             if buffer.isUnlinked {
                 abandon(buffer)
                 continue
@@ -590,8 +591,19 @@ actor DeliveryStream {
             do {
                 try buffer.finishEncoding()
                 if settings.encodesAtDelivery {
-                    let encoding = deliveryEncodings.removeValue(forKey: buffer.id) ?? startDeliveryEncoding(buffer)
-                    storedBytes = try await encoding.value.get()
+                    let started = deliveryEncodings.removeValue(forKey: buffer.id) ?? startDeliveryEncoding(buffer)
+                    var result = await started.value
+                    if case .failure = result, !buffer.isAbandoned {
+                        // Started a while ago, perhaps before a transient failure (a full disk) passed.
+                        result = await startDeliveryEncoding(buffer).value
+                    }
+                    guard !buffer.isAbandoned else {
+                        // The stream was deleted meanwhile: nothing of it is delivered.
+                        publishQueue.remove(buffer)
+                        POSIX.unlink(buffer.encodedPath)
+                        continue publishing
+                    }
+                    storedBytes = try result.get()
                     staged = StagedObject(
                         path: buffer.encodedPath, descriptor: try POSIX.open(buffer.encodedPath, flags: O_RDONLY))
                 } else {
@@ -656,13 +668,14 @@ actor DeliveryStream {
     /// Encodes a buffer staged as it is into its object file (`StagingBuffer.encodedPath`).
     /// - Precondition: every segment of the buffer is written (`finishEncoding`).
     private func startDeliveryEncoding(_ buffer: StagingBuffer) -> DeliveryEncodingTask {
-        let (source, length, encoding, destination) = (
-            buffer.dataPath, buffer.uncompressedBytes, buffer.settings.encoding, buffer.encodedPath
+        let (source, length, crc, encoding, destination) = (
+            buffer.dataPath, buffer.uncompressedBytes, buffer.contentCRC, buffer.settings.encoding, buffer.encodedPath
         )
         return Task {
             do throws(FileSystemError) {
                 return .success(
-                    try await DeliveryEncoding.encode(source, length: length, with: encoding, into: destination))
+                    try await DeliveryEncoding.encode(
+                        source, length: length, contentCRC: crc, with: encoding, into: destination))
             } catch {
                 return .failure(error)
             }

@@ -134,10 +134,11 @@ package struct LambdaFunctionDirectory: Sendable, Equatable {
         return defaultEndpoint.map { .invokeAPI(endpoint: $0, functionName: name) }
     }
 
-    /// `text` as the base URL of an Invoke API endpoint: `http` or `https`, a host, no query or
-    /// fragment (the path `/2015-03-31/functions/NAME/invocations` is added to it).
+    /// `text` as the base URL of an Invoke API endpoint: `http` (the local emulators speak plain
+    /// HTTP, and so does the transport), a host, no query or fragment (the path
+    /// `/2015-03-31/functions/NAME/invocations` is added to it).
     package static func endpointURL(_ text: String) -> URL? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = URL(string: text), url.scheme?.lowercased() == "http",
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
         else { return nil }
         return url

@@ -89,6 +89,8 @@ enum RootMembers {
         /// Inside `TERM as $name | BODY` at the root: the tokens still expected before BODY, which
         /// sees the root again.
         var binding: Binding?
+        /// A comment ended in a backslash (see `skipSpaceAndComments`).
+        var continuedComment = false
 
         enum Binding { case variable, pipe }
 
@@ -265,6 +267,7 @@ enum RootMembers {
 
         private mutating func next() throws(GiveUp) -> Token? {
             skipSpaceAndComments()
+            if continuedComment { throw GiveUp() }
             guard position < bytes.count else { return nil }
             let byte = bytes[position]
             switch byte {
@@ -458,6 +461,10 @@ enum RootMembers {
                     position += 1
                 case UInt8(ascii: "#"):
                     while position < bytes.count, bytes[position] != 0x0A { position += 1 }
+                    // jq 1.7 and later continue a comment that ends in a backslash onto the next line;
+                    // 1.6 does not. Such a program is left to jq, whichever reads it.
+                    let end = position > 0 && bytes[position - 1] == 0x0D ? position - 1 : position
+                    if end > 0, bytes[end - 1] == UInt8(ascii: "\\") { continuedComment = true }
                 default:
                     return
                 }

@@ -238,6 +238,21 @@ struct DynamicPartitioningTests {
         #expect(crashed.stagingIsEmpty)
     }
 
+    @Test("Staged content changed from outside is not delivered: the delivery fails and the buffer stays staged")
+    func changedStagedContentIsRefused() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try partitionedSettings(compression: "GZIP"))
+            try await harness.put([#"{"customer_id":"a","n":1}"#])
+            let partial = "\(harness.stagingDirectory)/\(try #require(harness.stagedFiles.first))"
+            var bytes = try harness.contents(partial)
+            bytes[bytes.count - 3] ^= 0x01  // same length, one bit flipped
+            try Data(bytes).write(to: URL(fileURLWithPath: partial))
+            await #expect(throws: (any Error).self) { try await harness.sink.flush(stream: "demo") }
+            #expect(harness.files(under: harness.directory).allSatisfy { $0.hasPrefix(".firehose-local/") })
+            #expect(harness.stagedFiles.count == 1)
+        }
+    }
+
     @Test("Deleting a partitioned stream while its buffers are being encoded for delivery leaves no files behind")
     func deleteDuringDeliveryEncoding() async throws {
         try await SinkHarness.with { harness in
