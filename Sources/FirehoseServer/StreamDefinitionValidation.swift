@@ -300,7 +300,7 @@ extension DeliveryStreamSettings {
     /// AppendDelimiterToRecord.
     static func processors(
         of destination: ExtendedS3DestinationConfiguration, field: String, path: String,
-        lambdaFunctions: LambdaFunctionDirectory? = nil
+        lambdaFunctions: LambdaFunctionDirectory?
     ) throws(StreamConfigurationError) -> Processing {
         func fail(_ member: String, _ message: String) -> StreamConfigurationError {
             StreamConfigurationError(field: member, error: .invalidArgument(message))

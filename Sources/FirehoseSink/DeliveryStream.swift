@@ -590,7 +590,7 @@ actor DeliveryStream {
             let storedBytes: Int
             do {
                 try buffer.finishEncoding()
-                if settings.encodesAtDelivery {
+                if buffer.encodesAtDelivery {
                     let started = deliveryEncodings.removeValue(forKey: buffer.id) ?? startDeliveryEncoding(buffer)
                     var result = await started.value
                     if case .failure = result, !buffer.isAbandoned {
@@ -616,7 +616,7 @@ actor DeliveryStream {
             }
             // Staged as it was, the content outlives the object's delivery by a moment: removed after
             // the journal, so a crash in between leaves nothing or a journal that delivers it again.
-            let stagingFiles = [buffer.journalPath] + (settings.encodesAtDelivery ? [buffer.dataPath] : [])
+            let stagingFiles = [buffer.journalPath] + (buffer.encodesAtDelivery ? [buffer.dataPath] : [])
             let delivery = await BlockingIO.run {
                 [destination, bucket = settings.bucket] () -> Result<String, FileSystemError> in
                 defer { POSIX.close(staged.descriptor) }
@@ -658,7 +658,7 @@ actor DeliveryStream {
     /// every core while the oldest is published.
     private func startDeliveryEncodings() {
         for (buffer, _) in publishQueue.retired
-        where buffer.settings.encodesAtDelivery && buffer.pendingSegments == 0 && deliveryEncodings[buffer.id] == nil {
+        where buffer.encodesAtDelivery && buffer.pendingSegments == 0 && deliveryEncodings[buffer.id] == nil {
             // A failure to write what is staged is met again, and reported, when the buffer's turn comes.
             guard (try? buffer.finishEncoding()) != nil else { continue }
             deliveryEncodings[buffer.id] = startDeliveryEncoding(buffer)

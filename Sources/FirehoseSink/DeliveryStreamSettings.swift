@@ -105,9 +105,6 @@ public struct DeliveryStreamSettings: Sendable {
         partitioner is WholeStream ? encoding : UncompressedEncoding()
     }
 
-    /// Whether a buffer's object is encoded at delivery rather than staged encoded.
-    var encodesAtDelivery: Bool { stagingEncoding.name != encoding.name }
-
     /// Runs `steps` on every request's records, in order, before partitioning.
     public mutating func processRecords(_ steps: [RecordProcessing]) {
         recordProcessing = steps

@@ -41,24 +41,12 @@ enum ErrorOutput {
         _ raw: some Collection<UInt8>, code: String, message: String, context: RecordContext, attemptsMade: Int = 1,
         to batch: inout RecordBatch
     ) {
-        var json = JSONWriter(reservingCapacity: 160 + raw.count * 4 / 3)
-        json.beginObject()
-        json.key("attemptsMade")
-        json.integer(attemptsMade)
-        json.key("arrivalTimestamp")
-        json.integer(milliseconds(context.arrival))
-        json.key("errorCode")
-        json.string(code)
-        json.key("errorMessage")
-        json.string(message)
-        json.key("attemptEndingTimestamp")
-        json.integer(milliseconds(context.now))
-        json.key("rawData")
-        json.string(Base64.encode(raw))
-        json.endObject()
-        var line = json.bytes
-        line.append(UInt8(ascii: "\n"))
-        batch.append(line)
+        appendLine(
+            [
+                ("attemptsMade", .integer(attemptsMade)), ("arrivalTimestamp", .time(context.arrival)),
+                ("errorCode", .string(code)), ("errorMessage", .string(message)),
+                ("attemptEndingTimestamp", .time(context.now)), ("rawData", .base64(raw)),
+            ], to: &batch)
     }
 
     /// Appends the error record of `raw` (the record as the `Lambda` processor got it) to `batch`,
@@ -69,22 +57,38 @@ enum ErrorOutput {
         _ raw: some Collection<UInt8>, failure: LambdaContract.Failure, arrival: Date, attemptEnding: Date,
         attemptsMade: Int, lambdaARN: String, to batch: inout RecordBatch
     ) {
-        var json = JSONWriter(reservingCapacity: 256 + raw.count * 4 / 3)
+        appendLine(
+            [
+                ("rawData", .base64(raw)), ("errorCode", .string(failure.code)),
+                ("errorMessage", .string(failure.message)), ("attemptsMade", .integer(attemptsMade)),
+                ("arrivalTimestamp", .time(arrival)), ("attemptEndingTimestamp", .time(attemptEnding)),
+                ("lambdaARN", .string(lambdaARN)),
+            ], to: &batch)
+    }
+
+    private enum Value<Raw: Collection<UInt8>> {
+        case integer(Int)
+        case string(String)
+        /// Epoch milliseconds.
+        case time(Date)
+        case base64(Raw)
+    }
+
+    /// One error record: a JSON object of `members`, in order, and a newline.
+    private static func appendLine<Raw: Collection<UInt8>>(
+        _ members: [(String, Value<Raw>)], to batch: inout RecordBatch
+    ) {
+        var json = JSONWriter(reservingCapacity: 256)
         json.beginObject()
-        json.key("rawData")
-        json.string(Base64.encode(raw))
-        json.key("errorCode")
-        json.string(failure.code)
-        json.key("errorMessage")
-        json.string(failure.message)
-        json.key("attemptsMade")
-        json.integer(attemptsMade)
-        json.key("arrivalTimestamp")
-        json.integer(milliseconds(arrival))
-        json.key("attemptEndingTimestamp")
-        json.integer(milliseconds(attemptEnding))
-        json.key("lambdaARN")
-        json.string(lambdaARN)
+        for (name, value) in members {
+            json.key(name)
+            switch value {
+            case .integer(let number): json.integer(number)
+            case .string(let text): json.string(text)
+            case .time(let date): json.integer(milliseconds(date))
+            case .base64(let raw): json.string(Base64.encode(raw))
+            }
+        }
         json.endObject()
         var line = json.bytes
         line.append(UInt8(ascii: "\n"))

@@ -135,6 +135,11 @@ package enum LambdaContract {
             return .failure(.invalidResponse("The response is not a JSON object."))
         }
         guard case .array(let entries)? = object["records"] else {
+            // A function's error object, as a runtime that does not set X-Amz-Function-Error (the
+            // Runtime Interface Emulator) answers it.
+            if case .string(let message)? = object["errorMessage"] {
+                return .failure(.functionError("The function failed: \(message)"))
+            }
             return .failure(.invalidResponse("The response has no records array."))
         }
         var index: [String: Int] = [:]

@@ -27,7 +27,9 @@ final class StagingBuffer: Identifiable {
     let id: UUID
     let dataPath: String
     let journalPath: String
-    /// Where the object is written when it is encoded at delivery (`DeliveryStreamSettings.encodesAtDelivery`).
+    /// The buffer is staged as it is and its object encoded at delivery, into `encodedPath`
+    /// (`DeliveryStreamSettings.stagingEncoding`).
+    let encodesAtDelivery: Bool
     let encodedPath: String
     /// The settings the buffer was opened under; it is delivered under them even after an update.
     let settings: DeliveryStreamSettings
@@ -77,7 +79,9 @@ final class StagingBuffer: Identifiable {
         var random = SystemRandomNumberGenerator()
         objectKey = settings.objectKey(
             for: partition, versionID: settings.versionID, firstArrival: firstArrival, randomSource: &random)
-        let encoder = settings.stagingEncoding.makeSegmentEncoder()
+        let stagingEncoding = settings.stagingEncoding
+        encodesAtDelivery = stagingEncoding.name != settings.encoding.name
+        let encoder = stagingEncoding.makeSegmentEncoder()
         self.encoder = encoder
         let header = encoder.header
         if !header.isEmpty { unwritten = [(header, header.withUnsafeBytes { CRC32.checksum($0) })] }
@@ -87,7 +91,7 @@ final class StagingBuffer: Identifiable {
             let header = StagingJournal.Header(
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
-                encoding: settings.stagingEncoding.name, partition: partition == .whole ? nil : partition,
+                encoding: stagingEncoding.name, partition: partition == .whole ? nil : partition,
                 key: objectKey, objectEncoding: settings.encoding.name)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
