@@ -78,6 +78,9 @@ actor DeliveryStream {
     private nonisolated let currentPipeline: Mutex<RecordPipeline>
     /// Where finished objects go.
     private let destination: any ObjectDestination
+    /// Set for the source stage of a transformed stream: its buffers are not delivered as objects but
+    /// transformed by the `Lambda` processor into the stream's delivery stages.
+    private let transformation: LambdaTransformation?
     private let durability: Durability
     /// Beyond this many active partitions, records of a new one go to the error output.
     private let maxActivePartitions: Int
@@ -94,10 +97,14 @@ actor DeliveryStream {
 
     /// Buffers closed to new records, oldest first, not yet in the bucket, and who publishes them when.
     private var publishQueue = Publishing()
+    /// What publishing a buffer delivered: its object, or for a source stage the objects its
+    /// transformation delivered on the way (often none).
     typealias Publishing = PublishQueue<
-        StagingBuffer, DeliveredObject.Reason, DeliveredObject, CheckedContinuation<Void, Never>
+        StagingBuffer, DeliveredObject.Reason, [DeliveredObject], CheckedContinuation<Void, Never>
     >
     private var retryTask: Task<Void, Never>?
+    /// A source stage's publishing started by a request (`publishAfterRequest`), while it runs.
+    private var backgroundPublisher: Task<Void, Never>?
     /// Delivery encodings under way or done, by buffer, until the buffer's publishing takes them.
     private var deliveryEncodings: [UUID: DeliveryEncodingTask] = [:]
     typealias DeliveryEncodingTask = Task<Result<Int, FileSystemError>, Never>
@@ -121,7 +128,7 @@ actor DeliveryStream {
 
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
-        durability: Durability, maxActivePartitions: Int = 500,
+        durability: Durability, maxActivePartitions: Int = 500, transformation: LambdaTransformation? = nil,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
         onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in },
@@ -129,6 +136,7 @@ actor DeliveryStream {
     ) {
         self.settings = settings
         self.destination = destination
+        self.transformation = transformation
         currentPipeline = Mutex(RecordPipeline(settings, generation: 0))
         self.stagingDirectory = stagingDirectory
         self.durability = durability
@@ -151,9 +159,32 @@ actor DeliveryStream {
     nonisolated func append(
         _ records: RecordBatch, arrival: Date, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
     ) async throws(SinkError) -> [DeliveredObject] {
+        try await append(.received(records), arrival: arrival, reserveMemory: reserveMemory)
+    }
+
+    /// Buffers what a `Lambda` processor gave back (through the stages after it), as `append` does.
+    /// - Parameter arrival: the arrival of the oldest source record.
+    @concurrent
+    nonisolated func append(transformed records: TransformedRecords, arrival: Date) async throws(SinkError)
+        -> [DeliveredObject]
+    {
+        try await append(.transformed(records), arrival: arrival)
+    }
+
+    /// Stages again, as they were staged, records an earlier run staged (source records that await
+    /// their transformation), without publishing anything before returning.
+    @concurrent
+    nonisolated func restage(_ records: RecordBatch, arrival: Date) async throws(SinkError) {
+        _ = try await append(.staged(records), arrival: arrival)
+    }
+
+    @concurrent
+    private nonisolated func append(
+        _ input: RecordPipeline.Input, arrival: Date, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
+    ) async throws(SinkError) -> [DeliveredObject] {
         // Off the actor, as the large segments' encoding is.
         let context = RecordContext(arrival: arrival, now: now(), reserveMemory: reserveMemory)
-        let prepared = currentPipeline.withLock { $0 }.prepare(records, context: context)
+        let prepared = currentPipeline.withLock { $0 }.prepare(input, context: context)
         if prepared.memorySpent { throw .memorySpent }
         if prepared.dropped > 0 { onDropped(prepared.dropped) }
         let reservation: Reservation
@@ -193,7 +224,7 @@ actor DeliveryStream {
         let current = currentPipeline.withLock { $0 }
         if request.generation != current.generation {
             // Prepared just before an update: every open buffer is under the new settings now.
-            let again = current.prepare(request.raw, context: context)
+            let again = current.prepare(request.input, context: context)
             // Its partitions are incomplete: fail the request before anything of it is staged.
             guard !again.memorySpent else { return .memorySpent }
             partitions = again.partitions
@@ -224,7 +255,7 @@ actor DeliveryStream {
                     for (ticket, job) in jobs { tickets.encoded(job.encode(), for: ticket) }
                     drain()
                     _ = tickets.collectFailure(first..<tickets.nextTicket)
-                    _ = await publishLoggingFailure()
+                    _ = await publishAfterRequest()
                     throw error
                 }
                 var end = index
@@ -292,7 +323,7 @@ actor DeliveryStream {
     {
         for (ticket, segment) in segments { tickets.encoded(segment, for: ticket) }
         drain()
-        let delivered = await publishLoggingFailure()
+        let delivered = await publishAfterRequest()
         await waitUntilWritten(below: own.upperBound)
         if let failure = tickets.collectFailure(own) { throw failure }
         if durability == .fsync {
@@ -350,7 +381,7 @@ actor DeliveryStream {
         let awaited = publishQueue.beginFlush()
         await waitUntilWritten(below: tickets.nextTicket)
         let outcome = await publishReady(waitingForOthers: true)
-        let delivered = publishQueue.endFlush(awaited: awaited, own: outcome.delivered)
+        let delivered = publishQueue.endFlush(awaited: awaited, own: outcome.delivered).flatMap { $0 }
         if let failure = outcome.failure {
             onDeliveryFailure(failure, bufferFill.records)
             scheduleRetry()
@@ -513,6 +544,23 @@ actor DeliveryStream {
 
     // MARK: Publishing
 
+    /// Publishes what a request made ready. A source stage's publishing runs the function, which may
+    /// take minutes: the request is not kept waiting for it, and it runs in a task of its own.
+    private func publishAfterRequest() async -> [DeliveredObject] {
+        guard transformation != nil else { return await publishLoggingFailure() }
+        if !publishQueue.isEmpty, backgroundPublisher == nil {
+            backgroundPublisher = Task {
+                _ = await self.publishLoggingFailure()
+                self.backgroundPublisherEnded()
+            }
+        }
+        return []
+    }
+
+    private func backgroundPublisherEnded() {
+        backgroundPublisher = nil
+    }
+
     /// Publishes what is ready; a failure is logged and retried with backoff.
     private func publishLoggingFailure() async -> [DeliveredObject] {
         let outcome = await publishReady(waitingForOthers: false)
@@ -527,7 +575,7 @@ actor DeliveryStream {
                 ])
             scheduleRetry()
         }
-        return outcome.delivered.map(\.object)
+        return outcome.delivered.flatMap(\.object)
     }
 
     /// Retries failed deliveries with exponential backoff (1 s, 2 s, 4 s … 60 s).
@@ -556,7 +604,7 @@ actor DeliveryStream {
     }
 
     struct PublishOutcome {
-        var delivered: [(id: UUID, object: DeliveredObject)] = []
+        var delivered: [(id: UUID, object: [DeliveredObject])] = []
         var failure: FileSystemError?
     }
 
@@ -582,6 +630,15 @@ actor DeliveryStream {
             startDeliveryEncodings()
             if buffer.isUnlinked {
                 abandon(buffer)
+                continue
+            }
+            if let transformation {
+                do {
+                    try await transform(buffer, with: transformation, into: &outcome)
+                } catch {
+                    outcome.failure = error
+                    break publishing
+                }
                 continue
             }
             let settings = buffer.settings
@@ -646,11 +703,37 @@ actor DeliveryStream {
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: storedBytes, reason: reason,
                 firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType)
-            publishQueue.published(buffer, as: object)
+            publishQueue.published(buffer, as: [object])
             announce(object)
-            outcome.delivered.append((buffer.id, object))
+            outcome.delivered.append((buffer.id, [object]))
         }
         return outcome
+    }
+
+    /// Publishes a source stage's buffer: its records through the function and into the stream's
+    /// delivery stages, then its staging files go.
+    private func transform(
+        _ buffer: StagingBuffer, with transformation: LambdaTransformation, into outcome: inout PublishOutcome
+    ) async throws(FileSystemError) {
+        try buffer.finishEncoding()
+        guard let settings = buffer.settings.transformation else {
+            preconditionFailure("a source stage's buffer has the Lambda processor's settings")
+        }
+        let result = await transformation.transform(
+            stagedAt: buffer.dataPath, length: buffer.uncompressedBytes, contentCRC: buffer.contentCRC,
+            firstArrival: buffer.firstArrival, settings: settings)
+        guard !buffer.isAbandoned else {
+            // The stream was deleted meanwhile.
+            publishQueue.remove(buffer)
+            return
+        }
+        let objects = try result.get()
+        // What the function made of the records is staged downstream: the source records are done.
+        let files = [buffer.journalPath, buffer.dataPath]
+        await BlockingIO.run { for file in files { POSIX.unlink(file) } }
+        buffer.close()
+        publishQueue.published(buffer, as: objects)
+        outcome.delivered.append((buffer.id, objects))
     }
 
     /// Starts encoding, off the actor, each retired buffer that is encoded at delivery and holds all

@@ -67,6 +67,11 @@ public struct DeliveryStreamSettings: Sendable {
     public private(set) var metadataExtractionQuery: String?
     /// The partitioning stage (tests may plug in another).
     package var partitioner: any RecordPartitioner
+    /// The `Lambda` processor, when the definition names one: records are then staged for it first
+    /// (`sourceStage`) and the stages above run on what it gives back.
+    package private(set) var transformation: LambdaTransformationSettings?
+    /// These are the settings of a transformed stream's source stage (`sourceStage`).
+    package private(set) var isSourceStage = false
     /// Starts at 1; UpdateDestination increments it and new objects carry it in their key.
     public var versionID: Int
     /// The definition as given, kept for DescribeDeliveryStream.
@@ -116,6 +121,37 @@ public struct DeliveryStreamSettings: Sendable {
             case .deaggregateDelimited(let delimiter): RecordDeAggregation(subRecordType: .delimited(delimiter))
             }
         }
+    }
+
+    /// Runs the `Lambda` processor after the processors of `processRecords` and before partitioning.
+    package mutating func transform(with transformation: LambdaTransformationSettings) {
+        self.transformation = transformation
+    }
+
+    /// The settings of a transformed stream's first stage, which stages source records until the
+    /// function has transformed them: the processors before the function, then each record framed
+    /// with its arrival (`SourceRecordFrame`), in one partition, buffered by the processor's hints,
+    /// staged as they are.
+    var sourceStage: DeliveryStreamSettings {
+        guard let transformation else { preconditionFailure("a source stage is made for a transformed stream") }
+        var stage = self
+        stage.isSourceStage = true
+        stage.processors = processors + [SourceRecordFraming()]
+        stage.partitioner = WholeStream()
+        stage.appendsNewline = false
+        stage.compression = .uncompressed
+        stage.encoding = UncompressedEncoding()
+        stage.bufferSizeBytes = transformation.bufferSizeBytes
+        stage.bufferIntervalSeconds = transformation.bufferIntervalSeconds
+        return stage
+    }
+
+    /// The settings of a transformed stream's delivery stages, which take what the function gives
+    /// back: the processors before it ran in the source stage.
+    var deliveryStages: DeliveryStreamSettings {
+        var stages = self
+        if transformation != nil { stages.processors = [] }
+        return stages
     }
 
     /// Partitions records by `query` (`MetadataExtraction`, jq 1.6): the values it gives for the

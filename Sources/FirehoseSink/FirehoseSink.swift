@@ -195,19 +195,11 @@ public final class FirehoseSink: Sendable {
             ?? StreamRecord(
                 definition: settings.definition, versionID: settings.versionID, createTime: now(),
                 origin: .configurationFile, activeAt: now())
-        let stream = DeliveryStream(
-            settings: settings,
-            destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
-            stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
-            maxActivePartitions: configuration.maxActivePartitions, clock: clock, now: wallClock,
-            logger: logger, onDelivery: onDelivery,
-            onDeliveryFailure: { [weak self] error, staged in
-                self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
-            },
-            onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
+        let stream = makeStage(settings.deliveryStages)
+        let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: stream) }
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
-            streams[settings.name] = StreamEntry(actor: stream, settings: settings, record: record)
+            streams[settings.name] = StreamEntry(actor: stream, source: source, settings: settings, record: record)
             return true
         }
         guard inserted else { throw .streamExists(settings.name) }
@@ -220,6 +212,33 @@ public final class FirehoseSink: Sendable {
                 "buffer_seconds": .stringConvertible(settings.bufferIntervalSeconds),
                 "origin": .string(record.origin.rawValue),
             ])
+    }
+
+    /// The stages of a stream that deliver objects (or, with `transformation`, that stage source
+    /// records for a `Lambda` processor and transform them into `transformation`'s stream).
+    private func makeStage(_ settings: DeliveryStreamSettings, transformation: LambdaTransformation? = nil)
+        -> DeliveryStream
+    {
+        DeliveryStream(
+            settings: settings,
+            destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
+            stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
+            maxActivePartitions: configuration.maxActivePartitions, transformation: transformation, clock: clock,
+            now: wallClock, logger: logger, onDelivery: onDelivery,
+            onDeliveryFailure: { [weak self] error, staged in
+                self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
+            },
+            onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
+    }
+
+    /// The stage that stages a transformed stream's source records and transforms them into `delivery`.
+    private func makeSourceStage(_ settings: DeliveryStreamSettings, for delivery: DeliveryStream) -> DeliveryStream {
+        var logger = logger
+        logger[metadataKey: "stream"] = .string(settings.name)
+        let transformation = LambdaTransformation(
+            downstream: delivery, now: wallClock, logger: logger,
+            onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
+        return makeStage(settings, transformation: transformation)
     }
 
     /// The sink's wall-clock time: what the API layer signs, activates and describes streams against.
@@ -258,8 +277,20 @@ public final class FirehoseSink: Sendable {
     public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
         try await save(record)
+        var source = entry.source
         do {
-            _ = try await entry.actor.update(to: settings)
+            // What awaits the old function is transformed and delivered under the old settings first.
+            if let old = entry.source { _ = try await old.flush() }
+            _ = try await entry.actor.update(to: settings.deliveryStages)
+            if settings.transformation != nil {
+                if let source {
+                    _ = try await source.update(to: settings.sourceStage)
+                } else {
+                    source = makeSourceStage(settings.sourceStage, for: entry.actor)
+                }
+            } else {
+                source = nil
+            }
         } catch {
             if entry.record.origin == .api {
                 try? await save(entry.record)
@@ -271,6 +302,11 @@ public final class FirehoseSink: Sendable {
         streams.withLock {
             $0[settings.name]?.settings = settings
             $0[settings.name]?.record = record
+            $0[settings.name]?.source = source
+        }
+        // Requests that reached the old source stage while it was replaced still go through its function.
+        if let old = entry.source, source == nil {
+            _ = try? await old.flush()
         }
     }
 
@@ -288,6 +324,7 @@ public final class FirehoseSink: Sendable {
         guard streams.withLock({ $0[name] }) != nil else { throw .unknownStream(name) }
         try await removeSaved(name)
         guard let entry = streams.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStream(name) }
+        await entry.source?.discardAll()
         await entry.actor.discardAll()
         tracker.removeStream(name)
         logger.info("Delivery stream deleted; its buffer was discarded", metadata: ["stream": .string(name)])
@@ -354,7 +391,9 @@ public final class FirehoseSink: Sendable {
     public func put(
         _ records: RecordBatch, to stream: String, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
     ) async throws(SinkError) -> [DeliveredObject] {
-        guard let target = streams.withLock({ $0[stream]?.actor }) else { throw .unknownStream(stream) }
+        guard let target = streams.withLock({ $0[stream].map { $0.source ?? $0.actor } }) else {
+            throw .unknownStream(stream)
+        }
         let delivered = try await target.append(records, arrival: now(), reserveMemory: reserveMemory)
         tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
         return delivered
@@ -364,22 +403,24 @@ public final class FirehoseSink: Sendable {
     public func flush(stream name: String? = nil, reason: DeliveredObject.Reason = .flush) async throws(SinkError)
         -> [DeliveredObject]
     {
-        let targets: [(name: String, actor: DeliveryStream)]
+        let targets: [(name: String, entry: StreamEntry)]
         if let name {
-            guard let stream = streams.withLock({ $0[name]?.actor }) else { throw .unknownStream(name) }
+            guard let stream = streams.withLock({ $0[name] }) else { throw .unknownStream(name) }
             targets = [(name, stream)]
         } else {
-            targets = streams.withLock { streams in streams.keys.sorted().map { ($0, streams[$0]!.actor) } }
+            targets = streams.withLock { streams in streams.keys.sorted().map { ($0, streams[$0]!) } }
         }
         // One stream that cannot deliver does not keep the others from it.
         var delivered: [DeliveredObject] = []
         var failures: [UndeliveredStream] = []
-        for (name, stream) in targets {
+        for (name, entry) in targets {
             do {
-                delivered += try await stream.flush(reason: reason)
+                // A transformed stream's source records go through the function first, then out.
+                if let source = entry.source { delivered += try await source.flush(reason: reason) }
+                delivered += try await entry.actor.flush(reason: reason)
             } catch {
                 failures.append(
-                    UndeliveredStream(stream: name, error: error, stagedRecords: await stream.bufferFill.records))
+                    UndeliveredStream(stream: name, error: error, stagedRecords: await entry.bufferFill.records))
             }
         }
         if !failures.isEmpty { throw .undelivered(delivered: delivered, failures: failures) }
@@ -426,7 +467,7 @@ public final class FirehoseSink: Sendable {
 
     public func status(of name: String) async -> StreamStatus? {
         guard let entry = streams.withLock({ $0[name] }) else { return nil }
-        let (records, bytes) = await entry.actor.bufferFill
+        let (records, bytes) = await entry.bufferFill
         return StreamStatus(
             settings: entry.settings, record: entry.record, bufferedRecords: records, bufferedBytes: bytes,
             openPartitions: await entry.actor.openPartitions, counters: tracker.counters(name))

@@ -82,9 +82,20 @@ struct WholeStream: RecordPartitioner {
 /// does to `VersionId`). The delimiter comes last so that queries and error records see each
 /// record as the client sent it.
 struct RecordPipeline: Sendable {
+    /// Where records come from.
+    enum Input: Sendable {
+        /// A request's records, as the client sent them: every stage.
+        case received(RecordBatch)
+        /// What a `Lambda` processor gave back: the stages after it (partitioning, the delimiter),
+        /// and its error records to the `processing-failed` error output.
+        case transformed(TransformedRecords)
+        /// Records staged by an earlier run, as they were staged: no stage (one partition).
+        case staged(RecordBatch)
+    }
+
     /// A request's records after the stages, and the generation that made them.
     struct Prepared: Sendable {
-        var raw: RecordBatch
+        var input: Input
         /// The partitions, then those of the error output.
         var partitions: [RecordPartition]
         /// Records a stage dropped on purpose.
@@ -106,19 +117,32 @@ struct RecordPipeline: Sendable {
         appendsNewline = settings.appendsNewline
     }
 
-    func prepare(_ raw: RecordBatch, context: RecordContext) -> Prepared {
+    func prepare(_ input: Input, context: RecordContext) -> Prepared {
         var outcome = ProcessingOutcome()
-        let processed = processors.reduce(raw) { records, processor in
-            outcome.memorySpent ? records : processor.process(records, context: context, outcome: &outcome)
-        }
-        var partitions = partitioner.partition(processed, context: context, outcome: &outcome)
-        if appendsNewline {
-            for index in partitions.indices {
-                partitions[index].records = AppendDelimiterToRecord().process(partitions[index].records)
+        var partitions: [RecordPartition]
+        switch input {
+        case .received(let raw):
+            let processed = processors.reduce(raw) { records, processor in
+                outcome.memorySpent ? records : processor.process(records, context: context, outcome: &outcome)
             }
+            partitions = delimited(partitioner.partition(processed, context: context, outcome: &outcome))
+        case .transformed(let transformed):
+            partitions = delimited(partitioner.partition(transformed.records, context: context, outcome: &outcome))
+            if !transformed.failed.isEmpty {
+                partitions.append(
+                    RecordPartition(
+                        key: .errorOutput(ErrorOutput.Failure.lambdaProcessingType), records: transformed.failed))
+            }
+        case .staged(let records):
+            partitions = records.isEmpty ? [] : [RecordPartition(key: .whole, records: records)]
         }
         return Prepared(
-            raw: raw, partitions: partitions + outcome.partitions, dropped: outcome.dropped,
+            input: input, partitions: partitions + outcome.partitions, dropped: outcome.dropped,
             memorySpent: outcome.memorySpent, generation: generation)
+    }
+
+    private func delimited(_ partitions: [RecordPartition]) -> [RecordPartition] {
+        guard appendsNewline else { return partitions }
+        return partitions.map { RecordPartition(key: $0.key, records: AppendDelimiterToRecord().process($0.records)) }
     }
 }

@@ -34,6 +34,9 @@ public struct RecoveryReport: Sendable, Equatable {
     public var corrupt: [String] = []
     /// Staging files that held no committed record (the process stopped before acknowledging any).
     public var discarded = 0
+    /// Source records that awaited their `Lambda` processor, staged for it again (it runs once the
+    /// server runs, not during recovery).
+    public var awaitingTransformation = 0
 }
 
 extension FirehoseSink {
@@ -70,7 +73,7 @@ extension FirehoseSink {
             }
         }
         if !report.delivered.isEmpty || !report.orphaned.isEmpty || !report.corrupt.isEmpty
-            || !report.quarantined.isEmpty
+            || !report.quarantined.isEmpty || report.awaitingTransformation > 0
         {
             logger.notice(
                 "Recovered staged buffers from a previous run",
@@ -80,6 +83,7 @@ extension FirehoseSink {
                     "quarantined": .stringConvertible(report.quarantined.count),
                     "orphaned": .stringConvertible(report.orphaned.count),
                     "corrupt": .stringConvertible(report.corrupt.count),
+                    "awaiting_transformation": .stringConvertible(report.awaitingTransformation),
                 ])
         }
         quarantine.withLock { $0 = report.quarantined }
@@ -114,6 +118,49 @@ extension FirehoseSink {
         }
     }
 
+    /// Stages again source records that awaited the stream's `Lambda` processor, for it to transform
+    /// them once the server runs. A stream that no longer has one takes them as its function would
+    /// have given them back unchanged.
+    private func restage(
+        _ framed: [UInt8], of entry: StreamEntry, journal: StagingJournal.Header,
+        files: (data: String, journal: String), into report: inout RecoveryReport
+    ) async {
+        guard let frames = SourceRecordFrame.parse(framed) else {
+            logger.error(
+                "Staged source records are not framed as firehose-local frames them; moved aside",
+                metadata: ["file": .string(files.data), "stream": .string(journal.stream)])
+            _ = try? POSIX.rename(files.data, files.data + ".corrupt")
+            _ = try? POSIX.rename(files.journal, files.journal + ".corrupt")
+            report.corrupt.append(files.data + ".corrupt")
+            return
+        }
+        do throws(SinkError) {
+            if let source = entry.source {
+                var staged = RecordBatch()
+                for frame in frames { staged.append(framed[frame.frame]) }
+                try await source.restage(staged, arrival: journal.firstArrival)
+            } else {
+                var records = TransformedRecords()
+                for frame in frames {
+                    records.records.append(framed[frame.record])
+                    records.partitionKeys.append([:])
+                }
+                _ = try await entry.actor.append(transformed: records, arrival: journal.firstArrival)
+            }
+            POSIX.unlink(files.journal)
+            POSIX.unlink(files.data)
+            report.awaitingTransformation += frames.count
+        } catch {
+            logger.error(
+                "Could not stage recovered source records again; they stay staged for the next start",
+                metadata: [
+                    "stream": .string(journal.stream), "file": .string(files.data),
+                    "records": .stringConvertible(frames.count), "error": .string(error.description),
+                ])
+            report.orphaned.append(files.data)
+        }
+    }
+
     private func recover(journalPath: String, dataPath: String, into report: inout RecoveryReport) async {
         guard let journalBytes = try? POSIX.readFile(journalPath), let journal = StagingJournal.parse(journalBytes)
         else {
@@ -133,7 +180,7 @@ extension FirehoseSink {
             report.discarded += 1
             return
         }
-        guard let stream = streams.withLock({ $0[journal.header.stream]?.actor }) else {
+        guard let entry = streams.withLock({ $0[journal.header.stream] }) else {
             let kept = keepInQuarantine(journalPath: journalPath, dataPath: dataPath)
             let relative = String(kept.dropFirst(configuration.dataDirectory.count + 1))
             logger.warning(
@@ -148,6 +195,7 @@ extension FirehoseSink {
                     path: relative))
             return
         }
+        let stream = entry.actor
         let committed = Array(data[..<commit.storedBytes])
         guard let encoding = await stream.encoding(named: journal.header.encoding) else {
             logger.error(
@@ -181,6 +229,10 @@ extension FirehoseSink {
             _ = try? POSIX.rename(dataPath, dataPath + ".corrupt")
             _ = try? POSIX.rename(journalPath, journalPath + ".corrupt")
             report.corrupt.append(dataPath + ".corrupt")
+            return
+        }
+        if journal.header.awaitsTransformation == true {
+            await restage(raw, of: entry, journal: journal.header, files: (dataPath, journalPath), into: &report)
             return
         }
         do {

@@ -92,7 +92,8 @@ final class StagingBuffer: Identifiable {
                 stream: settings.name, versionID: settings.versionID,
                 firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
                 encoding: stagingEncoding.name, partition: partition == .whole ? nil : partition,
-                key: objectKey, objectEncoding: settings.encoding.name)
+                key: objectKey, objectEncoding: settings.encoding.name,
+                awaitsTransformation: settings.isSourceStage ? true : nil)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count

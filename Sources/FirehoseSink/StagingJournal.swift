@@ -36,9 +36,12 @@ enum StagingJournal {
         /// key's extension says it); it differs from `encoding` for a buffer staged as it is and
         /// encoded at delivery. Absent in older journals: the stream's encoding at recovery is used.
         var objectEncoding: String?
+        /// Set for a buffer of source records that await their transformation by the stream's
+        /// `Lambda` processor (framed, `SourceRecordFrame`): recovery stages them for it again.
+        var awaitsTransformation: Bool? = nil
 
         enum CodingKeys: String, CodingKey {
-            case stream, versionID, firstArrivalMilliseconds, partition, key, objectEncoding
+            case stream, versionID, firstArrivalMilliseconds, partition, key, objectEncoding, awaitsTransformation
             case encoding = "compression"
         }
 

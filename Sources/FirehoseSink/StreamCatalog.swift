@@ -50,9 +50,22 @@ public struct StreamRecord: Codable, Sendable, Equatable {
 /// One registered stream: the actor that buffers and delivers, and a copy of its settings and
 /// record readable without hopping onto the actor.
 struct StreamEntry {
+    /// The stages that deliver objects.
     let actor: DeliveryStream
+    /// A transformed stream's source stage, which takes its records first (`LambdaTransformation`).
+    var source: DeliveryStream?
     var settings: DeliveryStreamSettings
     var record: StreamRecord
+
+    /// Records and bytes waiting in the stream's buffers, the source stage's included.
+    var bufferFill: (records: Int, bytes: Int) {
+        get async {
+            let delivery = await actor.bufferFill
+            guard let source else { return delivery }
+            let staged = await source.bufferFill
+            return (delivery.records + staged.records, delivery.bytes + staged.bytes)
+        }
+    }
 }
 
 /// The streams created or changed through the API, one file each:

@@ -1,0 +1,272 @@
+import DurableStorage
+import FirehoseWire
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A stream's `Lambda` processor: the function that transforms its records and how Firehose buffers
+/// records for it (data-transformation.html). Validated by the API layer.
+package struct LambdaTransformationSettings: Sendable, Equatable {
+    /// Where the function runs here.
+    package var function: LambdaFunction
+    /// `LambdaArn`, as given: the error records' `lambdaARN`.
+    package var functionARN: String
+    /// `NumberOfRetries`: invocations that fail are tried this many more times.
+    package var numberOfRetries: Int
+    /// `BufferSizeInMBs` in bytes: source records are batched up to this much per invocation.
+    package var bufferSizeBytes: Int
+    /// `BufferIntervalInSeconds`: or until the oldest has waited this long.
+    package var bufferIntervalSeconds: Int
+    /// The event's `deliveryStreamArn` and `region`.
+    package var deliveryStreamARN: String
+    package var region: String
+    /// How long one invocation may take before it counts as `Lambda.FunctionTimedOut`.
+    package var invocationTimeout: Duration
+
+    /// Lambda's longest function timeout (15 minutes) is what an invocation waits at most by default;
+    /// a function that hangs is then cut off as Lambda would cut it off.
+    package static let defaultInvocationTimeout = Duration.seconds(900)
+
+    package init(
+        function: LambdaFunction, functionARN: String, numberOfRetries: Int = 3, bufferSizeBytes: Int = 1_048_576,
+        bufferIntervalSeconds: Int = 60, deliveryStreamARN: String, region: String,
+        invocationTimeout: Duration = Self.defaultInvocationTimeout
+    ) {
+        self.function = function
+        self.functionARN = functionARN
+        self.numberOfRetries = numberOfRetries
+        self.bufferSizeBytes = bufferSizeBytes
+        self.bufferIntervalSeconds = bufferIntervalSeconds
+        self.deliveryStreamARN = deliveryStreamARN
+        self.region = region
+        self.invocationTimeout = invocationTimeout
+    }
+}
+
+/// How a transformed stream stages its source records until the function has seen them: each record
+/// framed with its length and arrival, so a staged buffer gives back the records, their boundaries and
+/// the `approximateArrivalTimestamp` of each, after a crash too.
+///
+/// `<UInt32 length, little-endian> <Int64 arrival in epoch milliseconds, little-endian> <record>`
+enum SourceRecordFrame {
+    static let headerBytes = 12
+
+    /// Appends `record`, framed, to `storage`.
+    static func append(_ record: some Collection<UInt8>, arrivalMilliseconds: Int64, to storage: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(record.count).littleEndian) { storage.append(contentsOf: $0) }
+        withUnsafeBytes(of: arrivalMilliseconds.littleEndian) { storage.append(contentsOf: $0) }
+        storage.append(contentsOf: record)
+    }
+
+    /// One framed record of a staged buffer.
+    struct Framed {
+        var arrivalMilliseconds: Int64
+        /// The record's bytes in the buffer.
+        var record: Range<Int>
+        /// The whole frame in the buffer.
+        var frame: Range<Int>
+    }
+
+    /// The frames of `bytes`, in order; nil when they do not tile it exactly (not a framed buffer).
+    static func parse(_ bytes: [UInt8]) -> [Framed]? {
+        var frames: [Framed] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard bytes.count - offset >= headerBytes else { return nil }
+            var length: UInt32 = 0
+            var arrival: Int64 = 0
+            bytes.withUnsafeBytes { raw in
+                length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                arrival = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int64.self))
+            }
+            let start = offset + headerBytes
+            guard Int(length) <= bytes.count - start else { return nil }
+            frames.append(
+                Framed(
+                    arrivalMilliseconds: arrival, record: start..<start + Int(length),
+                    frame: offset..<start + Int(length)))
+            offset = start + Int(length)
+        }
+        return frames
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// The last processor of a transformed stream's source stage: frames each record with its arrival
+/// (`SourceRecordFrame`), the processors before the function having run.
+struct SourceRecordFraming: RecordProcessor {
+    func process(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome) -> RecordBatch {
+        let size = records.totalBytes + records.count * SourceRecordFrame.headerBytes
+        guard context.reserveMemory(size) else {
+            outcome.memorySpent = true
+            return RecordBatch()
+        }
+        let arrival = SourceRecordFrame.milliseconds(context.arrival)
+        var storage: [UInt8] = []
+        storage.reserveCapacity(size)
+        var ends: [Int] = []
+        ends.reserveCapacity(records.count)
+        for index in 0..<records.count {
+            SourceRecordFrame.append(records[index], arrivalMilliseconds: arrival, to: &storage)
+            ends.append(storage.count)
+        }
+        return RecordBatch(storage: storage, ends: ends)
+    }
+}
+
+/// What a function made of a batch of source records, on its way to the stages after it.
+struct TransformedRecords: Sendable {
+    /// The `Ok` records, as the function gave them, in order.
+    var records = RecordBatch()
+    /// Each `Ok` record's `metadata.partitionKeys` (empty without).
+    var partitionKeys: [[String: String]] = []
+    /// Error records (`processing-failed`) of the records the function failed on.
+    var failed = RecordBatch()
+}
+
+/// The publishing step of a transformed stream's source stage: a staged buffer of source records
+/// goes through the function — batched under Lambda's payload limit, each invocation retried as
+/// `NumberOfRetries` says — and what it gives back into the stream's delivery stages (`downstream`);
+/// records it fails, or that no attempt could transform, to the `processing-failed` error output.
+/// The buffer stays staged until that is staged in turn, so a crash or a failure to stage repeats
+/// the transformation rather than lose records (at least once).
+struct LambdaTransformation: Sendable {
+    let downstream: DeliveryStream
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// Told how many records the function dropped on purpose (`Dropped`).
+    let onDropped: @Sendable (Int) -> Void
+
+    /// Distinguishes record ids across the invocations of this run.
+    private static let nextRecordID = Atomic<UInt64>(0)
+
+    /// Transforms the source buffer staged at `path` and stages the result downstream; returns the
+    /// objects delivered on the way.
+    func transform(
+        stagedAt path: String, length: Int, contentCRC: UInt32, firstArrival: Date,
+        settings: LambdaTransformationSettings
+    ) async -> Result<[DeliveredObject], FileSystemError> {
+        let read = await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
+            do throws(FileSystemError) {
+                return .success(try POSIX.readFile(path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let staged: [UInt8]
+        switch read {
+        case .success(let bytes): staged = bytes
+        case .failure(let error): return .failure(error)
+        }
+        // Staged content that no longer matches what was written is refused, as delivery refuses it.
+        guard staged.count == length, staged.withUnsafeBytes({ CRC32.checksum($0) }) == contentCRC,
+            let frames = SourceRecordFrame.parse(staged)
+        else {
+            return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
+        }
+        return await transform(
+            frames.map { (staged[$0.record], $0.arrivalMilliseconds) }, firstArrival: firstArrival, settings: settings)
+    }
+
+    /// Transforms `records` (with their arrivals in epoch milliseconds) and stages the result downstream.
+    func transform(
+        _ records: [(data: ArraySlice<UInt8>, arrival: Int64)], firstArrival: Date,
+        settings: LambdaTransformationSettings
+    ) async -> Result<[DeliveredObject], FileSystemError> {
+        var output = TransformedRecords()
+        var dropped = 0
+        var start = 0
+        while start < records.count {
+            // As many records as fit one invocation's payload (at least one: a record is at most 1000 KiB).
+            var end = start
+            var bytes = 256 + settings.deliveryStreamARN.utf8.count
+            var batch: [LambdaContract.Record] = []
+            let firstID = Self.nextRecordID.add(UInt64(records.count - start), ordering: .relaxed).oldValue
+            while end < records.count {
+                let record = LambdaContract.Record(
+                    id: Self.recordID(firstID + UInt64(end - start)), approximateArrivalTimestamp: records[end].arrival,
+                    data: Array(records[end].data))
+                let size = LambdaContract.eventBytes(of: record)
+                guard batch.isEmpty || bytes + size <= LambdaContract.maxPayloadBytes else { break }
+                bytes += size
+                batch.append(record)
+                end += 1
+            }
+            let (outcomes, attempts) = await invoke(batch, settings: settings)
+            let attemptEnding = now()
+            for (record, outcome) in zip(batch, outcomes) {
+                switch outcome {
+                case .ok(let data, let keys):
+                    output.records.append(data)
+                    output.partitionKeys.append(keys)
+                case .dropped:
+                    dropped += 1
+                case .failed(let failure):
+                    ErrorOutput.appendLambdaFailure(
+                        record.data, failure: failure,
+                        arrival: Date(timeIntervalSince1970: TimeInterval(record.approximateArrivalTimestamp) / 1000),
+                        attemptEnding: attemptEnding, attemptsMade: attempts, lambdaARN: settings.functionARN,
+                        to: &output.failed)
+                }
+            }
+            start = end
+        }
+        do {
+            let delivered = try await downstream.append(transformed: output, arrival: firstArrival)
+            if dropped > 0 { onDropped(dropped) }
+            return .success(delivered)
+        } catch {
+            return .failure(
+                error.storageError ?? FileSystemError(operation: "stage transformed records", path: "", errno: ENOMEM))
+        }
+    }
+
+    /// Invokes the function with `batch` until it answers with the status model or the retries are
+    /// spent; returns each record's outcome (all failed with the last failure when no attempt
+    /// succeeded) and the attempts made.
+    private func invoke(_ batch: [LambdaContract.Record], settings: LambdaTransformationSettings) async
+        -> (outcomes: [LambdaContract.Outcome], attempts: Int)
+    {
+        var attempts = 0
+        var failure = LambdaContract.Failure.functionError("")
+        let event = LambdaContract.event(
+            invocationID: UUID().uuidString.lowercased(), deliveryStreamARN: settings.deliveryStreamARN,
+            region: settings.region, records: batch)
+        while attempts <= settings.numberOfRetries {
+            attempts += 1
+            let answer = await settings.function.invoke(event, timeout: settings.invocationTimeout)
+            switch answer.flatMap({ LambdaContract.outcomes(of: $0, for: batch) }) {
+            case .success(let outcomes):
+                return (outcomes, attempts)
+            case .failure(let error):
+                failure = error
+                logger.warning(
+                    "Lambda invocation failed",
+                    metadata: [
+                        "function": .string(settings.functionARN), "records": .stringConvertible(batch.count),
+                        "attempt": .stringConvertible(attempts), "error_code": .string(error.code),
+                        "error": .string(error.message),
+                        "retries_left": .stringConvertible(settings.numberOfRetries + 1 - attempts),
+                    ])
+            }
+        }
+        return (Array(repeating: .failed(failure), count: batch.count), attempts)
+    }
+
+    /// Record ids are opaque to the function; AWS's are long decimal numbers, and so are these.
+    static func recordID(_ number: UInt64) -> String {
+        let digits = String(number)
+        return "49" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+}
