@@ -177,7 +177,7 @@ public struct ServeCommand: AsyncParsableCommand {
             do {
                 let stream = try DeliveryStreamSettings(
                     validating: definition, gzipLevel: gzipLevel, dataDirectory: settings.dataDirectory,
-                    lambdaFunctions: lambdaFunctions)
+                    lambdaFunctions: lambdaFunctions, region: settings.region, accountID: settings.accountID)
                 if streams.contains(where: { $0.name == stream.name }) {
                     throw ServeError(
                         description:
@@ -228,7 +228,8 @@ public struct ServeCommand: AsyncParsableCommand {
             do {
                 let settings = try DeliveryStreamSettings(
                     validating: record.definition, gzipLevel: gzipLevel, versionID: record.versionID,
-                    dataDirectory: settings.dataDirectory, lambdaFunctions: lambdaFunctions)
+                    dataDirectory: settings.dataDirectory, lambdaFunctions: lambdaFunctions, region: settings.region,
+                    accountID: settings.accountID)
                 try sink.createStream(settings, record: record)
             } catch {
                 logger.error(

@@ -394,7 +394,8 @@ struct ControlPlane {
             return try DeliveryStreamSettings(
                 validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true,
                 destinationMember: destinationMember, dataDirectory: sink.configuration.dataDirectory,
-                lambdaFunctions: configuration.lambdaFunctions)
+                lambdaFunctions: configuration.lambdaFunctions, region: configuration.region,
+                accountID: configuration.accountID)
         } catch {
             throw error.error
         }

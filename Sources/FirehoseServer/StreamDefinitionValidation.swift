@@ -42,11 +42,13 @@ extension DeliveryStreamSettings {
     /// - Parameter dataDirectory: where objects will be written; every object path under it must fit
     ///   the file system's path limit. nil skips that check (nothing will be written).
     /// - Parameter lambdaFunctions: where `Lambda` processors' functions run here (by default
-    ///   nowhere); nil skips the check that each one has a place to run.
+    ///   nowhere); nil skips the check that each one has a place to run (the settings then run none).
+    /// - Parameter region: the stream's region and account, for what a function is told (its ARN).
     package init(
         validating definition: CreateDeliveryStreamInput, gzipLevel: Int32 = 6, versionID: Int = 1,
         requireRoleARN: Bool = false, destinationMember: String? = nil, dataDirectory: String?,
-        lambdaFunctions: LambdaFunctionDirectory? = LambdaFunctionDirectory()
+        lambdaFunctions: LambdaFunctionDirectory? = LambdaFunctionDirectory(), region: String = "us-east-1",
+        accountID: String = "000000000000"
     ) throws(StreamConfigurationError) {
         func fail(_ field: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: field, error: error)
@@ -269,15 +271,23 @@ extension DeliveryStreamSettings {
             bufferSizeBytes: sizeInMBs * 1024 * 1024, bufferIntervalSeconds: intervalInSeconds,
             appendsNewline: appendsNewline, versionID: versionID, definition: definition)
         settings.processRecords(processing.steps)
+        if let lambda = processing.lambda, let function = lambda.function {
+            settings.transform(
+                with: LambdaTransformationSettings(
+                    function: function, functionARN: lambda.arn, numberOfRetries: lambda.numberOfRetries,
+                    bufferSizeBytes: lambda.bufferSizeBytes, bufferIntervalSeconds: lambda.bufferIntervalSeconds,
+                    deliveryStreamARN: "arn:aws:firehose:\(region):\(accountID):deliverystream/\(name)", region: region)
+            )
+        }
         try Self.checkDynamicPartitioning(
             enabled: partitioned, layout: keyLayout!, metadataExtraction: metadataExtraction,
-            intervalInSeconds: intervalInSeconds, field: field)
-        if let metadataExtraction {
+            hasLambda: processing.lambda != nil, intervalInSeconds: intervalInSeconds, field: field)
+        if partitioned {
             do {
-                try settings.partitionByQuery(metadataExtraction.query, maxKeyBytes: limit - bucketPathBytes)
+                try settings.partitionByKeys(query: metadataExtraction?.query, maxKeyBytes: limit - bucketPathBytes)
             } catch {
                 throw fail(
-                    metadataExtraction.field,
+                    metadataExtraction?.field ?? field,
                     .invalidArgument(
                         "MetadataExtractionQuery is not a valid JQ-1.6 query: \(error.message.split(separator: "\n").joined(separator: "; "))"
                     ))
@@ -291,6 +301,17 @@ extension DeliveryStreamSettings {
         var steps: [RecordProcessing] = []
         var appendsNewline = false
         var metadataExtraction: (query: String, field: String)?
+        var lambda: LambdaProcessor?
+    }
+
+    /// A `Lambda` processor's parameters, checked, with AWS's defaults.
+    struct LambdaProcessor {
+        var arn: String
+        /// Where it runs here; nil when that was not asked (`lambdaFunctions` nil).
+        var function: LambdaFunction?
+        var numberOfRetries = 3
+        var bufferSizeBytes = 1_048_576
+        var bufferIntervalSeconds = 60
     }
 
     /// The processors of an enabled `ProcessingConfiguration`, each checked, in the order AWS runs
@@ -399,16 +420,12 @@ extension DeliveryStreamSettings {
                     )
                 }
             case "Lambda":
-                let function = try lambdaProcessor(
+                processing.lambda = try lambdaProcessor(
                     parameter, field: parametersField, lambdaFunctions: lambdaFunctions)
-                throw fail(
-                    processorField,
-                    "The Lambda processor is checked (its function \(function)) but not run yet by firehose-local: streams with it are refused until it is."
-                )
             default:
                 throw fail(
                     processorField,
-                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction, Decompression, CloudWatchLogProcessing, RecordDeAggregation)."
+                    "Processor \(type) is not supported yet by firehose-local (supported: AppendDelimiterToRecord, MetadataExtraction, Decompression, CloudWatchLogProcessing, RecordDeAggregation, Lambda)."
                 )
             }
         }
@@ -419,10 +436,10 @@ extension DeliveryStreamSettings {
     /// The `Lambda` processor's parameters (API_ProcessorParameter, data-transformation.html):
     /// `LambdaArn` a function ARN with a place to run here, `NumberOfRetries` 0–300 (default 3),
     /// `BufferSizeInMBs` 0.2–3 (default 1), `BufferIntervalInSeconds` 0–900 (default 60), `RoleArn` an
-    /// IAM role ARN. Returns how the function is reached, for messages.
+    /// IAM role ARN.
     static func lambdaProcessor(
         _ parameter: (String) -> String?, field: String, lambdaFunctions: LambdaFunctionDirectory?
-    ) throws(StreamConfigurationError) -> String {
+    ) throws(StreamConfigurationError) -> LambdaProcessor {
         func fail(_ message: String) -> StreamConfigurationError {
             StreamConfigurationError(field: field, error: .invalidArgument(message))
         }
@@ -436,8 +453,10 @@ extension DeliveryStreamSettings {
                 "LambdaArn '\(arn)' is not a Lambda function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME, with an optional :QUALIFIER)."
             )
         }
-        func number(_ name: String, _ range: ClosedRange<Double>, integer: Bool) throws(StreamConfigurationError) {
-            guard let text = parameter(name) else { return }
+        func number(_ name: String, _ range: ClosedRange<Double>, integer: Bool) throws(StreamConfigurationError)
+            -> Double?
+        {
+            guard let text = parameter(name) else { return nil }
             guard let value = Double(text), range.contains(value), !integer || value == value.rounded() else {
                 let bounds =
                     integer
@@ -445,24 +464,27 @@ extension DeliveryStreamSettings {
                     : "\(range.lowerBound) to \(range.upperBound)"
                 throw fail("\(name) must be \(integer ? "a whole number" : "a number") from \(bounds), not '\(text)'.")
             }
+            return value
         }
-        try number("NumberOfRetries", 0...300, integer: true)
-        try number("BufferSizeInMBs", 0.2...3, integer: false)
-        try number("BufferIntervalInSeconds", 0...900, integer: true)
+        var processor = LambdaProcessor(arn: arn)
+        if let retries = try number("NumberOfRetries", 0...300, integer: true) {
+            processor.numberOfRetries = Int(retries)
+        }
+        if let megabytes = try number("BufferSizeInMBs", 0.2...3, integer: false) {
+            processor.bufferSizeBytes = Int((megabytes * 1_048_576).rounded())
+        }
+        if let seconds = try number("BufferIntervalInSeconds", 0...900, integer: true) {
+            processor.bufferIntervalSeconds = Int(seconds)
+        }
         if let role = parameter("RoleArn"), !Self.isValidRoleARN(role) {
             throw fail("RoleArn '\(role)' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME).")
         }
-        guard let lambdaFunctions else { return arn }
-        switch lambdaFunctions.function(for: arn) {
-        case .command(let arguments)?:
-            return "runs the command \(arguments.joined(separator: " "))"
-        case .invokeAPI(let endpoint, let name)?:
-            return "is invoked as \(name) at \(endpoint.absoluteString)"
-        case nil:
-            throw fail(
-                "firehose-local has no function for \(arn): map it (or its name, \(LambdaFunctionDirectory.functionName(inARN: arn)!)) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
-            )
-        }
+        guard let lambdaFunctions else { return processor }
+        processor.function = lambdaFunctions.function(for: arn)
+        guard processor.function == nil else { return processor }
+        throw fail(
+            "firehose-local has no function for \(arn): map it (or its name, \(LambdaFunctionDirectory.functionName(inARN: arn)!)) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
+        )
     }
 
     /// Dynamic partitioning's rules (developer guide, "Dynamic partitioning" and "Buffering hints"):
@@ -470,7 +492,7 @@ extension DeliveryStreamSettings {
     /// ErrorOutputPrefix, and a buffer interval above zero.
     private static func checkDynamicPartitioning(
         enabled: Bool, layout: ObjectKeyLayout, metadataExtraction: (query: String, field: String)?,
-        intervalInSeconds: Int, field: String
+        hasLambda: Bool, intervalInSeconds: Int, field: String
     ) throws(StreamConfigurationError) {
         func fail(_ member: String, _ message: String) -> StreamConfigurationError {
             StreamConfigurationError(field: "\(field).\(member)", error: .invalidArgument(message))
@@ -504,13 +526,13 @@ extension DeliveryStreamSettings {
                 "BufferingHints.IntervalInSeconds",
                 "Zero buffering feature is not available for dynamic partitioning (IntervalInSeconds is 0).")
         }
-        if let lambda = keys.first(where: { $0.source == .lambda }) {
+        if !hasLambda, let lambda = keys.first(where: { $0.source == .lambda }) {
             throw fail(
                 "Prefix",
-                "Lambda should be present when S3 Prefix contains keys from partitionKeyFromLambda namespace ('!{partitionKeyFromLambda:\(lambda.name)}'), and the Lambda processor is not supported yet by firehose-local."
+                "Lambda should be present when S3 Prefix contains keys from partitionKeyFromLambda namespace ('!{partitionKeyFromLambda:\(lambda.name)}')."
             )
         }
-        if metadataExtraction == nil, let key = keys.first {
+        if metadataExtraction == nil, let key = keys.first(where: { $0.source == .query }) {
             throw fail(
                 "Prefix",
                 "MetadataExtraction processor should be present when S3 Prefix has partitionKeyFromQuery namespace ('!{partitionKeyFromQuery:\(key.name)}')."

@@ -53,7 +53,8 @@ enum StreamDescription {
             extended["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
         extended["S3BackupMode"] = extended["S3BackupMode"] ?? .string("Disabled")
         extended["ProcessingConfiguration"] =
-            extended["ProcessingConfiguration"] ?? .object(["Enabled": .bool(false), "Processors": .array([])])
+            extended["ProcessingConfiguration"].map { withLambdaDefaults($0, role: extended["RoleARN"]!) }
+            ?? .object(["Enabled": .bool(false), "Processors": .array([])])
         extended.removeValue(forKey: "S3BackupConfiguration")
 
         let plainKeys: Set<String> = [
@@ -66,6 +67,40 @@ enum StreamDescription {
             "ExtendedS3DestinationDescription": .object(extended),
             "S3DestinationDescription": .object(plain),
         ])
+    }
+
+    /// A `Lambda` processor's parameters as AWS describes them: every one, in this order, those not
+    /// given with their defaults (recorded from AWS: the mythical-mysfits scenario's description) —
+    /// 3 retries, the destination's role, 1 MB, 60 s.
+    static func withLambdaDefaults(_ processing: JSONValue, role: JSONValue) -> JSONValue {
+        guard case .object(var configuration) = processing, case .array(var processors)? = configuration["Processors"]
+        else { return processing }
+        for index in processors.indices {
+            guard case .object(var processor) = processors[index], processor["Type"] == .string("Lambda") else {
+                continue
+            }
+            var given: [String: JSONValue] = [:]
+            if case .array(let parameters)? = processor["Parameters"] {
+                for case .object(let parameter) in parameters {
+                    if case .string(let name)? = parameter["ParameterName"], let value = parameter["ParameterValue"] {
+                        given[name] = value
+                    }
+                }
+            }
+            let defaults: [(String, JSONValue?)] = [
+                ("LambdaArn", nil), ("NumberOfRetries", .string("3")), ("RoleArn", role),
+                ("BufferSizeInMBs", .string("1")), ("BufferIntervalInSeconds", .string("60")),
+            ]
+            processor["Parameters"] = .array(
+                defaults.compactMap { name, fallback in
+                    (given[name] ?? fallback).map {
+                        .object(["ParameterName": .string(name), "ParameterValue": $0])
+                    }
+                })
+            processors[index] = .object(processor)
+        }
+        configuration["Processors"] = .array(processors)
+        return .object(configuration)
     }
 
     static func jsonValue(of value: some Encodable) -> JSONValue? {

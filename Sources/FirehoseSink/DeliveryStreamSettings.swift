@@ -154,15 +154,20 @@ public struct DeliveryStreamSettings: Sendable {
         return stages
     }
 
-    /// Partitions records by `query` (`MetadataExtraction`, jq 1.6): the values it gives for the
-    /// `!{partitionKeyFromQuery:NAME}` keys of the prefix name each record's partition.
+    /// Partitions records by the `!{partitionKeyFromQuery:NAME}` and `!{partitionKeyFromLambda:NAME}`
+    /// keys of the prefix: the former from `query` (`MetadataExtraction`, jq 1.6), the latter from
+    /// the `Lambda` processor's `metadata.partitionKeys`.
     /// - Parameter maxKeyBytes: the longest object key that fits the local path limit; partitions
     ///   whose keys could be longer get error records instead.
-    public mutating func partitionByQuery(_ query: String, maxKeyBytes: Int) throws(JQQuery.CompileError) {
-        let keyNames = (keyLayout.prefix?.partitionKeys ?? []).filter { $0.source == .query }.map(\.name)
-        partitioner = MetadataExtractionPartitioner(
-            queries: try .init(query, count: ProcessInfo.processInfo.activeProcessorCount), keyNames: keyNames,
-            layout: keyLayout, maxKeyBytes: maxKeyBytes)
+    public mutating func partitionByKeys(query: String?, maxKeyBytes: Int) throws(JQQuery.CompileError) {
+        let keys = keyLayout.prefix?.partitionKeys ?? []
+        partitioner = DynamicPartitioner(
+            queries: try query.map { query throws(JQQuery.CompileError) in
+                try .init(query, count: ProcessInfo.processInfo.activeProcessorCount)
+            },
+            keyNames: keys.filter { $0.source == .query }.map(\.name),
+            lambdaKeyNames: keys.filter { $0.source == .lambda }.map(\.name), layout: keyLayout,
+            maxKeyBytes: maxKeyBytes)
         metadataExtractionQuery = query
     }
 

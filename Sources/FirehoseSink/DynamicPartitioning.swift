@@ -9,12 +9,13 @@ import Synchronization
     import Foundation
 #endif
 
-/// Dynamic partitioning by `MetadataExtraction`: each record's partition is what the stream's jq
-/// query gives for the `!{partitionKeyFromQuery:NAME}` keys its `Prefix` uses. A record the query
-/// fails on (not JSON, a jq error, not exactly one object, a key missing, null or not a scalar), or
-/// whose values make a key that cannot be stored locally, becomes an error record in the
-/// `metadata-extraction-failed` error output.
-struct MetadataExtractionPartitioner: RecordPartitioner {
+/// Dynamic partitioning: each record's partition is what the stream's `MetadataExtraction` jq query
+/// gives for the `!{partitionKeyFromQuery:NAME}` keys its `Prefix` uses, and what the `Lambda`
+/// processor gave back in the record's `metadata.partitionKeys` for its `!{partitionKeyFromLambda:NAME}`
+/// keys. A record the query fails on (not JSON, a jq error, not exactly one object, a key missing,
+/// null or not a scalar), that lacks a Lambda key, or whose values make a key that cannot be stored
+/// locally, becomes an error record in the `metadata-extraction-failed` error output.
+struct DynamicPartitioner: RecordPartitioner {
     /// The query compiled once per core: a compiled jq program runs one record at a time, and
     /// concurrent requests each take the next one.
     final class Queries: Sendable {
@@ -35,17 +36,21 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
         }
     }
 
-    let queries: Queries
+    /// The `MetadataExtraction` query, when the prefix has query keys.
+    let queries: Queries?
     /// The query keys `Prefix` uses, in order.
     let keyNames: [String]
+    /// The Lambda keys `Prefix` uses, in order.
+    let lambdaKeyNames: [String]
     let layout: ObjectKeyLayout
     /// The longest object key that fits the local path limit under the stream's bucket.
     let maxKeyBytes: Int
 
-    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
-        -> [RecordPartition]
-    {
-        let query = queries.take()
+    func partition(
+        _ records: RecordBatch, lambdaKeys: [[String: String]]?, context: RecordContext,
+        outcome: inout ProcessingOutcome
+    ) -> [RecordPartition] {
+        let query = queries?.take()
         var partitions: [RecordPartition] = []
         var position: [PartitionKey: Int] = [:]
         // Whether each partition seen in this request can be stored, checked once per partition.
@@ -54,9 +59,9 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
         for index in 0..<records.count {
             let record = records[index]
             let key: PartitionKey
-            switch extract(record, with: query) {
+            switch values(of: record, with: query, lambdaKeys: lambdaKeys?[index] ?? [:]) {
             case .success(let values):
-                key = PartitionKey(PartitionValues(fromQuery: values))
+                key = PartitionKey(values)
             case .failure(let problem):
                 outcome.fail(
                     record, type: failure.type, code: failure.code, message: problem.message, context: context)
@@ -87,13 +92,33 @@ struct MetadataExtractionPartitioner: RecordPartitioner {
     /// than 256, which a projection must not hide.
     static let projectionMaxDepth = 200
 
+    /// The values of the prefix's keys for one record, or why there are none.
+    private func values(of record: ArraySlice<UInt8>, with query: JQQuery?, lambdaKeys: [String: String])
+        -> Result<PartitionValues, Failure>
+    {
+        var fromLambda: [String: String] = [:]
+        for name in lambdaKeyNames {
+            guard let value = lambdaKeys[name], !value.isEmpty else {
+                let problem = lambdaKeys[name] == nil ? "is missing" : "is empty"
+                return .failure(
+                    Failure(
+                        message:
+                            "\(ErrorOutput.Failure.missingKeyValue) (the Lambda function's metadata.partitionKeys.\(name) \(problem))"
+                    ))
+            }
+            fromLambda[name] = value
+        }
+        guard let query else { return .success(PartitionValues(fromLambda: fromLambda)) }
+        return extract(record, with: query).map { PartitionValues(fromQuery: $0, fromLambda: fromLambda) }
+    }
+
     /// The values of the prefix's query keys for one record, or why there are none.
     private func extract(_ record: ArraySlice<UInt8>, with query: JQQuery) -> Result<[String: String], Failure> {
         let members: [String: JQQuery.Member]
         do {
             // jq parses only the members the query reads, when it reads only named ones: parsing
             // whole records was most of jq's cost (docs/benchmarks.md).
-            if let names = queries.rootMembers,
+            if let names = queries?.rootMembers,
                 let projected = record.withUnsafeBufferPointer({
                     RootMemberProjection.project($0, keeping: names, maxDepth: Self.projectionMaxDepth)
                 })

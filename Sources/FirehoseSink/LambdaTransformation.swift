@@ -33,9 +33,10 @@ package struct LambdaTransformationSettings: Sendable, Equatable {
     /// How long one invocation may take before it counts as `Lambda.FunctionTimedOut`.
     package var invocationTimeout: Duration
 
-    /// Lambda's longest function timeout (15 minutes) is what an invocation waits at most by default;
-    /// a function that hangs is then cut off as Lambda would cut it off.
-    package static let defaultInvocationTimeout = Duration.seconds(900)
+    /// What an invocation waits at most by default: the longest invocation Firehose supports, five
+    /// minutes (data-transformation.html, "Lambda invocation duration"); one that takes longer is a
+    /// timeout there too.
+    package static let defaultInvocationTimeout = Duration.seconds(300)
 
     package init(
         function: LambdaFunction, functionARN: String, numberOfRetries: Int = 3, bufferSizeBytes: Int = 1_048_576,

@@ -63,15 +63,20 @@ package protocol RecordPartitioner: Sendable {
     /// The records grouped by partition, each group in arrival order, groups in the order of their
     /// first record; every record in exactly one group, or, when it cannot be partitioned, in
     /// `outcome` as an error record.
-    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
-        -> [RecordPartition]
+    /// - Parameter lambdaKeys: each record's `metadata.partitionKeys` from the `Lambda` processor
+    ///   (nil without one).
+    func partition(
+        _ records: RecordBatch, lambdaKeys: [[String: String]]?, context: RecordContext,
+        outcome: inout ProcessingOutcome
+    ) -> [RecordPartition]
 }
 
 /// Without dynamic partitioning: every record in the stream's one partition.
 struct WholeStream: RecordPartitioner {
-    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
-        -> [RecordPartition]
-    {
+    func partition(
+        _ records: RecordBatch, lambdaKeys: [[String: String]]?, context: RecordContext,
+        outcome: inout ProcessingOutcome
+    ) -> [RecordPartition] {
         records.isEmpty ? [] : [RecordPartition(key: .whole, records: records)]
     }
 }
@@ -125,9 +130,12 @@ struct RecordPipeline: Sendable {
             let processed = processors.reduce(raw) { records, processor in
                 outcome.memorySpent ? records : processor.process(records, context: context, outcome: &outcome)
             }
-            partitions = delimited(partitioner.partition(processed, context: context, outcome: &outcome))
+            partitions = delimited(
+                partitioner.partition(processed, lambdaKeys: nil, context: context, outcome: &outcome))
         case .transformed(let transformed):
-            partitions = delimited(partitioner.partition(transformed.records, context: context, outcome: &outcome))
+            partitions = delimited(
+                partitioner.partition(
+                    transformed.records, lambdaKeys: transformed.partitionKeys, context: context, outcome: &outcome))
             if !transformed.failed.isEmpty {
                 partitions.append(
                     RecordPartition(

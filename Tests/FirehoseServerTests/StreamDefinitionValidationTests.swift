@@ -313,24 +313,39 @@ struct StreamDefinitionValidationTests {
         #expect(error?.error == .invalidArgument(message))
     }
 
-    @Test("A Lambda processor whose function runs here is checked, then refused until the stage runs it")
-    func lambdaResolved() {
+    @Test("A Lambda processor whose function runs here becomes the stream's transformation, with AWS's defaults")
+    func lambdaResolved() throws {
         let functions = LambdaFunctionDirectory(entries: [
             .init(name: "enrich", function: .command(["python3", "enrich.py"]))
         ])
-        let error = lambdaError(
-            ["LambdaArn": Self.lambdaARN + ":live", "NumberOfRetries": "3", "BufferSizeInMBs": "0.5"],
-            functions: functions)
-        #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Type")
+        func settings(_ parameters: [String: String], functions: LambdaFunctionDirectory?) throws
+            -> DeliveryStreamSettings
+        {
+            try DeliveryStreamSettings(
+                validating: CreateDeliveryStreamInput(
+                    deliveryStreamName: "demo",
+                    extendedS3DestinationConfiguration: Self.processors([Self.processor("Lambda", parameters)])),
+                dataDirectory: nil, lambdaFunctions: functions, region: "eu-west-1", accountID: "123456789012")
+        }
+        let given = try settings(
+            [
+                "LambdaArn": Self.lambdaARN + ":live", "NumberOfRetries": "5", "BufferSizeInMBs": "0.5",
+                "BufferIntervalInSeconds": "0",
+            ], functions: functions)
         #expect(
-            error?.error
-                == .invalidArgument(
-                    "The Lambda processor is checked (its function runs the command python3 enrich.py) but not run yet by firehose-local: streams with it are refused until it is."
-                ))
-        // Without a directory (the objects command reading definitions) nothing is resolved.
-        #expect(
-            lambdaError(["LambdaArn": Self.lambdaARN], functions: nil)?.error.message.hasPrefix(
-                "The Lambda processor is checked (its function arn:") == true)
+            given.transformation
+                == LambdaTransformationSettings(
+                    function: .command(["python3", "enrich.py"]), functionARN: Self.lambdaARN + ":live",
+                    numberOfRetries: 5, bufferSizeBytes: 524_288, bufferIntervalSeconds: 0,
+                    deliveryStreamARN: "arn:aws:firehose:eu-west-1:123456789012:deliverystream/demo",
+                    region: "eu-west-1"))
+        let defaults = try #require(try settings(["LambdaArn": Self.lambdaARN], functions: functions).transformation)
+        #expect(defaults.numberOfRetries == 3)
+        #expect(defaults.bufferSizeBytes == 1_048_576)
+        #expect(defaults.bufferIntervalSeconds == 60)
+        #expect(defaults.invocationTimeout == .seconds(300))
+        // Without a directory (the objects command reading definitions) nothing is resolved, or run.
+        #expect(try settings(["LambdaArn": Self.lambdaARN], functions: nil).transformation == nil)
     }
 
     static func processors(_ processors: [Processor]) -> ExtendedS3DestinationConfiguration {
@@ -494,7 +509,7 @@ struct StreamDefinitionValidationTests {
             ),
             (
                 partitioned(prefix: "d=!{partitionKeyFromLambda:device}/"), "Prefix",
-                "Lambda should be present when S3 Prefix contains keys from partitionKeyFromLambda namespace ('!{partitionKeyFromLambda:device}'), and the Lambda processor is not supported yet by firehose-local."
+                "Lambda should be present when S3 Prefix contains keys from partitionKeyFromLambda namespace ('!{partitionKeyFromLambda:device}')."
             ),
             (
                 partitioned(parameters: [

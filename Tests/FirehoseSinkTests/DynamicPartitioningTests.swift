@@ -16,7 +16,7 @@ func partitionedSettings(
             prefix: "customer=!{partitionKeyFromQuery:customer}/",
             errorOutputPrefix: "errors/!{firehose:error-output-type}/!{timestamp:yyyy}/", intervalInSeconds: 60,
             compression: compression, delimiter: delimiter))
-    try stream.partitionByQuery(query, maxKeyBytes: maxKeyBytes)
+    try stream.partitionByKeys(query: query, maxKeyBytes: maxKeyBytes)
     return stream
 }
 
@@ -353,7 +353,7 @@ struct DynamicPartitioningTests {
             destination(
                 prefix: "region=!{partitionKeyFromQuery:region}/",
                 errorOutputPrefix: "errors/!{firehose:error-output-type}/", intervalInSeconds: 60, delimiter: true))
-        try changed.partitionByQuery("{region: .region}", maxKeyBytes: 4000)
+        try changed.partitionByKeys(query: "{region: .region}", maxKeyBytes: 4000)
         let restarted = try restartedSink(over: crashed.directory, streams: [changed])
         let report = await restarted.recoverStagedBuffers()
         #expect(report.orphaned.isEmpty && report.corrupt.isEmpty)

@@ -142,9 +142,10 @@ final class ProcessingGate: Sendable {
 
 /// A partitioner only these tests know: a record's first byte names its partition.
 struct FirstBytePartitioner: RecordPartitioner {
-    func partition(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome)
-        -> [RecordPartition]
-    {
+    func partition(
+        _ records: RecordBatch, lambdaKeys: [[String: String]]?, context: RecordContext,
+        outcome: inout ProcessingOutcome
+    ) -> [RecordPartition] {
         var partitions: [RecordPartition] = []
         for index in 0..<records.count {
             let key = PartitionKey(

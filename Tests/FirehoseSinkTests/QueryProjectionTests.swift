@@ -73,7 +73,7 @@ struct QueryProjectionTests {
         for record in Self.records {
             let projected = record.withUnsafeBufferPointer {
                 RootMemberProjection.project(
-                    $0, keeping: names, maxDepth: MetadataExtractionPartitioner.projectionMaxDepth)
+                    $0, keeping: names, maxDepth: DynamicPartitioner.projectionMaxDepth)
             }
             if projected != nil { projections += 1 }
             #expect(

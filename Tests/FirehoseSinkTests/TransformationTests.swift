@@ -212,6 +212,47 @@ struct TransformationTests {
         }
     }
 
+    @Test(
+        "metadata.partitionKeys partition the records by !{partitionKeyFromLambda:NAME}; a record without the key goes to the error output"
+    )
+    func partitionsByLambdaKeys() async throws {
+        let function = try TransformFunction()
+        defer { function.remove() }
+        try await SinkHarness.with { harness in
+            var stream = try transformedSettings(
+                function.function("transform"),
+                destination(
+                    prefix: "len=!{partitionKeyFromLambda:len}/",
+                    errorOutputPrefix: "errors/!{firehose:error-output-type}/",
+                    delimiter: true))
+            try stream.partitionByKeys(query: nil, maxKeyBytes: 1000)
+            try harness.sink.createStream(stream)
+            try await harness.put(["a", "bb", "cc"])
+            let objects = try await harness.sink.flush()
+            let byPrefix = try Dictionary(
+                uniqueKeysWithValues: objects.map { ($0.key.split(separator: "/")[0], try harness.contents(of: $0)) })
+            #expect(byPrefix == ["len=1": Array("A\n".utf8), "len=2": Array("BB\nCC\n".utf8)])
+        }
+        try await SinkHarness.with { harness in
+            var stream = try transformedSettings(
+                function.function("transform"),
+                destination(
+                    prefix: "kind=!{partitionKeyFromLambda:kind}/",
+                    errorOutputPrefix: "errors/!{firehose:error-output-type}/"))
+            try stream.partitionByKeys(query: nil, maxKeyBytes: 1000)
+            try harness.sink.createStream(stream)
+            try await harness.put(["a"])
+            let objects = try await harness.sink.flush()
+            #expect(objects.map(\.errorOutputType) == ["metadata-extraction-failed"])
+            let record = try #require(try errorRecords(try harness.contents(of: objects[0])).first)
+            #expect(record["rawData"] as? String == Data("A".utf8).base64EncodedString())
+            #expect(
+                record["errorMessage"] as? String
+                    == "partitionKeys values must not be null or empty (the Lambda function's metadata.partitionKeys.kind is missing)"
+            )
+        }
+    }
+
     @Test("Source records are batched so that no invocation exceeds Lambda's 6 MB payload")
     func batchesUnderThePayloadLimit() async throws {
         let function = try TransformFunction()
