@@ -126,87 +126,239 @@ package enum LambdaContract {
     /// the order of `records`, or the failure of the whole invocation: an answer that is not the
     /// status model, or that leaves out or repeats a record (a mismatch of record ids is a failed
     /// transformation, data-transformation-status-model.html). Records the function made up are
-    /// ignored, as AWS was seen to do.
+    /// ignored, as AWS was seen to do. Read as Jackson reads JSON: strictly (RFC 8259, UTF-8), any
+    /// number (members this does not read may hold numbers beyond a Double's range), a repeated
+    /// member's last value; never decoded into a tree, so an answer costs little beyond its records.
     package static func outcomes(of answer: [UInt8], for records: [Record]) -> Result<[Outcome], Failure> {
         guard answer.count <= maxPayloadBytes else {
             return .failure(.functionError("The response is \(answer.count) bytes, more than the 6 MB Lambda allows."))
         }
-        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(answer)) else {
-            return .failure(.invalidResponse("The response is not a JSON object."))
+        guard String(validating: answer, as: UTF8.self) != nil else {
+            return .failure(.invalidResponse("The response is not UTF-8 text."))
         }
-        guard case .array(let entries)? = object["records"] else {
-            // A function's error object, as a runtime that does not set X-Amz-Function-Error (the
-            // Runtime Interface Emulator) answers it.
-            if case .string(let message)? = object["errorMessage"] {
-                return .failure(.functionError("The function failed: \(message)"))
-            }
-            return .failure(.invalidResponse("The response has no records array."))
+        return answer.withUnsafeBufferPointer { bytes in
+            var reader = AnswerReader(bytes: bytes)
+            return reader.outcomes(for: records)
         }
-        var index: [String: Int] = [:]
-        for (position, record) in records.enumerated() { index[record.id] = position }
-        var outcomes: [Outcome?] = Array(repeating: nil, count: records.count)
-        for (number, element) in entries.enumerated() {
-            guard case .object(let entry) = element, case .string(let id)? = entry["recordId"] else {
-                return .failure(.invalidResponse("records[\(number)] has no string recordId."))
+    }
+
+    /// Nesting beyond which an answer is refused rather than read (Jackson's default limit is 1000).
+    static let maxAnswerDepth = 512
+
+    /// The status model read off the answer's text with `StrictJSONCursor`.
+    private struct AnswerReader {
+        var cursor: StrictJSONCursor
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { cursor = StrictJSONCursor(bytes) }
+
+        mutating func outcomes(for records: [Record]) -> Result<[Outcome], Failure> {
+            // Well-formed first, so that a malformed answer is reported as such whatever it holds.
+            cursor.skipWhitespace()
+            guard cursor.current == UInt8(ascii: "{"), cursor.skipValue(depth: 0, maxDepth: maxAnswerDepth) else {
+                return .failure(.invalidResponse("The response is not a JSON object."))
             }
-            guard let position = index[id] else { continue }
-            guard outcomes[position] == nil else { return .failure(.duplicatedRecordID) }
-            switch entry["result"] {
-            case .string("Ok")?:
-                guard case .string(let text)? = entry["data"] else {
-                    return .failure(
-                        .invalidResponse("records[\(number)] (recordId \(id)) has result Ok and no string data."))
+            cursor.skipWhitespace()
+            guard cursor.atEnd else { return .failure(.invalidResponse("The response is not a JSON object.")) }
+            cursor.position = 0
+            cursor.skipWhitespace()
+            var entries: Int?
+            var errorMessage: String?
+            forEachMember { reader, name in
+                switch name {
+                case "records":
+                    entries = reader.cursor.current == UInt8(ascii: "[") ? reader.cursor.position : nil
+                    reader.skipValue()
+                case "errorMessage":
+                    errorMessage = reader.stringValue()
+                default:
+                    reader.skipValue()
                 }
-                var data: [UInt8] = []
-                guard Base64.decode(Array(text.utf8), appendingTo: &data) != nil else {
-                    return .failure(
-                        .invalidResponse("records[\(number)] (recordId \(id)) has data that is not base64."))
+            }
+            guard let entries else {
+                // A function's error object, as a runtime that does not set X-Amz-Function-Error (the
+                // Runtime Interface Emulator) answers it.
+                if let errorMessage { return .failure(.functionError("The function failed: \(errorMessage)")) }
+                return .failure(.invalidResponse("The response has no records array."))
+            }
+            cursor.position = entries
+            return read(entriesFor: records)
+        }
+
+        private mutating func read(entriesFor records: [Record]) -> Result<[Outcome], Failure> {
+            var index: [String: Int] = [:]
+            for (position, record) in records.enumerated() { index[record.id] = position }
+            var outcomes: [Outcome?] = Array(repeating: nil, count: records.count)
+            var number = 0
+            var failure: Failure?
+            forEachElement { reader in
+                defer { number += 1 }
+                guard reader.cursor.current == UInt8(ascii: "{") else {
+                    failure = .invalidResponse("records[\(number)] has no string recordId.")
+                    return false
                 }
-                switch partitionKeys(of: entry) {
-                case .success(let keys): outcomes[position] = .ok(data: data, partitionKeys: keys)
+                let entry = reader.entry()
+                guard let id = entry.recordID else {
+                    failure = .invalidResponse("records[\(number)] has no string recordId.")
+                    return false
+                }
+                guard let position = index[id] else { return true }
+                guard outcomes[position] == nil else {
+                    failure = .duplicatedRecordID
+                    return false
+                }
+                switch entry.outcome() {
+                case .success(let outcome): outcomes[position] = outcome
                 case .failure(let problem):
-                    return .failure(.invalidResponse("records[\(number)] (recordId \(id)): \(problem.message)"))
+                    failure = .invalidResponse("records[\(number)] (recordId \(id))\(problem.message)")
+                    return false
                 }
-            case .string("Dropped")?:
-                outcomes[position] = .dropped
-            case .string("ProcessingFailed")?:
-                outcomes[position] = .failed(.processingFailed)
-            default:
-                return .failure(
-                    .invalidResponse(
-                        "records[\(number)] (recordId \(id)) has a result that is not Ok, Dropped or ProcessingFailed.")
-                )
+                return true
+            }
+            if let failure { return .failure(failure) }
+            guard outcomes.allSatisfy({ $0 != nil }) else { return .failure(.missingRecordID) }
+            return .success(outcomes.map { $0! })
+        }
+
+        /// One element of `records`, as far as the status model goes.
+        struct Entry {
+            var recordID: String?
+            var result: String?
+            /// The `data` member's text, still base64; nil when absent or not a string.
+            var data: [UInt8]?
+            /// `metadata.partitionKeys`, or what is wrong with `metadata`.
+            var partitionKeys: Result<[String: String], Problem> = .success([:])
+
+            func outcome() -> Result<Outcome, Problem> {
+                switch result {
+                case "Ok":
+                    guard let data else { return .failure(Problem(message: " has result Ok and no string data.")) }
+                    var decoded: [UInt8] = []
+                    guard Base64.decode(data, appendingTo: &decoded) != nil else {
+                        return .failure(Problem(message: " has data that is not base64."))
+                    }
+                    return partitionKeys.map { .ok(data: decoded, partitionKeys: $0) }
+                case "Dropped": return .success(.dropped)
+                case "ProcessingFailed": return .success(.failed(.processingFailed))
+                default:
+                    return .failure(Problem(message: " has a result that is not Ok, Dropped or ProcessingFailed."))
+                }
             }
         }
-        guard outcomes.allSatisfy({ $0 != nil }) else { return .failure(.missingRecordID) }
-        return .success(outcomes.map { $0! })
+
+        /// Reads the object at the cursor into an `Entry`.
+        private mutating func entry() -> Entry {
+            var entry = Entry()
+            forEachMember { reader, name in
+                switch name {
+                case "recordId": entry.recordID = reader.stringValue()
+                case "result": entry.result = reader.stringValue()
+                case "data":
+                    entry.data = reader.stringRange().map { reader.cursor.unescaped($0) }
+                    if entry.data == nil { reader.skipValue() }
+                case "metadata":
+                    switch reader.cursor.current {
+                    case UInt8(ascii: "{"):
+                        entry.partitionKeys = reader.partitionKeys()
+                    case UInt8(ascii: "n"):
+                        entry.partitionKeys = .success([:])
+                        reader.skipValue()
+                    default:
+                        entry.partitionKeys = .failure(Problem(message: ": metadata is not an object."))
+                        reader.skipValue()
+                    }
+                default:
+                    reader.skipValue()
+                }
+            }
+            return entry
+        }
+
+        /// `partitionKeys` of the `metadata` object at the cursor: an object of strings
+        /// (dynamic-partitioning.html); absent, null or empty without partitioning.
+        private mutating func partitionKeys() -> Result<[String: String], Problem> {
+            var keys: Result<[String: String], Problem> = .success([:])
+            forEachMember { reader, name in
+                guard name == "partitionKeys" else { return reader.skipValue() }
+                switch reader.cursor.current {
+                case UInt8(ascii: "{"):
+                    var values: [String: String] = [:]
+                    var problem: Problem?
+                    reader.forEachMember { reader, key in
+                        if let value = reader.stringValue() {
+                            values[key] = value
+                        } else {
+                            problem = problem ?? Problem(message: ": metadata.partitionKeys.\(key) is not a string.")
+                        }
+                    }
+                    keys = problem.map { .failure($0) } ?? .success(values)
+                case UInt8(ascii: "n"):
+                    keys = .success([:])
+                    reader.skipValue()
+                default:
+                    keys = .failure(Problem(message: ": metadata.partitionKeys is not an object."))
+                    reader.skipValue()
+                }
+            }
+            return keys
+        }
+
+        /// Calls `body` with each member's name, the cursor at its value (after whitespace); `body`
+        /// moves the cursor past the value. The cursor is at an object, well-formed (checked first).
+        private mutating func forEachMember(_ body: (inout AnswerReader, String) -> Void) {
+            _ = cursor.consume(UInt8(ascii: "{"))
+            cursor.skipWhitespace()
+            if cursor.consume(UInt8(ascii: "}")) { return }
+            while true {
+                cursor.skipWhitespace()
+                let name = text() ?? ""
+                cursor.skipWhitespace()
+                _ = cursor.consume(UInt8(ascii: ":"))
+                cursor.skipWhitespace()
+                body(&self, name)
+                cursor.skipWhitespace()
+                if cursor.consume(UInt8(ascii: "}")) || !cursor.consume(UInt8(ascii: ",")) { return }
+            }
+        }
+
+        /// Calls `body` with the cursor at each element (after whitespace) of the well-formed array at
+        /// the cursor, until it returns false; it moves the cursor past the element.
+        private mutating func forEachElement(_ body: (inout AnswerReader) -> Bool) {
+            _ = cursor.consume(UInt8(ascii: "["))
+            cursor.skipWhitespace()
+            if cursor.consume(UInt8(ascii: "]")) { return }
+            while true {
+                cursor.skipWhitespace()
+                guard body(&self) else { return }
+                cursor.skipWhitespace()
+                if cursor.consume(UInt8(ascii: "]")) || !cursor.consume(UInt8(ascii: ",")) { return }
+            }
+        }
+
+        /// The string at the cursor, past it; nil (the cursor unmoved) when the value is not a string.
+        private mutating func stringRange() -> Range<Int>? {
+            guard cursor.current == UInt8(ascii: "\"") else { return nil }
+            return cursor.string()?.text
+        }
+
+        /// The string at the cursor, decoded, past it.
+        private mutating func text() -> String? {
+            stringRange().map { String(decoding: cursor.unescaped($0), as: UTF8.self) }
+        }
+
+        /// The string at the cursor, decoded, past it; nil, the cursor past the value, for another value.
+        private mutating func stringValue() -> String? {
+            if let value = text() { return value }
+            skipValue()
+            return nil
+        }
+
+        /// Moves past the value at the cursor (well-formed: the answer was checked whole first).
+        private mutating func skipValue() {
+            _ = cursor.skipValue(depth: 0, maxDepth: maxAnswerDepth)
+        }
     }
 
-    private struct Problem: Error {
+    struct Problem: Error {
         var message: String
-    }
-
-    /// `metadata.partitionKeys`: an object of strings (dynamic-partitioning.html), absent or empty
-    /// without partitioning.
-    private static func partitionKeys(of entry: [String: JSONValue]) -> Result<[String: String], Problem> {
-        var keys: [String: JSONValue] = [:]
-        switch entry["metadata"] {
-        case nil, .null?: return .success([:])
-        case .object(let metadata)?:
-            switch metadata["partitionKeys"] {
-            case nil, .null?: return .success([:])
-            case .object(let object)?: keys = object
-            default: return .failure(Problem(message: "metadata.partitionKeys is not an object."))
-            }
-        default: return .failure(Problem(message: "metadata is not an object."))
-        }
-        var result: [String: String] = [:]
-        for (name, value) in keys {
-            guard case .string(let text) = value else {
-                return .failure(Problem(message: "metadata.partitionKeys.\(name) is not a string."))
-            }
-            result[name] = text
-        }
-        return .success(result)
     }
 }

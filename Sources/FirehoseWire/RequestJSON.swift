@@ -139,8 +139,9 @@ package enum RepeatedMembers {
             while true {
                 cursor.skipWhitespace()
                 guard cursor.current == UInt8(ascii: "\""), let (text, escaped) = cursor.string() else { return nil }
-                let raw = Array(cursor.bytes[(text.lowerBound + 1)..<(text.upperBound - 1)])
-                guard let name = escaped ? Self.unescape(raw) : raw else { return nil }
+                let name =
+                    escaped
+                    ? cursor.unescaped(text) : Array(cursor.bytes[(text.lowerBound + 1)..<(text.upperBound - 1)])
                 cursor.skipWhitespace()
                 guard cursor.consume(UInt8(ascii: ":")), let element = value(depth: depth + 1) else { return nil }
                 if !names.insert(name).inserted { repeats = true }
@@ -163,50 +164,6 @@ package enum RepeatedMembers {
                 if cursor.consume(UInt8(ascii: "]")) { return .array(elements) }
                 guard cursor.consume(UInt8(ascii: ",")) else { return nil }
             }
-        }
-
-        /// The UTF-8 bytes a string's already-checked text stands for. A lone surrogate becomes
-        /// U+FFFD, so two names differing only there compare equal, as they would once decoded.
-        private static func unescape(_ text: [UInt8]) -> [UInt8]? {
-            var output: [UInt8] = []
-            var index = 0
-            func unit(at offset: Int) -> UInt32? {
-                guard offset + 6 <= text.count, text[offset] == UInt8(ascii: "\\"),
-                    text[offset + 1] == UInt8(ascii: "u")
-                else { return nil }
-                return text[(offset + 2)..<(offset + 6)].reduce(0 as UInt32) {
-                    $0 << 4 | (StrictJSONCursor.hexValue($1) ?? 0)
-                }
-            }
-            while index < text.count {
-                guard text[index] == UInt8(ascii: "\\") else {
-                    output.append(text[index])
-                    index += 1
-                    continue
-                }
-                let escape = text[index + 1]
-                index += 2
-                switch escape {
-                case UInt8(ascii: "b"): output.append(0x08)
-                case UInt8(ascii: "f"): output.append(0x0C)
-                case UInt8(ascii: "n"): output.append(0x0A)
-                case UInt8(ascii: "r"): output.append(0x0D)
-                case UInt8(ascii: "t"): output.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let first = unit(at: index - 2) else { return nil }
-                    index += 4
-                    var scalar = Unicode.Scalar(first)
-                    if (0xD800..<0xDC00).contains(first), let second = unit(at: index),
-                        (0xDC00..<0xE000).contains(second)
-                    {
-                        scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-                        index += 6
-                    }
-                    output += Array(String(scalar ?? "\u{FFFD}").utf8)
-                default: output.append(escape)
-                }
-            }
-            return output
         }
     }
 }

@@ -70,6 +70,46 @@ package struct StrictJSONCursor {
         return nil
     }
 
+    /// The bytes a string that `string()` read stands for (`text` as it returned it, quotes included).
+    /// A lone surrogate escape becomes U+FFFD, as Jackson and Foundation read it, so two strings
+    /// differing only there compare equal once decoded. The bytes are UTF-8 when the text was.
+    package func unescaped(_ text: Range<Int>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count - 2)
+        var index = text.lowerBound + 1
+        let end = text.upperBound - 1
+        while index < end {
+            guard bytes[index] == UInt8(ascii: "\\") else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            let escape = bytes[index + 1]
+            switch escape {
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                let first = escapedUnit(at: index) ?? 0xFFFD
+                index += 6
+                var scalar = Unicode.Scalar(first)
+                if (0xD800..<0xDC00).contains(first), let second = escapedUnit(at: index),
+                    (0xDC00..<0xE000).contains(second)
+                {
+                    scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+                    index += 6
+                }
+                output.append(contentsOf: String(scalar ?? "\u{FFFD}").utf8)
+                continue
+            default: output.append(escape)
+            }
+            index += 2
+        }
+        return output
+    }
+
     /// The code unit of a `\uXXXX` escape at `offset`, if one is there.
     private func escapedUnit(at offset: Int) -> UInt32? {
         guard offset + 6 <= bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")

@@ -105,6 +105,23 @@ struct LambdaContractTests {
                 #"{"records":[{"recordId":"r-0","result":"Ok","data":"","metadata":{"partitionKeys":{"n":1}}}]}"#,
                 "records[0] (recordId r-0): metadata.partitionKeys.n is not a string."
             ),
+            (
+                #"{"records":[{"recordId":"r-0","result":"Ok","data":"","metadata":{"partitionKeys":[]}}]}"#,
+                "records[0] (recordId r-0): metadata.partitionKeys is not an object."
+            ),
+            (
+                #"{"records":[{"recordId":"r-0","result":"Ok","data":"","metadata":"x"}]}"#,
+                "records[0] (recordId r-0): metadata is not an object."
+            ),
+            (#"{"records":[7]}"#, "records[0] has no string recordId."),
+            (#"{"records":[]} trailing"#, "The response is not a JSON object."),
+            (#"{"records":[01]}"#, "The response is not a JSON object."),
+            (#"{"records":"all of them"}"#, "The response has no records array."),
+            (
+                #"{"records":[],"x":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
+                "The response is not a JSON object."
+            ),
+            (#"{"records":[], "x":"\#u{1}"}"#, "The response is not a JSON object."),
         ])
     func invalidAnswers(answer: String, detail: String) {
         guard case .failure(let failure) = outcomes(answer) else {
@@ -114,6 +131,40 @@ struct LambdaContractTests {
         #expect(failure.code == "Lambda.JsonProcessingException")
         #expect(failure.message.hasPrefix("There was an error parsing returned records from the Lambda function."))
         #expect(failure.message.hasSuffix(detail))
+    }
+
+    @Test("Read as Jackson reads it: numbers of any size, escapes, a repeated member's last value, any member order")
+    func tolerantWhereJSONIs() throws {
+        // Members this does not read may hold what a Double cannot (Foundation's decoder refused these).
+        let answer =
+            #"{"took": 1e999, "records":[{"metadata":{"partitionKeys":{"k\u00e9y":"v\/1"},"score":123456789012345678901234567890},"data":"\/\/8=","result":"Ok","recordId":"r-0","result":"Ok"},"#
+            + #"{"recordId":"r\u002d1","result":"Dropped","extra":[1,{"a":null}]},{"recordId":"r-2","result":"Ok","data":"","metadata":null}],"#
+            + #""records_count": -0.5E+3}"#
+        #expect(
+            try outcomes(answer).get() == [
+                .ok(data: [0xFF, 0xFF], partitionKeys: ["kéy": "v/1"]), .dropped, .ok(data: [], partitionKeys: [:]),
+            ])
+        // The last `records` counts, as the last of any repeated member.
+        let repeated =
+            #"{"records":[], "records":["# + entry("r-0", "Dropped") + "," + entry("r-1", "Dropped") + ","
+            + entry("r-2", "Dropped") + "]}"
+        #expect(try outcomes(repeated).get() == [.dropped, .dropped, .dropped])
+        // Text that is not UTF-8 is not JSON.
+        guard
+            case .failure(let failure) = LambdaContract.outcomes(
+                of: Array(#"{"records":[],"x":""#.utf8) + [0xFF] + Array(#""}"#.utf8), for: [])
+        else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.message.hasSuffix("The response is not UTF-8 text."))
+    }
+
+    @Test("A runtime's error object is a function error with its message")
+    func errorObject() {
+        #expect(
+            outcomes(#"{"errorMessage":"it \"broke\"","errorType":"Exception","stackTrace":[]}"#)
+                == .failure(.functionError("The function failed: it \"broke\"")))
     }
 
     @Test("An answer over 6 MB fails the invocation as a function error")
