@@ -309,9 +309,9 @@ extension DeliveryStreamSettings {
         var arn: String
         /// Where it runs here; nil when that was not asked (`lambdaFunctions` nil).
         var function: LambdaFunction?
-        var numberOfRetries = 3
-        var bufferSizeBytes = 1_048_576
-        var bufferIntervalSeconds = 60
+        var numberOfRetries = LambdaTransformationSettings.defaultNumberOfRetries
+        var bufferSizeBytes = LambdaTransformationSettings.defaultBufferSizeBytes
+        var bufferIntervalSeconds = LambdaTransformationSettings.defaultBufferIntervalSeconds
     }
 
     /// The processors of an enabled `ProcessingConfiguration`, each checked, in the order AWS runs

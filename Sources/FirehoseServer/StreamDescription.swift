@@ -87,9 +87,11 @@ enum StreamDescription {
                     }
                 }
             }
+            typealias Defaults = LambdaTransformationSettings
             let defaults: [(String, JSONValue?)] = [
-                ("LambdaArn", nil), ("NumberOfRetries", .string("3")), ("RoleArn", role),
-                ("BufferSizeInMBs", .string("1")), ("BufferIntervalInSeconds", .string("60")),
+                ("LambdaArn", nil), ("NumberOfRetries", .string(String(Defaults.defaultNumberOfRetries))),
+                ("RoleArn", role), ("BufferSizeInMBs", .string(String(Defaults.defaultBufferSizeBytes / 1_048_576))),
+                ("BufferIntervalInSeconds", .string(String(Defaults.defaultBufferIntervalSeconds))),
             ]
             processor["Parameters"] = .array(
                 defaults.compactMap { name, fallback in

@@ -81,6 +81,10 @@ actor DeliveryStream {
     /// Set for the source stage of a transformed stream: its buffers are not delivered as objects but
     /// transformed by the `Lambda` processor into the stream's delivery stages.
     private let transformation: LambdaTransformation?
+    /// The stream was deleted (`discardAll`): nothing is staged any more, and a transformation under
+    /// way stops.
+    private nonisolated let discarded = Atomic<Bool>(false)
+    private nonisolated let name: String
     private let durability: Durability
     /// Beyond this many active partitions, records of a new one go to the error output.
     private let maxActivePartitions: Int
@@ -135,6 +139,7 @@ actor DeliveryStream {
         onDropped: @escaping @Sendable (_ records: Int) -> Void = { _ in }
     ) {
         self.settings = settings
+        self.name = settings.name
         self.destination = destination
         self.transformation = transformation
         currentPipeline = Mutex(RecordPipeline(settings, generation: 0))
@@ -182,6 +187,8 @@ actor DeliveryStream {
     private nonisolated func append(
         _ input: RecordPipeline.Input, arrival: Date, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
     ) async throws(SinkError) -> [DeliveredObject] {
+        // A request that found the stream just before it was deleted.
+        guard !discarded.load(ordering: .relaxed) else { throw .unknownStream(name) }
         // Off the actor, as the large segments' encoding is.
         let context = RecordContext(arrival: arrival, now: now(), reserveMemory: reserveMemory)
         let prepared = currentPipeline.withLock { $0 }.prepare(input, context: context)
@@ -492,6 +499,7 @@ actor DeliveryStream {
 
     /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
     func discardAll() {
+        discarded.store(true, ordering: .relaxed)
         discard()
         for buffer in publishQueue.discardAll() {
             dropDeliveryEncoding(of: buffer)
@@ -548,7 +556,9 @@ actor DeliveryStream {
     /// take minutes: the request is not kept waiting for it, and it runs in a task of its own.
     private func publishAfterRequest() async -> [DeliveredObject] {
         guard transformation != nil else { return await publishLoggingFailure() }
-        if !publishQueue.isEmpty, backgroundPublisher == nil {
+        // After a failure the retry timer publishes, with backoff: a request must not run the
+        // function again for every put meanwhile.
+        if !publishQueue.isEmpty, backgroundPublisher == nil, !publishQueue.retryArmed {
             backgroundPublisher = Task {
                 _ = await self.publishLoggingFailure()
                 self.backgroundPublisherEnded()
@@ -721,7 +731,8 @@ actor DeliveryStream {
         }
         let result = await transformation.transform(
             stagedAt: buffer.dataPath, length: buffer.uncompressedBytes, contentCRC: buffer.contentCRC,
-            firstArrival: buffer.firstArrival, settings: settings)
+            firstArrival: buffer.firstArrival, settings: settings,
+            isStopped: { [weak self] in self?.discarded.load(ordering: .relaxed) ?? true })
         guard !buffer.isAbandoned else {
             // The stream was deleted meanwhile.
             publishQueue.remove(buffer)

@@ -146,14 +146,6 @@ public struct DeliveryStreamSettings: Sendable {
         return stage
     }
 
-    /// The settings of a transformed stream's delivery stages, which take what the function gives
-    /// back: the processors before it ran in the source stage.
-    var deliveryStages: DeliveryStreamSettings {
-        var stages = self
-        if transformation != nil { stages.processors = [] }
-        return stages
-    }
-
     /// Partitions records by the `!{partitionKeyFromQuery:NAME}` and `!{partitionKeyFromLambda:NAME}`
     /// keys of the prefix: the former from `query` (`MetadataExtraction`, jq 1.6), the latter from
     /// the `Lambda` processor's `metadata.partitionKeys`.

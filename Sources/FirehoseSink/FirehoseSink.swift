@@ -195,7 +195,9 @@ public final class FirehoseSink: Sendable {
             ?? StreamRecord(
                 definition: settings.definition, versionID: settings.versionID, createTime: now(),
                 origin: .configurationFile, activeAt: now())
-        let stream = makeStage(settings.deliveryStages)
+        // The delivery stages take the settings whole: what the function gives back skips the
+        // processors before it (`RecordPipeline.Input.transformed`).
+        let stream = makeStage(settings)
         let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: stream) }
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
@@ -277,20 +279,10 @@ public final class FirehoseSink: Sendable {
     public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
         try await save(record)
-        var source = entry.source
         do {
             // What awaits the old function is transformed and delivered under the old settings first.
             if let old = entry.source { _ = try await old.flush() }
-            _ = try await entry.actor.update(to: settings.deliveryStages)
-            if settings.transformation != nil {
-                if let source {
-                    _ = try await source.update(to: settings.sourceStage)
-                } else {
-                    source = makeSourceStage(settings.sourceStage, for: entry.actor)
-                }
-            } else {
-                source = nil
-            }
+            _ = try await entry.actor.update(to: settings)
         } catch {
             if entry.record.origin == .api {
                 try? await save(entry.record)
@@ -299,15 +291,16 @@ public final class FirehoseSink: Sendable {
             }
             throw .storage(error)
         }
+        // A new source stage (nothing can fail from here on): the old one keeps what requests that
+        // reached it meanwhile staged, transforms it with the function each buffer was staged for,
+        // and retries a failure on its own timer (a restart recovers whatever it still holds).
+        let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: entry.actor) }
         streams.withLock {
             $0[settings.name]?.settings = settings
             $0[settings.name]?.record = record
             $0[settings.name]?.source = source
         }
-        // Requests that reached the old source stage while it was replaced still go through its function.
-        if let old = entry.source, source == nil {
-            _ = try? await old.flush()
-        }
+        if let old = entry.source { _ = try? await old.flush() }
     }
 
     /// Saves the changed record (tags), then makes it visible.
@@ -414,13 +407,19 @@ public final class FirehoseSink: Sendable {
         var delivered: [DeliveredObject] = []
         var failures: [UndeliveredStream] = []
         for (name, entry) in targets {
-            do {
-                // A transformed stream's source records go through the function first, then out.
-                if let source = entry.source { delivered += try await source.flush(reason: reason) }
-                delivered += try await entry.actor.flush(reason: reason)
-            } catch {
+            // A transformed stream's source records go through the function first, then out; what
+            // the function gave back earlier is delivered even when that fails.
+            var failure: FileSystemError?
+            for stage in [entry.source, entry.actor].compactMap({ $0 }) {
+                do {
+                    delivered += try await stage.flush(reason: reason)
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+            if let failure {
                 failures.append(
-                    UndeliveredStream(stream: name, error: error, stagedRecords: await entry.bufferFill.records))
+                    UndeliveredStream(stream: name, error: failure, stagedRecords: await entry.bufferFill.records))
             }
         }
         if !failures.isEmpty { throw .undelivered(delivered: delivered, failures: failures) }

@@ -25,6 +25,8 @@ package enum LambdaContract {
         package var approximateArrivalTimestamp: Int64
         package var data: [UInt8]
 
+        package var arrival: Date { Date(timeIntervalSince1970: TimeInterval(approximateArrivalTimestamp) / 1000) }
+
         package init(id: String, approximateArrivalTimestamp: Int64, data: [UInt8]) {
             self.id = id
             self.approximateArrivalTimestamp = approximateArrivalTimestamp
@@ -97,6 +99,20 @@ package enum LambdaContract {
             Failure(
                 code: "Lambda.FunctionError",
                 message: "The Lambda function was successfully invoked but it returned an error result. \(detail)")
+        }
+        /// The function could not be invoked: its command did not start, its Invoke API endpoint
+        /// could not be reached or refused the call. *Chosen*: the function-error code (AWS names
+        /// none for a function it cannot reach), with a message that says so.
+        package static func invocationFailed(_ detail: String) -> Failure {
+            Failure(code: "Lambda.FunctionError", message: "The Lambda function could not be invoked. \(detail)")
+        }
+        /// A record too large for any invocation event (`maxPayloadBytes` with its base64): not sent.
+        package static func recordTooLarge(_ bytes: Int) -> Failure {
+            Failure(
+                code: "Lambda.RequestTooLarge",
+                message:
+                    "The record is \(bytes) bytes after the processors before the function; as base64 in an invocation event it exceeds the 6 MB a Lambda invocation accepts, so it was not sent to the function."
+            )
         }
         /// The function did not answer in time.
         package static let functionTimedOut = Failure(

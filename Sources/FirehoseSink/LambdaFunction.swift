@@ -49,7 +49,7 @@ package enum LambdaFunction: Sendable, Equatable {
                 return .failure(.functionTimedOut)
             } catch {
                 return .failure(
-                    .functionError("The Invoke API at \(url.absoluteString) could not be reached: \(error)."))
+                    .invocationFailed("The Invoke API at \(url.absoluteString) could not be reached: \(error)."))
             }
             return Self.interpret(response, url: url)
         }
@@ -69,7 +69,7 @@ package enum LambdaFunction: Sendable, Equatable {
             return .failure(.functionError("The command wrote more than the 6 MB a Lambda answer may hold."))
         case .couldNotStart(let error):
             return .failure(
-                .functionError(
+                .invocationFailed(
                     "The command could not be started: \(String(cString: strerror(error))) (errno \(error))."))
         }
     }
@@ -82,7 +82,8 @@ package enum LambdaFunction: Sendable, Equatable {
         let excerpt = String(decoding: response.body.prefix(1024), as: UTF8.self)
         guard response.status == 200 else {
             return .failure(
-                .functionError("The Invoke API at \(url.absoluteString) answered HTTP \(response.status): \(excerpt)"))
+                .invocationFailed(
+                    "The Invoke API at \(url.absoluteString) answered HTTP \(response.status): \(excerpt)"))
         }
         if let kind = response.header("X-Amz-Function-Error") {
             return .failure(.functionError("The function failed (\(kind)): \(excerpt)"))

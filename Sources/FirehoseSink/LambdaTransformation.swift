@@ -38,9 +38,15 @@ package struct LambdaTransformationSettings: Sendable, Equatable {
     /// timeout there too.
     package static let defaultInvocationTimeout = Duration.seconds(300)
 
+    /// AWS's defaults for the parameters (data-transformation.html, data-transformation-failure-handling.html).
+    package static let defaultNumberOfRetries = 3
+    package static let defaultBufferSizeBytes = 1_048_576
+    package static let defaultBufferIntervalSeconds = 60
+
     package init(
-        function: LambdaFunction, functionARN: String, numberOfRetries: Int = 3, bufferSizeBytes: Int = 1_048_576,
-        bufferIntervalSeconds: Int = 60, deliveryStreamARN: String, region: String,
+        function: LambdaFunction, functionARN: String, numberOfRetries: Int = Self.defaultNumberOfRetries,
+        bufferSizeBytes: Int = Self.defaultBufferSizeBytes,
+        bufferIntervalSeconds: Int = Self.defaultBufferIntervalSeconds, deliveryStreamARN: String, region: String,
         invocationTimeout: Duration = Self.defaultInvocationTimeout
     ) {
         self.function = function
@@ -154,9 +160,11 @@ struct LambdaTransformation: Sendable {
 
     /// Transforms the source buffer staged at `path` and stages the result downstream; returns the
     /// objects delivered on the way.
+    /// - Parameter isStopped: true once the stream is deleted: the transformation stops (between
+    ///   invocations) and stages nothing.
     func transform(
         stagedAt path: String, length: Int, contentCRC: UInt32, firstArrival: Date,
-        settings: LambdaTransformationSettings
+        settings: LambdaTransformationSettings, isStopped: @escaping @Sendable () -> Bool = { false }
     ) async -> Result<[DeliveredObject], FileSystemError> {
         let read = await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
             do throws(FileSystemError) {
@@ -177,34 +185,53 @@ struct LambdaTransformation: Sendable {
             return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
         }
         return await transform(
-            frames.map { (staged[$0.record], $0.arrivalMilliseconds) }, firstArrival: firstArrival, settings: settings)
+            frames.map { (staged[$0.record], $0.arrivalMilliseconds) }, firstArrival: firstArrival, settings: settings,
+            isStopped: isStopped)
     }
 
     /// Transforms `records` (with their arrivals in epoch milliseconds) and stages the result downstream.
+    /// - Parameter isStopped: true once the stream is deleted: the transformation stops (between
+    ///   invocations) and stages nothing.
     func transform(
         _ records: [(data: ArraySlice<UInt8>, arrival: Int64)], firstArrival: Date,
-        settings: LambdaTransformationSettings
+        settings: LambdaTransformationSettings, isStopped: @escaping @Sendable () -> Bool = { false }
     ) async -> Result<[DeliveredObject], FileSystemError> {
+        let stopped = FileSystemError(operation: "transform", path: settings.deliveryStreamARN, errno: ECANCELED)
         var output = TransformedRecords()
         var dropped = 0
         var start = 0
+        let eventBytes = 256 + settings.deliveryStreamARN.utf8.count + settings.region.utf8.count
         while start < records.count {
-            // As many records as fit one invocation's payload (at least one: a record is at most 1000 KiB).
+            // As many records as fit one invocation's payload.
             var end = start
-            var bytes = 256 + settings.deliveryStreamARN.utf8.count
+            var bytes = eventBytes
             var batch: [LambdaContract.Record] = []
-            let firstID = Self.nextRecordID.add(UInt64(records.count - start), ordering: .relaxed).oldValue
             while end < records.count {
                 let record = LambdaContract.Record(
-                    id: Self.recordID(firstID + UInt64(end - start)), approximateArrivalTimestamp: records[end].arrival,
-                    data: Array(records[end].data))
+                    id: Self.recordID(Self.nextRecordID.add(1, ordering: .relaxed).oldValue),
+                    approximateArrivalTimestamp: records[end].arrival, data: Array(records[end].data))
                 let size = LambdaContract.eventBytes(of: record)
-                guard batch.isEmpty || bytes + size <= LambdaContract.maxPayloadBytes else { break }
+                guard bytes + size <= LambdaContract.maxPayloadBytes else {
+                    if batch.isEmpty {
+                        // Alone too large for an event (a record a processor before the function
+                        // decompressed): never sent, and failed as Lambda would refuse it.
+                        ErrorOutput.appendLambdaFailure(
+                            record.data, failure: .recordTooLarge(record.data.count), arrival: record.arrival,
+                            attemptEnding: now(), attemptsMade: 0, lambdaARN: settings.functionARN,
+                            to: &output.failed)
+                        end += 1
+                    }
+                    break
+                }
                 bytes += size
                 batch.append(record)
                 end += 1
             }
-            let (outcomes, attempts) = await invoke(batch, settings: settings)
+            start = end
+            guard !batch.isEmpty else { continue }
+            guard !isStopped() else { return .failure(stopped) }
+            let (outcomes, attempts) = await invoke(batch, settings: settings, isStopped: isStopped)
+            guard !isStopped() else { return .failure(stopped) }
             let attemptEnding = now()
             for (record, outcome) in zip(batch, outcomes) {
                 switch outcome {
@@ -215,38 +242,39 @@ struct LambdaTransformation: Sendable {
                     dropped += 1
                 case .failed(let failure):
                     ErrorOutput.appendLambdaFailure(
-                        record.data, failure: failure,
-                        arrival: Date(timeIntervalSince1970: TimeInterval(record.approximateArrivalTimestamp) / 1000),
-                        attemptEnding: attemptEnding, attemptsMade: attempts, lambdaARN: settings.functionARN,
-                        to: &output.failed)
+                        record.data, failure: failure, arrival: record.arrival, attemptEnding: attemptEnding,
+                        attemptsMade: attempts, lambdaARN: settings.functionARN, to: &output.failed)
                 }
             }
-            start = end
         }
         do {
             let delivered = try await downstream.append(transformed: output, arrival: firstArrival)
             if dropped > 0 { onDropped(dropped) }
             return .success(delivered)
         } catch {
-            return .failure(
-                error.storageError ?? FileSystemError(operation: "stage transformed records", path: "", errno: ENOMEM))
+            return .failure(error.storageError ?? stopped)
         }
     }
 
     /// Invokes the function with `batch` until it answers with the status model or the retries are
-    /// spent; returns each record's outcome (all failed with the last failure when no attempt
-    /// succeeded) and the attempts made.
-    private func invoke(_ batch: [LambdaContract.Record], settings: LambdaTransformationSettings) async
-        -> (outcomes: [LambdaContract.Outcome], attempts: Int)
-    {
+    /// spent (or the stream is deleted); returns each record's outcome (all failed with the last
+    /// failure when no attempt succeeded) and the attempts made.
+    private func invoke(
+        _ batch: [LambdaContract.Record], settings: LambdaTransformationSettings, isStopped: () -> Bool
+    ) async -> (outcomes: [LambdaContract.Outcome], attempts: Int) {
         var attempts = 0
         var failure = LambdaContract.Failure.functionError("")
         let event = LambdaContract.event(
             invocationID: UUID().uuidString.lowercased(), deliveryStreamARN: settings.deliveryStreamARN,
             region: settings.region, records: batch)
-        while attempts <= settings.numberOfRetries {
+        while attempts <= settings.numberOfRetries, !isStopped() {
             attempts += 1
-            let answer = await settings.function.invoke(event, timeout: settings.invocationTimeout)
+            // In a task of its own: publishing may run in a cancelled one (an interval timer is
+            // cancelled as it retires its buffer; shutdown's grace period ends), and a cancelled
+            // HTTP request fails at once, which would fail the records without asking the function.
+            let answer = await Task { [event] in
+                await settings.function.invoke(event, timeout: settings.invocationTimeout)
+            }.value
             switch answer.flatMap({ LambdaContract.outcomes(of: $0, for: batch) }) {
             case .success(let outcomes):
                 return (outcomes, attempts)

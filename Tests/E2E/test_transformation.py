@@ -274,6 +274,22 @@ def test_invoke_api_function_gets_the_event_as_lambda_does(srv, fh, stub):
     assert [base64.b64decode(r["data"]) for r in event["records"]] == [b"one", b"two"]
 
 
+def test_the_processors_interval_runs_the_function_without_a_flush(srv, fh, stub):
+    """The source buffer's interval (1 s here) invokes the function by itself: from the buffer's timer,
+    whose task is cancelled as it retires the buffer, which must not cancel the invocation."""
+    fh.create_delivery_stream(
+        DeliveryStreamName="t-api-interval",
+        ExtendedS3DestinationConfiguration=transformed_stream("upper-api", BufferIntervalInSeconds="1"))
+    fh.put_record(DeliveryStreamName="t-api-interval", Record={"Data": b"on time"})
+    fhlocal.wait_for(lambda: len(stub.requests) >= 1, timeout=15, what="the interval's invocation")
+    fhlocal.wait_for(lambda: srv.http("GET", "/_local/streams").json()["streams"] and all(
+        s["buffer"]["records"] == 1 for s in srv.http("GET", "/_local/streams").json()["streams"]
+        if s["name"] == "t-api-interval"), timeout=15, what="the transformed record staged for delivery")
+    [data] = srv.flush("t-api-interval")["objects"]
+    assert srv.read_object(BUCKET, data["key"]) == b"ON TIME\n"
+    assert len(stub.requests) == 1
+
+
 @pytest.mark.parametrize("mode,code,detail", [
     ("function-error", "Lambda.FunctionError", "boom"),
     ("malformed", "Lambda.JsonProcessingException", "not a JSON object"),

@@ -86,6 +86,8 @@ struct LambdaFunctionTests {
             return
         }
         #expect(failure.code == "Lambda.FunctionError")
+        // Not "successfully invoked", as a function that ran and failed is.
+        #expect(failure.message.hasPrefix("The Lambda function could not be invoked."))
         #expect(failure.message.contains("http://127.0.0.1:9001/2015-03-31/functions/transform/invocations"))
         #expect(failure.message.contains("Connection refused"))
     }

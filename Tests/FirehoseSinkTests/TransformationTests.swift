@@ -253,6 +253,74 @@ struct TransformationTests {
         }
     }
 
+    @Test("A record too large for any invocation event goes to the error output unsent; the others are transformed")
+    func recordTooLargeForAnEvent() async throws {
+        let function = try TransformFunction()
+        defer { function.remove() }
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(
+                try transformedSettings(function.function("transform"), bufferSizeBytes: 16 * 1_048_576))
+            let huge = [UInt8](repeating: UInt8(ascii: "h"), count: 5 * 1_048_576)
+            try await harness.put([Array("small".utf8), huge])
+            let objects = try await harness.sink.flush()
+            let delivered = try #require(objects.first { $0.errorOutputType == nil })
+            #expect(try harness.contents(of: delivered) == Array("SMALL\n".utf8))
+            let failed = try #require(objects.first { $0.errorOutputType == "processing-failed" })
+            let record = try #require(try errorRecords(try harness.contents(of: failed)).first)
+            #expect(record["errorCode"] as? String == "Lambda.RequestTooLarge")
+            #expect(record["attemptsMade"] as? Int == 0)
+            #expect((record["rawData"] as? String).flatMap { Data(base64Encoded: $0) }?.count == huge.count)
+            #expect(function.events.map { ($0["records"] as? [Any])?.count } == [1])
+        }
+    }
+
+    @Test("A stream deleted while its function runs stages and delivers nothing of it, and asks the function no more")
+    func deletedDuringTransformation() async throws {
+        let function = try TransformFunction()
+        defer { function.remove() }
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(
+                try transformedSettings(function.function("hang"), bufferSizeBytes: 1, timeout: .seconds(30)))
+            try await harness.put(["one"])
+            try await eventually("the function invoked") { function.events.count == 1 }
+            try await harness.sink.deleteStream("demo")
+            function.release()
+            // The invocation under way answers; nothing of it may reach the bucket or the staging folder.
+            try await eventually("the staging folder empty") { harness.stagingIsEmpty }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(harness.stagingIsEmpty)
+            #expect(harness.files(under: harness.bucketPath()).isEmpty)
+            #expect(function.events.count == 1)
+            await #expect(throws: SinkError.unknownStream("demo")) { try await harness.put(["late"]) }
+        }
+    }
+
+    @Test(
+        "UpdateDestination adds and removes the processor: each record goes the way its stream was set up when it arrived"
+    )
+    func updateAddsAndRemovesTheProcessor() async throws {
+        let function = try TransformFunction()
+        defer { function.remove() }
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try settings(destination(delimiter: true)))
+            try await harness.put(["plain"])
+            var transformed = try transformedSettings(function.function("transform"))
+            transformed.versionID = 2
+            try await harness.sink.updateStream(transformed, record: try #require(harness.sink.record(of: "demo")))
+            try await harness.put(["shouted"])
+            var plain = try settings(destination(delimiter: true))
+            plain.versionID = 3
+            // Each update delivers what was buffered under the settings it replaces.
+            try await harness.sink.updateStream(plain, record: try #require(harness.sink.record(of: "demo")))
+            try await harness.put(["plain again"])
+            _ = try await harness.sink.flush()
+            let objects = try await harness.log.wait(count: 3)
+            let contents = try objects.map { String(decoding: try harness.contents(of: $0), as: UTF8.self) }
+            #expect(contents == ["plain\n", "SHOUTED\n", "plain again\n"])
+            #expect(function.events.count == 1)
+        }
+    }
+
     @Test("Source records are batched so that no invocation exceeds Lambda's 6 MB payload")
     func batchesUnderThePayloadLimit() async throws {
         let function = try TransformFunction()
