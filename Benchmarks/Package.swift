@@ -1,6 +1,7 @@
 // swift-tools-version:6.2
 // Benchmarks for firehose-local: the `firehose-load` load generator, the `zlib-ceiling` program that
-// measures what zlib can do on this machine, `recorder-bench` for FirehoseRecorder, and ordo-one
+// measures what zlib can do on this machine, `recorder-bench` for FirehoseRecorder, `lambda-identity`
+// (a transformation function that costs next to nothing), and ordo-one
 // micro benchmarks of the hot paths. A package of its own, as in SwiftNIO, so the main build never
 // resolves the benchmark dependencies; the main package's libraries are symlinked in (as in Fuzz/).
 // `run.sh` runs the whole set; see docs/benchmarks.md.
@@ -40,7 +41,7 @@ let package = Package(
         .target(
             name: "FirehoseSink",
             dependencies: [
-                "CZlib", "CSnappy", "JQ", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage",
+                "CZlib", "CSnappy", "JQ", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage", "HTTPTransports",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,6 +75,18 @@ let package = Package(
             name: "zlib-ceiling",
             dependencies: [
                 "LoadSupport", "CZlib",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The benchmark's transformation function (command and Invoke API modes).
+        .executableTarget(
+            name: "lambda-identity",
+            dependencies: [
+                "FirehoseWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

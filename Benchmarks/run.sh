@@ -19,6 +19,7 @@ root="$(dirname "$here")"
 swift build -c release --package-path "$here" --product firehose-load >&2
 swift build -c release --package-path "$here" --product zlib-ceiling >&2
 swift build -c release --package-path "$here" --product recorder-bench >&2
+swift build -c release --package-path "$here" --product lambda-identity >&2
 bin_dir="$(swift build -c release --package-path "$here" --show-bin-path)"
 
 server="${FIREHOSE_LOCAL_BINARY:-$root/.build/release/firehose-local}"

@@ -109,6 +109,13 @@ actor DeliveryStream {
     private var retryTask: Task<Void, Never>?
     /// A source stage's publishing started by a request (`publishAfterRequest`), while it runs.
     private var backgroundPublisher: Task<Void, Never>?
+    /// A source stage's invocations under way or done, by buffer, until the buffer's publishing
+    /// stages their result (`startInvocations`).
+    private var invocations: [UUID: Task<Result<LambdaTransformation.Invoked, FileSystemError>, Never>] = [:]
+    /// How many buffers' invocations may run at once, the one of the buffer being published
+    /// included: the function is invoked for the next buffer while the previous result is staged
+    /// (Firehose, too, invokes a function concurrently).
+    static let invocationsAhead = 2
     /// Delivery encodings under way or done, by buffer, until the buffer's publishing takes them.
     private var deliveryEncodings: [UUID: DeliveryEncodingTask] = [:]
     typealias DeliveryEncodingTask = Task<Result<Int, FileSystemError>, Never>
@@ -127,6 +134,9 @@ actor DeliveryStream {
     // request committed before it started.
     private var groupCommit = GroupCommit<CheckedContinuation<Void, any Error>>()
     private var dirtyBuffers: [StagingBuffer] = []
+    /// A source stage's retired buffers whose descriptors close once the sync that covers them has
+    /// taken its own (`releaseDescriptors`).
+    private var closingAfterSync: [StagingBuffer] = []
     /// A staging file was created since the last fsync: its directory entry must reach the disk too.
     private var stagingDirectoryDirty = false
 
@@ -375,6 +385,7 @@ actor DeliveryStream {
             } catch {
                 for ticket in written { tickets.failed(ticket, error) }
             }
+            releaseDescriptors(of: buffer)
         }
         for waiter in tickets.releaseWritten() { waiter.resume() }
     }
@@ -483,6 +494,19 @@ actor DeliveryStream {
     private func retire(_ buffer: StagingBuffer, reason: DeliveredObject.Reason) {
         buffers.close(buffer)
         publishQueue.retire(buffer, reason: reason)
+        releaseDescriptors(of: buffer)
+    }
+
+    /// A source stage's buffer that takes no more records and is fully committed is read by path
+    /// when its turn comes, which may be long behind a slow function: its descriptors close now (with
+    /// durability fsync, once a sync holds its own), so a backlog does not run the process out of them.
+    private func releaseDescriptors(of buffer: StagingBuffer) {
+        guard transformation != nil, buffers[buffer.partition] !== buffer, buffer.isFullyCommitted else { return }
+        if dirtyBuffers.contains(where: { $0 === buffer }) {
+            if !closingAfterSync.contains(where: { $0 === buffer }) { closingAfterSync.append(buffer) }
+        } else {
+            buffer.close()
+        }
     }
 
     /// Delivers what is buffered under the current settings, then switches to `newSettings`
@@ -505,6 +529,7 @@ actor DeliveryStream {
             dropDeliveryEncoding(of: buffer)
             buffer.discard()
         }
+        invocations.removeAll()
         retryTask?.cancel()
         retryTask = nil
     }
@@ -532,6 +557,9 @@ actor DeliveryStream {
     /// created there), which covers every request committed so far.
     private func startSync() {
         var files = dirtyBuffers.flatMap { $0.syncDescriptors() }
+        // The sync holds duplicates of these now.
+        for buffer in closingAfterSync { buffer.close() }
+        closingAfterSync.removeAll()
         if stagingDirectoryDirty, let directory = try? POSIX.open(stagingDirectory, flags: O_RDONLY | O_DIRECTORY) {
             files.append((directory, stagingDirectory))
             stagingDirectoryDirty = false
@@ -553,9 +581,13 @@ actor DeliveryStream {
     // MARK: Publishing
 
     /// Publishes what a request made ready. A source stage's publishing runs the function, which may
-    /// take minutes: the request is not kept waiting for it, and it runs in a task of its own.
+    /// take minutes: the request is not kept waiting for it, and it runs in a task of its own. So
+    /// does the publishing of a transformed stream's delivery stages, which that one task feeds: it
+    /// must not wait for their buffers to be compressed and delivered before it transforms the next.
     private func publishAfterRequest() async -> [DeliveredObject] {
-        guard transformation != nil else { return await publishLoggingFailure() }
+        guard transformation != nil || settings.transformation != nil else { return await publishLoggingFailure() }
+        // A source buffer retired behind one being transformed starts its invocation now.
+        if transformation != nil { startInvocations() }
         // After a failure the retry timer publishes, with backoff: a request must not run the
         // function again for every put meanwhile.
         if !publishQueue.isEmpty, backgroundPublisher == nil, !publishQueue.retryArmed {
@@ -729,10 +761,24 @@ actor DeliveryStream {
         guard let settings = buffer.settings.transformation else {
             preconditionFailure("a source stage's buffer has the Lambda processor's settings")
         }
-        let result = await transformation.transform(
-            stagedAt: buffer.dataPath, length: buffer.uncompressedBytes, contentCRC: buffer.contentCRC,
-            firstArrival: buffer.firstArrival, settings: settings,
-            isStopped: { [weak self] in self?.discarded.load(ordering: .relaxed) ?? true })
+        // Registered while it runs, so that the next buffers' invocations start beside it, not it again.
+        let started = invocations[buffer.id] ?? startInvocation(of: buffer, settings: settings)
+        invocations[buffer.id] = started
+        startInvocations()
+        var invoked = await started.value
+        invocations.removeValue(forKey: buffer.id)
+        if case .failure = invoked, !buffer.isAbandoned {
+            // Started a while ago, perhaps before a transient failure passed.
+            invoked = await startInvocation(of: buffer, settings: settings).value
+        }
+        let result: Result<[DeliveredObject], FileSystemError>
+        switch invoked {
+        case .success(let records):
+            result =
+                buffer.isAbandoned
+                ? .success([]) : await transformation.stage(records, firstArrival: buffer.firstArrival)
+        case .failure(let error): result = .failure(error)
+        }
         guard !buffer.isAbandoned else {
             // The stream was deleted meanwhile.
             publishQueue.remove(buffer)
@@ -745,6 +791,29 @@ actor DeliveryStream {
         buffer.close()
         publishQueue.published(buffer, as: objects)
         outcome.delivered.append((buffer.id, objects))
+    }
+
+    /// Starts invoking the function, off the actor, for the next retired source buffers that hold
+    /// all their content, up to `invocationsAhead`; their results are staged in order.
+    private func startInvocations() {
+        for (buffer, _) in publishQueue.retired where invocations.count < Self.invocationsAhead {
+            guard buffer.pendingSegments == 0, invocations[buffer.id] == nil, !buffer.isAbandoned,
+                let settings = buffer.settings.transformation, (try? buffer.finishEncoding()) != nil
+            else { continue }
+            invocations[buffer.id] = startInvocation(of: buffer, settings: settings)
+        }
+    }
+
+    private func startInvocation(of buffer: StagingBuffer, settings: LambdaTransformationSettings)
+        -> Task<Result<LambdaTransformation.Invoked, FileSystemError>, Never>
+    {
+        let (path, length, crc) = (buffer.dataPath, buffer.uncompressedBytes, buffer.contentCRC)
+        let transformation = transformation!
+        let isStopped: @Sendable () -> Bool = { [weak self] in self?.discarded.load(ordering: .relaxed) ?? true }
+        return Task {
+            await transformation.invoke(
+                stagedAt: path, length: length, contentCRC: crc, settings: settings, isStopped: isStopped)
+        }
     }
 
     /// Starts encoding, off the actor, each retired buffer that is encoded at delivery and holds all

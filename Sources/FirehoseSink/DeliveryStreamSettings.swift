@@ -105,9 +105,12 @@ public struct DeliveryStreamSettings: Sendable {
     /// How buffers hold their content until delivery. A partitioned stream spreads each request over
     /// many buffers, a few KB apiece: compressed as they arrive, those shares cost about three times
     /// the CPU per byte (one cold deflater per partition, docs/benchmarks.md). So its buffers are
-    /// staged as they are and `encoding` runs over each whole buffer at delivery.
+    /// staged as they are and `encoding` runs over each whole buffer at delivery. So are a transformed
+    /// stream's: what the function gives back arrives one source buffer at a time, from one task,
+    /// where compressing it would hold up the next transformation; at delivery, buffers compress on
+    /// every core (docs/benchmarks.md).
     var stagingEncoding: any ObjectEncoding {
-        partitioner is WholeStream ? encoding : UncompressedEncoding()
+        partitioner is WholeStream && transformation == nil ? encoding : UncompressedEncoding()
     }
 
     /// Runs `steps` on every request's records, in order, before partitioning.

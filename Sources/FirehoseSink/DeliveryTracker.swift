@@ -43,6 +43,8 @@ final class DeliveryTracker: Sendable {
         var counters: [String: StreamCounters] = [:]
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
+        /// Objects delivered by a stream while someone records them (`startRecording`), by recording.
+        var recordings: [UInt64: (stream: String, objects: [DeliveredObject])] = [:]
     }
 
     private let state = Mutex(State())
@@ -69,6 +71,9 @@ final class DeliveryTracker: Sendable {
             counters.lastDeliveryTime = time
             counters.deliveryFailing = false
             state.counters[object.stream] = counters
+            for (id, recording) in state.recordings where recording.stream == object.stream {
+                state.recordings[id]?.objects.append(object)
+            }
             return Self.takeSatisfied(&state)
         }
         for continuation in ready { continuation.resume(returning: true) }
@@ -83,6 +88,20 @@ final class DeliveryTracker: Sendable {
             counters.lastDeliveryErrorTime = time
             state.counters[stream] = counters
         }
+    }
+
+    /// Starts keeping the objects `stream` delivers, until `stopRecording`.
+    func startRecording(stream: String) -> UInt64 {
+        state.withLock { state in
+            state.nextID += 1
+            state.recordings[state.nextID] = (stream, [])
+            return state.nextID
+        }
+    }
+
+    /// The objects delivered since `startRecording` returned `id`, in order.
+    func stopRecording(_ id: UInt64) -> [DeliveredObject] {
+        state.withLock { $0.recordings.removeValue(forKey: id)?.objects ?? [] }
     }
 
     func removeStream(_ stream: String) {

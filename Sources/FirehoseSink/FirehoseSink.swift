@@ -408,15 +408,19 @@ public final class FirehoseSink: Sendable {
         var failures: [UndeliveredStream] = []
         for (name, entry) in targets {
             // A transformed stream's source records go through the function first, then out; what
-            // the function gave back earlier is delivered even when that fails.
+            // the function gave back earlier is delivered even when that fails. Its stages publish in
+            // the background, so what it delivered meanwhile is what the tracker saw.
+            let recording = entry.source == nil ? nil : tracker.startRecording(stream: name)
             var failure: FileSystemError?
             for stage in [entry.source, entry.actor].compactMap({ $0 }) {
                 do {
-                    delivered += try await stage.flush(reason: reason)
+                    let objects = try await stage.flush(reason: reason)
+                    if recording == nil { delivered += objects }
                 } catch {
                     failure = failure ?? error
                 }
             }
+            if let recording { delivered += tracker.stopRecording(recording) }
             if let failure {
                 failures.append(
                     UndeliveredStream(stream: name, error: failure, stagedRecords: await entry.bufferFill.records))

@@ -269,8 +269,16 @@ package enum LambdaContract {
                 case "recordId": entry.recordID = reader.stringValue()
                 case "result": entry.result = reader.stringValue()
                 case "data":
-                    entry.data = reader.stringRange().map { reader.cursor.unescaped($0) }
-                    if entry.data == nil { reader.skipValue() }
+                    // Base64 needs no escapes; a writer that escapes `/` anyway is read too.
+                    if reader.cursor.current == UInt8(ascii: "\""), let (text, escaped) = reader.cursor.string() {
+                        entry.data =
+                            escaped
+                            ? reader.cursor.unescaped(text)
+                            : Array(reader.cursor.bytes[(text.lowerBound + 1)..<(text.upperBound - 1)])
+                    } else {
+                        entry.data = nil
+                        reader.skipValue()
+                    }
                 case "metadata":
                     switch reader.cursor.current {
                     case UInt8(ascii: "{"):

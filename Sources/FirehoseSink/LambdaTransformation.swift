@@ -143,8 +143,9 @@ struct TransformedRecords: Sendable {
 }
 
 /// The publishing step of a transformed stream's source stage: a staged buffer of source records
-/// goes through the function — batched under Lambda's payload limit, each invocation retried as
-/// `NumberOfRetries` says — and what it gives back into the stream's delivery stages (`downstream`);
+/// goes through the function (`invoke`) — batched under Lambda's payload limit, each invocation
+/// retried as `NumberOfRetries` says — and what it gives back into the stream's delivery stages
+/// (`stage`, into `downstream`);
 /// records it fails, or that no attempt could transform, to the `processing-failed` error output.
 /// The buffer stays staged until that is staged in turn, so a crash or a failure to stage repeats
 /// the transformation rather than lose records (at least once).
@@ -158,14 +159,21 @@ struct LambdaTransformation: Sendable {
     /// Distinguishes record ids across the invocations of this run.
     private static let nextRecordID = Atomic<UInt64>(0)
 
-    /// Transforms the source buffer staged at `path` and stages the result downstream; returns the
-    /// objects delivered on the way.
+    /// What the function made of a staged source buffer, before it is staged downstream.
+    struct Invoked: Sendable {
+        var records: TransformedRecords
+        /// Records the function answered `Dropped`.
+        var dropped: Int
+    }
+
+    /// Runs the function over the source buffer staged at `path`. The first half of publishing a
+    /// source buffer; invocations of several buffers may run at once, each staged in turn (`stage`).
     /// - Parameter isStopped: true once the stream is deleted: the transformation stops (between
-    ///   invocations) and stages nothing.
-    func transform(
-        stagedAt path: String, length: Int, contentCRC: UInt32, firstArrival: Date,
-        settings: LambdaTransformationSettings, isStopped: @escaping @Sendable () -> Bool = { false }
-    ) async -> Result<[DeliveredObject], FileSystemError> {
+    ///   invocations).
+    func invoke(
+        stagedAt path: String, length: Int, contentCRC: UInt32, settings: LambdaTransformationSettings,
+        isStopped: @escaping @Sendable () -> Bool = { false }
+    ) async -> Result<Invoked, FileSystemError> {
         let read = await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
             do throws(FileSystemError) {
                 return .success(try POSIX.readFile(path))
@@ -184,21 +192,18 @@ struct LambdaTransformation: Sendable {
         else {
             return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
         }
-        return await transform(
-            frames.map { (staged[$0.record], $0.arrivalMilliseconds) }, firstArrival: firstArrival, settings: settings,
-            isStopped: isStopped)
+        return await invoke(
+            frames.map { (staged[$0.record], $0.arrivalMilliseconds) }, settings: settings, isStopped: isStopped)
     }
 
-    /// Transforms `records` (with their arrivals in epoch milliseconds) and stages the result downstream.
-    /// - Parameter isStopped: true once the stream is deleted: the transformation stops (between
-    ///   invocations) and stages nothing.
-    func transform(
-        _ records: [(data: ArraySlice<UInt8>, arrival: Int64)], firstArrival: Date,
-        settings: LambdaTransformationSettings, isStopped: @escaping @Sendable () -> Bool = { false }
-    ) async -> Result<[DeliveredObject], FileSystemError> {
+    /// Runs the function over `records` (with their arrivals in epoch milliseconds), in as few
+    /// invocations as Lambda's payload limit allows.
+    func invoke(
+        _ records: [(data: ArraySlice<UInt8>, arrival: Int64)], settings: LambdaTransformationSettings,
+        isStopped: @escaping @Sendable () -> Bool = { false }
+    ) async -> Result<Invoked, FileSystemError> {
         let stopped = FileSystemError(operation: "transform", path: settings.deliveryStreamARN, errno: ECANCELED)
-        var output = TransformedRecords()
-        var dropped = 0
+        var output = Invoked(records: TransformedRecords(), dropped: 0)
         var start = 0
         let eventBytes = 256 + settings.deliveryStreamARN.utf8.count + settings.region.utf8.count
         while start < records.count {
@@ -218,7 +223,7 @@ struct LambdaTransformation: Sendable {
                         ErrorOutput.appendLambdaFailure(
                             record.data, failure: .recordTooLarge(record.data.count), arrival: record.arrival,
                             attemptEnding: now(), attemptsMade: 0, lambdaARN: settings.functionARN,
-                            to: &output.failed)
+                            to: &output.records.failed)
                         end += 1
                     }
                     break
@@ -236,23 +241,32 @@ struct LambdaTransformation: Sendable {
             for (record, outcome) in zip(batch, outcomes) {
                 switch outcome {
                 case .ok(let data, let keys):
-                    output.records.append(data)
-                    output.partitionKeys.append(keys)
+                    output.records.records.append(data)
+                    output.records.partitionKeys.append(keys)
                 case .dropped:
-                    dropped += 1
+                    output.dropped += 1
                 case .failed(let failure):
                     ErrorOutput.appendLambdaFailure(
                         record.data, failure: failure, arrival: record.arrival, attemptEnding: attemptEnding,
-                        attemptsMade: attempts, lambdaARN: settings.functionARN, to: &output.failed)
+                        attemptsMade: attempts, lambdaARN: settings.functionARN, to: &output.records.failed)
                 }
             }
         }
+        return .success(output)
+    }
+
+    /// Stages what the function gave back in the stream's delivery stages: the second half of
+    /// publishing a source buffer, in the order the buffers were staged. Returns the objects
+    /// delivered on the way.
+    func stage(_ invoked: Invoked, firstArrival: Date) async -> Result<[DeliveredObject], FileSystemError> {
         do {
-            let delivered = try await downstream.append(transformed: output, arrival: firstArrival)
-            if dropped > 0 { onDropped(dropped) }
+            let delivered = try await downstream.append(transformed: invoked.records, arrival: firstArrival)
+            if invoked.dropped > 0 { onDropped(invoked.dropped) }
             return .success(delivered)
         } catch {
-            return .failure(error.storageError ?? stopped)
+            return .failure(
+                error.storageError ?? FileSystemError(operation: "transform", path: error.description, errno: ECANCELED)
+            )
         }
     }
 

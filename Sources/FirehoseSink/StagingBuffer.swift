@@ -202,7 +202,15 @@ final class StagingBuffer: Identifiable {
         return descriptor
     }
 
-    /// Once the data file is in the bucket: closes both files; no more syncs are needed.
+    /// Every reserved segment is written and journaled: nothing more will be written to the files.
+    var isFullyCommitted: Bool {
+        pendingSegments == 0 && unwritten.isEmpty && committed.records == recordCount
+    }
+
+    /// Once the data file is in the bucket: closes both files; no more syncs are needed. Also, for a
+    /// closed buffer whose content is read by path (a source stage's), once it is fully committed and
+    /// its last sync has the descriptors it needs, so that buffers waiting for a slow function do not
+    /// hold two descriptors each.
     func close() {
         if dataFD >= 0 { POSIX.close(dataFD) }
         if journalFD >= 0 { POSIX.close(journalFD) }
