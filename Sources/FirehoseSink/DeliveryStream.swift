@@ -486,13 +486,13 @@ actor DeliveryStream {
 
     private func deliverOnInterval(bufferID: UUID) async {
         guard let buffer = buffers.buffer(withID: bufferID) else { return }
-        retire(buffer, reason: .interval)
+        retire(buffer, reason: .interval, byItsTimer: true)
         _ = await publishLoggingFailure()
     }
 
     /// Closes an open buffer to new records and queues it for publishing.
-    private func retire(_ buffer: StagingBuffer, reason: DeliveredObject.Reason) {
-        buffers.close(buffer)
+    private func retire(_ buffer: StagingBuffer, reason: DeliveredObject.Reason, byItsTimer: Bool = false) {
+        buffers.close(buffer, byItsTimer: byItsTimer)
         publishQueue.retire(buffer, reason: reason)
         releaseDescriptors(of: buffer)
     }

@@ -85,8 +85,8 @@ enum ErrorOutput {
             switch value {
             case .integer(let number): json.integer(number)
             case .string(let text): json.string(text)
-            case .time(let date): json.integer(milliseconds(date))
-            case .base64(let raw): json.string(Base64.encode(raw))
+            case .time(let date): json.integer(Int(date.epochMilliseconds))
+            case .base64(let raw): json.base64(raw)
             }
         }
         json.endObject()
@@ -94,8 +94,9 @@ enum ErrorOutput {
         line.append(UInt8(ascii: "\n"))
         batch.append(line)
     }
+}
 
-    private static func milliseconds(_ date: Date) -> Int {
-        Int((date.timeIntervalSince1970 * 1000).rounded())
-    }
+extension Date {
+    /// Epoch milliseconds, as error records, journals and Lambda events carry times.
+    var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 }

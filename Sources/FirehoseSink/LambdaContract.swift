@@ -56,7 +56,7 @@ package enum LambdaContract {
             json.key("approximateArrivalTimestamp")
             json.integer(Int(record.approximateArrivalTimestamp))
             json.key("data")
-            json.string(Base64.encode(record.data))
+            json.base64(record.data)
             json.endObject()
         }
         json.endArray()

@@ -107,7 +107,6 @@ enum SourceRecordFrame {
         return frames
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// The last processor of a transformed stream's source stage: frames each record with its arrival
@@ -119,7 +118,7 @@ struct SourceRecordFraming: RecordProcessor {
             outcome.memorySpent = true
             return RecordBatch()
         }
-        let arrival = SourceRecordFrame.milliseconds(context.arrival)
+        let arrival = context.arrival.epochMilliseconds
         var storage: [UInt8] = []
         storage.reserveCapacity(size)
         var ends: [Int] = []
@@ -283,9 +282,9 @@ struct LambdaTransformation: Sendable {
             region: settings.region, records: batch)
         while attempts <= settings.numberOfRetries, !isStopped() {
             attempts += 1
-            // In a task of its own: publishing may run in a cancelled one (an interval timer is
-            // cancelled as it retires its buffer; shutdown's grace period ends), and a cancelled
-            // HTTP request fails at once, which would fail the records without asking the function.
+            // In a task of its own: publishing may run in a cancelled task (a flush whose client
+            // went away, shutdown past its grace period), and a cancelled HTTP request fails at once,
+            // which would fail the records without asking the function.
             let answer = await Task { [event] in
                 await settings.function.invoke(event, timeout: settings.invocationTimeout)
             }.value

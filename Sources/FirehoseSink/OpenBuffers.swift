@@ -21,11 +21,12 @@ struct OpenBuffers {
         order.append(buffer.partition)
     }
 
-    /// Closes `buffer` to new records (cancelling its timer); false when it was not open.
+    /// Closes `buffer` to new records, cancelling its timer unless the timer is what closes it (its
+    /// task goes on to publish the buffer, which must not run cancelled); false when it was not open.
     @discardableResult
-    mutating func close(_ buffer: StagingBuffer) -> Bool {
+    mutating func close(_ buffer: StagingBuffer, byItsTimer: Bool = false) -> Bool {
         guard let entry = byPartition[buffer.partition], entry.buffer === buffer else { return false }
-        entry.timer?.cancel()
+        if !byItsTimer { entry.timer?.cancel() }
         byPartition[buffer.partition] = nil
         order.removeAll { $0 == buffer.partition }
         return true

@@ -90,7 +90,7 @@ final class StagingBuffer: Identifiable {
             journalFD = try POSIX.open(journalPath, flags: O_WRONLY | O_CREAT | O_EXCL)
             let header = StagingJournal.Header(
                 stream: settings.name, versionID: settings.versionID,
-                firstArrivalMilliseconds: Int64((firstArrival.timeIntervalSince1970 * 1000).rounded()),
+                firstArrivalMilliseconds: firstArrival.epochMilliseconds,
                 encoding: stagingEncoding.name, partition: partition == .whole ? nil : partition,
                 key: objectKey, objectEncoding: settings.encoding.name,
                 awaitsTransformation: settings.isSourceStage ? true : nil)

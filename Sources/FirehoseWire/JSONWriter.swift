@@ -43,6 +43,18 @@ package struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// `value` base64-encoded, as a string, written straight into the output: the alphabet needs no
+    /// escaping, so there is no intermediate `String` to build and scan (Lambda events, error records).
+    package mutating func base64(_ value: some Collection<UInt8>) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: Base64.encodedLength(value.count)))
+        bytes.withUnsafeMutableBufferPointer { _ = Base64.encode(value, into: $0.baseAddress! + start) }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     package mutating func integer(_ value: Int) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
