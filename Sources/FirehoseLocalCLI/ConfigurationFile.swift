@@ -33,7 +33,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 ///   - {AccessKeyId: test, SecretAccessKey: test}
 /// GzipLevel: 6
 /// LambdaFunctions:                # where Lambda processors' functions run here
-///   - {FunctionName: enrich, Command: [python3, enrich.py]}
+///   - {FunctionName: enrich, Command: [python3, enrich.py], Timeout: 60}
 ///   - {FunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:tag", Endpoint: "http://127.0.0.1:3001"}
 /// DeliveryStreams:                # CreateDeliveryStream requests, as given to AWS
 ///   - DeliveryStreamName: app-events
@@ -306,9 +306,10 @@ private struct FunctionShape: Decodable {
     var Command: [String]?
     var Endpoint: String?
     var InvokeName: String?
+    var Timeout: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case FunctionArn, FunctionName, Command, Endpoint, InvokeName
+        case FunctionArn, FunctionName, Command, Endpoint, InvokeName, Timeout
     }
 
     init(from decoder: any Decoder) throws {
@@ -319,6 +320,7 @@ private struct FunctionShape: Decodable {
         Command = try container.decodeIfPresent([String].self, forKey: .Command)
         Endpoint = try container.decodeIfPresent(String.self, forKey: .Endpoint)
         InvokeName = try container.decodeIfPresent(String.self, forKey: .InvokeName)
+        Timeout = try container.decodeIfPresent(Int.self, forKey: .Timeout)
     }
 
     func validated(path: String, field: String) throws(ConfigurationError) -> LambdaFunctionDirectory.Entry {
@@ -336,6 +338,11 @@ private struct FunctionShape: Decodable {
         }
         guard (FunctionArn == nil) != (FunctionName == nil) else {
             throw fail("", "give FunctionArn or FunctionName (one of them): which function this entry runs.")
+        }
+        // Lambda's own bounds for a function's timeout (1 to 900 seconds); Firehose waits five
+        // minutes at most whatever it is.
+        if let timeout = Timeout, !(1...900).contains(timeout) {
+            throw fail("Timeout", "must be a whole number of seconds from 1 to 900 (Lambda's range), not \(timeout).")
         }
         let function: LambdaFunction
         switch (Command, Endpoint) {
@@ -358,6 +365,8 @@ private struct FunctionShape: Decodable {
                 "give Command (a program that reads the event on stdin) or Endpoint (a Lambda Invoke API), one of them."
             )
         }
-        return LambdaFunctionDirectory.Entry(arn: FunctionArn, name: FunctionName, function: function)
+        return LambdaFunctionDirectory.Entry(
+            arn: FunctionArn, name: FunctionName, function: function,
+            timeout: Timeout.map { .seconds($0) } ?? LambdaTransformationSettings.defaultInvocationTimeout)
     }
 }

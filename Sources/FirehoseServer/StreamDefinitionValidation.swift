@@ -274,9 +274,10 @@ extension DeliveryStreamSettings {
         if let lambda = processing.lambda, let function = lambda.function {
             settings.transform(
                 with: LambdaTransformationSettings(
-                    function: function, functionARN: lambda.arn, numberOfRetries: lambda.numberOfRetries,
+                    function: function.function, functionARN: lambda.arn, numberOfRetries: lambda.numberOfRetries,
                     bufferSizeBytes: lambda.bufferSizeBytes, bufferIntervalSeconds: lambda.bufferIntervalSeconds,
-                    deliveryStreamARN: "arn:aws:firehose:\(region):\(accountID):deliverystream/\(name)", region: region)
+                    deliveryStreamARN: "arn:aws:firehose:\(region):\(accountID):deliverystream/\(name)", region: region,
+                    invocationTimeout: function.timeout)
             )
         }
         try Self.checkDynamicPartitioning(
@@ -308,7 +309,7 @@ extension DeliveryStreamSettings {
     struct LambdaProcessor {
         var arn: String
         /// Where it runs here; nil when that was not asked (`lambdaFunctions` nil).
-        var function: LambdaFunction?
+        var function: LambdaFunctionDirectory.Entry?
         var numberOfRetries = LambdaTransformationSettings.defaultNumberOfRetries
         var bufferSizeBytes = LambdaTransformationSettings.defaultBufferSizeBytes
         var bufferIntervalSeconds = LambdaTransformationSettings.defaultBufferIntervalSeconds
@@ -480,7 +481,7 @@ extension DeliveryStreamSettings {
             throw fail("RoleArn '\(role)' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME).")
         }
         guard let lambdaFunctions else { return processor }
-        processor.function = lambdaFunctions.function(for: arn)
+        processor.function = lambdaFunctions.entry(for: arn)
         guard processor.function == nil else { return processor }
         throw fail(
             "firehose-local has no function for \(arn): map it (or its name, \(LambdaFunctionDirectory.functionName(inARN: arn)!)) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."

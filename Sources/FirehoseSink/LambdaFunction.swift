@@ -105,11 +105,18 @@ package struct LambdaFunctionDirectory: Sendable, Equatable {
         /// Matches any ARN of a function of this name (any region, account or qualifier).
         package var name: String?
         package var function: LambdaFunction
+        /// How long one invocation may run (the function's `Timeout`), at most the five minutes
+        /// Firehose waits for any function.
+        package var timeout: Duration
 
-        package init(arn: String? = nil, name: String? = nil, function: LambdaFunction) {
+        package init(
+            arn: String? = nil, name: String? = nil, function: LambdaFunction,
+            timeout: Duration = LambdaTransformationSettings.defaultInvocationTimeout
+        ) {
             self.arn = arn
             self.name = name
             self.function = function
+            self.timeout = min(timeout, LambdaTransformationSettings.defaultInvocationTimeout)
         }
     }
 
@@ -121,13 +128,13 @@ package struct LambdaFunctionDirectory: Sendable, Equatable {
         self.defaultEndpoint = defaultEndpoint
     }
 
-    /// Where the function `arn` runs here: an entry for the ARN itself, else for its name, else the
-    /// default endpoint (invoked by the ARN's function name); nil when none.
-    package func function(for arn: String) -> LambdaFunction? {
-        if let entry = entries.first(where: { $0.arn == arn }) { return entry.function }
+    /// Where the function `arn` runs here: the entry for the ARN itself, else for its name, else the
+    /// default endpoint (invoked by the ARN's function name, with the default timeout); nil when none.
+    package func entry(for arn: String) -> Entry? {
+        if let entry = entries.first(where: { $0.arn == arn }) { return entry }
         guard let name = Self.functionName(inARN: arn) else { return nil }
-        if let entry = entries.first(where: { $0.name == name }) { return entry.function }
-        return defaultEndpoint.map { .invokeAPI(endpoint: $0, functionName: name) }
+        if let entry = entries.first(where: { $0.name == name }) { return entry }
+        return defaultEndpoint.map { Entry(name: name, function: .invokeAPI(endpoint: $0, functionName: name)) }
     }
 
     /// `text` as the base URL of an Invoke API endpoint: `http` (the local emulators speak plain

@@ -186,6 +186,7 @@ def srv(make_module_server, stub, command_function):
         "Credentials": fhlocal.DEFAULT_CREDENTIALS,
         "LambdaFunctions": [
             {"FunctionName": "upper", "Command": command_function.command},
+            {"FunctionName": "upper-1s", "Command": command_function.command, "Timeout": 1},
             {"FunctionName": "upper-api", "Endpoint": stub.url},
         ],
         "DeliveryStreams": [],
@@ -307,6 +308,21 @@ def test_failed_invocations_are_retried_then_written_to_the_error_output(srv, fh
     assert all(r["errorCode"] == code and r["attemptsMade"] == 3 for r in records), records
     assert detail in records[0]["errorMessage"]
     assert len(stub.requests) == 3
+
+
+def test_the_functions_timeout_from_the_config_file_ends_a_hung_invocation(srv, fh, command_function):
+    fh.create_delivery_stream(
+        DeliveryStreamName="t-timeout",
+        ExtendedS3DestinationConfiguration=transformed_stream("upper-1s", NumberOfRetries="1"))
+    command_function.set_mode("hang")
+    fh.put_record(DeliveryStreamName="t-timeout", Record={"Data": b"stuck"})
+    started = time.monotonic()
+    [failed] = srv.flush("t-timeout")["objects"]
+    assert time.monotonic() - started < 20
+    [record] = error_records(srv.read_object(BUCKET, failed["key"]))
+    assert (record["errorCode"], record["attemptsMade"]) == ("Lambda.FunctionTimedOut", 2)
+    assert base64.b64decode(record["rawData"]) == b"stuck"
+    assert len(command_function.events()) == 2
 
 
 def test_lambda_partition_keys_name_the_partitions(srv, fh):

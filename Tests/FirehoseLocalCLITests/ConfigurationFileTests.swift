@@ -64,13 +64,13 @@ import Testing
         let file = try parse(
             """
             LambdaFunctions:
-              - {FunctionName: enrich, Command: [python3, enrich.py]}
+              - {FunctionName: enrich, Command: [python3, enrich.py], Timeout: 60}
               - {FunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:tag", Endpoint: "http://127.0.0.1:9000", InvokeName: function}
               - {FunctionName: remote, Endpoint: "http://127.0.0.1:3001"}
             """)
         #expect(
             file.lambdaFunctions == [
-                .init(name: "enrich", function: .command(["python3", "enrich.py"])),
+                .init(name: "enrich", function: .command(["python3", "enrich.py"]), timeout: .seconds(60)),
                 .init(
                     arn: "arn:aws:lambda:us-east-1:000000000000:function:tag",
                     function: .invokeAPI(endpoint: URL(string: "http://127.0.0.1:9000")!, functionName: "function")),
@@ -113,6 +113,14 @@ import Testing
             (
                 "{FunctionName: f, Command: [a], InvokeName: g}", "LambdaFunctions[0].InvokeName",
                 "applies to an Endpoint, not a Command."
+            ),
+            (
+                "{FunctionName: f, Command: [a], Timeout: 0}", "LambdaFunctions[0].Timeout",
+                "must be a whole number of seconds from 1 to 900 (Lambda's range), not 0."
+            ),
+            (
+                "{FunctionName: f, Command: [a], Timeout: 901}", "LambdaFunctions[0].Timeout",
+                "must be a whole number of seconds from 1 to 900 (Lambda's range), not 901."
             ),
         ])
     func badLambdaFunctionsAreNamed(entry: String, field: String, message: String) {

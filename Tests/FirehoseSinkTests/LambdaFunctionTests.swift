@@ -113,14 +113,22 @@ struct LambdaFunctionTests {
         let byName = LambdaFunction.command(["by-name"])
         var directory = LambdaFunctionDirectory(entries: [
             .init(arn: "arn:aws:lambda:us-east-1:000000000000:function:enrich:live", function: exact),
-            .init(name: "enrich", function: byName),
+            .init(name: "enrich", function: byName, timeout: .seconds(2)),
         ])
-        #expect(directory.function(for: "arn:aws:lambda:us-east-1:000000000000:function:enrich:live") == exact)
-        #expect(directory.function(for: "arn:aws:lambda:eu-west-1:123456789012:function:enrich") == byName)
-        #expect(directory.function(for: "arn:aws:lambda:us-east-1:000000000000:function:other") == nil)
+        #expect(directory.entry(for: "arn:aws:lambda:us-east-1:000000000000:function:enrich:live")?.function == exact)
+        #expect(
+            directory.entry(for: "arn:aws:lambda:us-east-1:000000000000:function:enrich:live")?.timeout == .seconds(300)
+        )
+        #expect(directory.entry(for: "arn:aws:lambda:eu-west-1:123456789012:function:enrich")?.function == byName)
+        #expect(directory.entry(for: "arn:aws:lambda:eu-west-1:123456789012:function:enrich")?.timeout == .seconds(2))
+        // Firehose waits five minutes at most, whatever the function's own timeout.
+        #expect(
+            LambdaFunctionDirectory.Entry(name: "slow", function: exact, timeout: .seconds(900)).timeout
+                == .seconds(300))
+        #expect(directory.entry(for: "arn:aws:lambda:us-east-1:000000000000:function:other") == nil)
         directory.defaultEndpoint = URL(string: "http://127.0.0.1:3001")
         #expect(
-            directory.function(for: "arn:aws:lambda:us-east-1:000000000000:function:other:3")
+            directory.entry(for: "arn:aws:lambda:us-east-1:000000000000:function:other:3")?.function
                 == .invokeAPI(endpoint: URL(string: "http://127.0.0.1:3001")!, functionName: "other"))
         for arn in [
             "enrich", "arn:aws:lambda:us-east-1:0:layer:x", "arn:aws:lambda:us-east-1:0:function:",
