@@ -240,6 +240,11 @@ struct ControlPlane {
             throw .invalidArgument("Dynamic partitioning cannot be disabled on a Firehose stream that has it enabled.")
         default: break
         }
+        // The API model: "If backup is enabled, you can't update the Firehose stream to disable it";
+        // the message is AWS's (awsdocs/amazon-kinesis-data-firehose-developer-guide#11).
+        if current.s3BackupMode == "Enabled", destination?.s3BackupMode != "Enabled" {
+            throw .invalidArgument("Disabling S3 backup is not currently supported.")
+        }
         let settings = try validatedSettings(
             definition, versionID: record.versionID + 1,
             destinationMember: input.extendedS3DestinationUpdate != nil

@@ -121,8 +121,8 @@ struct LocalEndpoints {
         }
     }
 
-    /// `"objects": [{stream, bucket, key, records, bytes, storedBytes[, errorOutputType]}, ...]`; an object
-    /// of the error output names its error output type.
+    /// `"objects": [{stream, bucket, key, records, bytes, storedBytes[, errorOutputType][, backup]}, ...]`;
+    /// an object of the error output names its error output type, one of the source-record backup says so.
     private static func write(_ objects: [DeliveredObject], to writer: inout JSONWriter) {
         writer.key("objects")
         writer.beginArray()
@@ -143,6 +143,10 @@ struct LocalEndpoints {
             if let type = object.errorOutputType {
                 writer.key("errorOutputType")
                 writer.string(type)
+            }
+            if object.isBackup {
+                writer.key("backup")
+                writer.bool(true)
             }
             writer.endObject()
         }
@@ -192,6 +196,18 @@ struct LocalEndpoints {
             writer.integer(counters.objectsWritten)
             writer.key("recordsDropped")
             writer.integer(counters.recordsDropped)
+            if settings.backupStage != nil {
+                // The source-record backup's objects, in its own bucket (not in objectsWritten).
+                writer.key("backup")
+                writer.beginObject()
+                writer.key("bucket")
+                writer.string(settings.backupStage!.bucket)
+                writer.key("objectsWritten")
+                writer.integer(counters.backupObjectsWritten)
+                writer.key("recordsDelivered")
+                writer.integer(counters.backupRecordsDelivered)
+                writer.endObject()
+            }
             // Records delivered to the error output, by error output type.
             writer.key("errorRecords")
             writer.beginObject()

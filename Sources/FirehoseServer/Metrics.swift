@@ -65,6 +65,7 @@ public final class FirehoseMetrics: Sendable {
         var streams: [String: StreamSeries] = [:]
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
         var errorRecords: [String: [String: Counter]] = [:]
+        var backupRecords: [String: Counter] = [:]
         /// Gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
         var bufferGauges: [String: StreamGauges] = [:]
     }
@@ -126,6 +127,11 @@ public final class FirehoseMetrics: Sendable {
 
     /// `latencySeconds`: from the arrival of the object's first record to the object being on disk.
     func objectDelivered(_ object: DeliveredObject, latencySeconds: Double) {
+        // The source-record backup delivers the stream's records a second time: counted apart.
+        guard !object.isBackup else {
+            backupRecords(stream: object.stream).increment(by: Int64(object.records))
+            return
+        }
         let series = self.series(object.stream)
         let flushes = state.withLock { state -> Counter in
             if let counter = state.flushes[object.stream]?[object.reason] { return counter }
@@ -145,6 +151,19 @@ public final class FirehoseMetrics: Sendable {
         }
         series.objectsWritten.increment()
         series.latency.record(max(0, latencySeconds))
+    }
+
+    private func backupRecords(stream: String) -> Counter {
+        state.withLock { state in
+            if let counter = state.backupRecords[stream] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "backup_records", unit: "total",
+                    help: "Records delivered to the source-record backup (S3BackupMode Enabled), as received."),
+                labels: [("stream", stream)])
+            state.backupRecords[stream] = counter
+            return counter
+        }
     }
 
     private func errorRecords(stream: String, type: String) -> Counter {

@@ -103,7 +103,8 @@ extension DeliveryStreamSettings {
                 ))
         }
         if let destinationMember { field = destinationMember }
-        let path = field.prefix(1).lowercased() + field.dropFirst()
+        let path = field.split(separator: ".").map { $0.prefix(1).lowercased() + $0.dropFirst() }.joined(
+            separator: ".")
 
         guard let bucketARN = destination.bucketARN else {
             throw fail("\(field).BucketARN", .validation([.missing("\(path).bucketARN")]))
@@ -209,11 +210,11 @@ extension DeliveryStreamSettings {
                             constraint: "Member must satisfy enum value set: [Disabled, Enabled]")
                     ]))
             }
-            if mode == "Enabled" {
-                throw fail(
-                    "\(field).S3BackupMode", .invalidArgument("S3 backup is not supported yet by firehose-local."))
-            }
         }
+        let backup = try Self.backup(
+            of: destination, field: field, name: name, gzipLevel: gzipLevel, versionID: versionID,
+            requireRoleARN: requireRoleARN, isUpdate: destinationMember != nil, dataDirectory: dataDirectory,
+            region: region, accountID: accountID)
 
         try Self.checkPassThroughMembers(destination, field: field, path: path)
 
@@ -271,6 +272,7 @@ extension DeliveryStreamSettings {
             bufferSizeBytes: sizeInMBs * 1024 * 1024, bufferIntervalSeconds: intervalInSeconds,
             appendsNewline: appendsNewline, versionID: versionID, definition: definition)
         settings.processRecords(processing.steps)
+        if let backup { settings.backUp(with: backup) }
         if let lambda = processing.lambda, let function = lambda.function {
             settings.transform(
                 with: LambdaTransformationSettings(
@@ -295,6 +297,42 @@ extension DeliveryStreamSettings {
             }
         }
         self = settings
+    }
+
+    /// The source-record backup's settings when `S3BackupMode` is `Enabled`: its `S3BackupConfiguration`
+    /// checked as the S3 destination it is (data-transformation-source-record-backup.html; its
+    /// prefixes, buffering and compression are its own), except that it may not buffer for 0 seconds
+    /// (create-configure-backup.html). A configuration given with the mode `Disabled` is checked too,
+    /// and not used.
+    private static func backup(
+        of destination: ExtendedS3DestinationConfiguration, field: String, name: String, gzipLevel: Int32,
+        versionID: Int, requireRoleARN: Bool, isUpdate: Bool, dataDirectory: String?, region: String,
+        accountID: String
+    ) throws(StreamConfigurationError) -> DeliveryStreamSettings? {
+        let enabled = destination.s3BackupMode == "Enabled"
+        let member = "\(field).\(isUpdate ? "S3BackupUpdate" : "S3BackupConfiguration")"
+        guard let configuration = destination.s3BackupConfiguration else {
+            guard !enabled else {
+                throw StreamConfigurationError(
+                    field: member,
+                    error: .invalidArgument(
+                        "S3BackupMode Enabled requires S3BackupConfiguration: the bucket (with its own Prefix, BufferingHints and CompressionFormat) that every source record is backed up to."
+                    ))
+            }
+            return nil
+        }
+        let backup = try DeliveryStreamSettings(
+            validating: CreateDeliveryStreamInput(deliveryStreamName: name, s3DestinationConfiguration: configuration),
+            gzipLevel: gzipLevel, versionID: versionID, requireRoleARN: requireRoleARN, destinationMember: member,
+            dataDirectory: dataDirectory, lambdaFunctions: nil, region: region, accountID: accountID)
+        if backup.bufferIntervalSeconds == 0 {
+            throw StreamConfigurationError(
+                field: "\(member).BufferingHints.IntervalInSeconds",
+                error: .invalidArgument(
+                    "Zero buffering is not available for the Amazon S3 backup destination: give IntervalInSeconds from 60 to 900."
+                ))
+        }
+        return enabled ? backup : nil
     }
 
     /// What `ProcessingConfiguration` asks for, checked.

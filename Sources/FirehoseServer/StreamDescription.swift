@@ -39,34 +39,45 @@ enum StreamDescription {
             ?? ExtendedS3DestinationConfiguration(bucketARN: nil)
         var extended: [String: JSONValue] = [:]
         if case .object(let members)? = jsonValue(of: given) { extended = members }
-        // Defaults AWS fills in.
-        extended["RoleARN"] = extended["RoleARN"] ?? .string("arn:aws:iam::\(accountID):role/firehose-local")
-        extended["BufferingHints"] = .object([
-            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
-            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
-        ])
-        extended["CompressionFormat"] = .string(settings.compression.rawValue)
-        extended["EncryptionConfiguration"] =
-            extended["EncryptionConfiguration"] ?? .object(["NoEncryptionConfig": .string("NoEncryption")])
-        extended["Prefix"] = extended["Prefix"] ?? .string("")
-        extended["CloudWatchLoggingOptions"] =
-            extended["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
+        let plain = s3Description(extended, settings: settings, accountID: accountID)
+        extended.merge(plain) { _, filled in filled }
         extended["S3BackupMode"] = extended["S3BackupMode"] ?? .string("Disabled")
         extended["ProcessingConfiguration"] =
             extended["ProcessingConfiguration"].map { withLambdaDefaults($0, role: extended["RoleARN"]!) }
             ?? .object(["Enabled": .bool(false), "Processors": .array([])])
+        if let backup = settings.backupStage, case .object(let members)? = extended["S3BackupConfiguration"] {
+            extended["S3BackupDescription"] = .object(s3Description(members, settings: backup, accountID: accountID))
+        }
         extended.removeValue(forKey: "S3BackupConfiguration")
-
-        let plainKeys: Set<String> = [
-            "RoleARN", "BucketARN", "Prefix", "ErrorOutputPrefix", "BufferingHints", "CompressionFormat",
-            "EncryptionConfiguration", "CloudWatchLoggingOptions",
-        ]
-        let plain = extended.filter { plainKeys.contains($0.key) }
         return .object([
             "DestinationId": .string(ControlPlane.destinationID),
             "ExtendedS3DestinationDescription": .object(extended),
             "S3DestinationDescription": .object(plain),
         ])
+    }
+
+    /// An S3 destination's members as AWS describes them (`S3DestinationDescription`): those of the
+    /// plain shape, with the defaults AWS fills in; `ErrorOutputPrefix` only when given.
+    private static func s3Description(
+        _ given: [String: JSONValue], settings: DeliveryStreamSettings, accountID: String
+    ) -> [String: JSONValue] {
+        let plainKeys: Set<String> = [
+            "RoleARN", "BucketARN", "Prefix", "ErrorOutputPrefix", "BufferingHints", "CompressionFormat",
+            "EncryptionConfiguration", "CloudWatchLoggingOptions",
+        ]
+        var described = given.filter { plainKeys.contains($0.key) }
+        described["RoleARN"] = described["RoleARN"] ?? .string("arn:aws:iam::\(accountID):role/firehose-local")
+        described["BufferingHints"] = .object([
+            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
+            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
+        ])
+        described["CompressionFormat"] = .string(settings.compression.rawValue)
+        described["EncryptionConfiguration"] =
+            described["EncryptionConfiguration"] ?? .object(["NoEncryptionConfig": .string("NoEncryption")])
+        described["Prefix"] = described["Prefix"] ?? .string("")
+        described["CloudWatchLoggingOptions"] =
+            described["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
+        return described
     }
 
     /// A `Lambda` processor's parameters as AWS describes them: every one, in this order, those not

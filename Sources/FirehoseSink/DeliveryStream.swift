@@ -45,6 +45,8 @@ public struct DeliveredObject: Sendable, Equatable {
     public var firstArrival: Date
     /// Set for an object of the error output: its records' `!{firehose:error-output-type}`.
     public var errorOutputType: String? = nil
+    /// Set for an object of the source-record backup (`S3BackupMode: Enabled`), in the backup's bucket.
+    public var isBackup = false
 }
 
 /// How much `put` waits for before acknowledging.
@@ -744,7 +746,8 @@ actor DeliveryStream {
             let object = DeliveredObject(
                 stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: storedBytes, reason: reason,
-                firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType)
+                firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType,
+                isBackup: settings.isBackupStage)
             publishQueue.published(buffer, as: [object])
             announce(object)
             outcome.delivered.append((buffer.id, [object]))
@@ -885,7 +888,7 @@ actor DeliveryStream {
         let object = DeliveredObject(
             stream: settings.name, bucket: settings.bucket, key: key, path: path, records: records, bytes: raw.count,
             storedBytes: encoded.count, reason: .recovery, firstArrival: firstArrival,
-            errorOutputType: partition.errorOutputType)
+            errorOutputType: partition.errorOutputType, isBackup: settings.isBackupStage)
         announce(object)
         return object
     }
@@ -898,13 +901,13 @@ actor DeliveryStream {
     }
 
     func announce(_ object: DeliveredObject) {
-        logger.info(
-            "Delivered object",
-            metadata: [
-                "bucket": .string(object.bucket), "key": .string(object.key),
-                "records": .stringConvertible(object.records), "bytes": .stringConvertible(object.bytes),
-                "stored_bytes": .stringConvertible(object.storedBytes), "reason": .string(object.reason.rawValue),
-            ])
+        var metadata: Logger.Metadata = [
+            "bucket": .string(object.bucket), "key": .string(object.key),
+            "records": .stringConvertible(object.records), "bytes": .stringConvertible(object.bytes),
+            "stored_bytes": .stringConvertible(object.storedBytes), "reason": .string(object.reason.rawValue),
+        ]
+        if object.isBackup { metadata["backup"] = "source records" }
+        logger.info(object.isBackup ? "Delivered source-record backup object" : "Delivered object", metadata: metadata)
         onDelivery(object)
     }
 }

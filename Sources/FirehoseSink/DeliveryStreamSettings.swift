@@ -72,6 +72,14 @@ public struct DeliveryStreamSettings: Sendable {
     package private(set) var transformation: LambdaTransformationSettings?
     /// These are the settings of a transformed stream's source stage (`sourceStage`).
     package private(set) var isSourceStage = false
+    /// The source-record backup (`S3BackupMode: Enabled`): the settings of the stage that delivers
+    /// every record as it was received to the backup's own bucket and prefixes, buffered and
+    /// compressed as the backup says, beside what the stages above deliver.
+    package var backupStage: DeliveryStreamSettings? { backupStorage.first }
+    /// At most one: an array, as a struct cannot hold an optional of itself.
+    private var backupStorage: [DeliveryStreamSettings] = []
+    /// These are the settings of a backup stage (`backupStage`).
+    package private(set) var isBackupStage = false
     /// Starts at 1; UpdateDestination increments it and new objects carry it in their key.
     public var versionID: Int
     /// The definition as given, kept for DescribeDeliveryStream.
@@ -126,6 +134,14 @@ public struct DeliveryStreamSettings: Sendable {
         }
     }
 
+    /// Backs every record up, as received, with `backup` (a plain S3 destination's settings).
+    package mutating func backUp(with backup: DeliveryStreamSettings) {
+        var stage = backup
+        stage.isBackupStage = true
+        stage.backupStorage = []
+        backupStorage = [stage]
+    }
+
     /// Runs the `Lambda` processor after the processors of `processRecords` and before partitioning.
     package mutating func transform(with transformation: LambdaTransformationSettings) {
         self.transformation = transformation
@@ -139,6 +155,7 @@ public struct DeliveryStreamSettings: Sendable {
         guard let transformation else { preconditionFailure("a source stage is made for a transformed stream") }
         var stage = self
         stage.isSourceStage = true
+        stage.backupStorage = []
         stage.processors = processors + [SourceRecordFraming()]
         stage.partitioner = WholeStream()
         stage.appendsNewline = false

@@ -17,6 +17,9 @@ public struct StreamCounters: Sendable, Equatable {
     public var errorRecords: [String: Int] = [:]
     /// Records a processor dropped on purpose (CloudWatch Logs control messages).
     public var recordsDropped = 0
+    /// What the source-record backup delivered (counted apart: those records are delivered twice).
+    public var backupObjectsWritten = 0
+    public var backupRecordsDelivered = 0
     public var lastDelivery: DeliveredObject?
     public var lastDeliveryTime: Date?
     /// Failed delivery attempts (each retry that fails counts).
@@ -63,12 +66,17 @@ final class DeliveryTracker: Sendable {
     func delivered(_ object: DeliveredObject, at time: Date) {
         let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             var counters = state.counters[object.stream, default: StreamCounters()]
-            counters.objectsWritten += 1
-            counters.recordsDelivered += object.records
-            counters.bytesDelivered += object.bytes
-            if let type = object.errorOutputType { counters.errorRecords[type, default: 0] += object.records }
-            counters.lastDelivery = object
-            counters.lastDeliveryTime = time
+            if object.isBackup {
+                counters.backupObjectsWritten += 1
+                counters.backupRecordsDelivered += object.records
+            } else {
+                counters.objectsWritten += 1
+                counters.recordsDelivered += object.records
+                counters.bytesDelivered += object.bytes
+                if let type = object.errorOutputType { counters.errorRecords[type, default: 0] += object.records }
+                counters.lastDelivery = object
+                counters.lastDeliveryTime = time
+            }
             counters.deliveryFailing = false
             state.counters[object.stream] = counters
             for (id, recording) in state.recordings where recording.stream == object.stream {

@@ -199,9 +199,11 @@ public final class FirehoseSink: Sendable {
         // processors before it (`RecordPipeline.Input.transformed`).
         let stream = makeStage(settings)
         let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: stream) }
+        let backup = settings.backupStage.map { makeStage($0) }
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
-            streams[settings.name] = StreamEntry(actor: stream, source: source, settings: settings, record: record)
+            streams[settings.name] = StreamEntry(
+                actor: stream, source: source, backup: backup, settings: settings, record: record)
             return true
         }
         guard inserted else { throw .streamExists(settings.name) }
@@ -213,6 +215,7 @@ public final class FirehoseSink: Sendable {
                 "buffer_bytes": .stringConvertible(settings.bufferSizeBytes),
                 "buffer_seconds": .stringConvertible(settings.bufferIntervalSeconds),
                 "origin": .string(record.origin.rawValue),
+                "backup_bucket": .string(settings.backupStage?.bucket ?? "none"),
             ])
     }
 
@@ -283,6 +286,13 @@ public final class FirehoseSink: Sendable {
             // What awaits the old function is transformed and delivered under the old settings first.
             if let old = entry.source { _ = try await old.flush() }
             _ = try await entry.actor.update(to: settings)
+            if let backup = entry.backup {
+                if let stage = settings.backupStage {
+                    _ = try await backup.update(to: stage)
+                } else {
+                    _ = try await backup.flush()
+                }
+            }
         } catch {
             if entry.record.origin == .api {
                 try? await save(entry.record)
@@ -295,10 +305,13 @@ public final class FirehoseSink: Sendable {
         // reached it meanwhile staged, transforms it with the function each buffer was staged for,
         // and retries a failure on its own timer (a restart recovers whatever it still holds).
         let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: entry.actor) }
+        // UpdateDestination may enable the backup (never disable it: refused by the API).
+        let backup = settings.backupStage.map { stage in entry.backup ?? makeStage(stage) }
         streams.withLock {
             $0[settings.name]?.settings = settings
             $0[settings.name]?.record = record
             $0[settings.name]?.source = source
+            $0[settings.name]?.backup = backup
         }
         if let old = entry.source { _ = try? await old.flush() }
     }
@@ -319,6 +332,7 @@ public final class FirehoseSink: Sendable {
         guard let entry = streams.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStream(name) }
         await entry.source?.discardAll()
         await entry.actor.discardAll()
+        await entry.backup?.discardAll()
         tracker.removeStream(name)
         logger.info("Delivery stream deleted; its buffer was discarded", metadata: ["stream": .string(name)])
     }
@@ -384,12 +398,28 @@ public final class FirehoseSink: Sendable {
     public func put(
         _ records: RecordBatch, to stream: String, reserveMemory: @escaping @Sendable (Int) -> Bool = { _ in true }
     ) async throws(SinkError) -> [DeliveredObject] {
-        guard let target = streams.withLock({ $0[stream].map { $0.source ?? $0.actor } }) else {
-            throw .unknownStream(stream)
-        }
-        let delivered = try await target.append(records, arrival: now(), reserveMemory: reserveMemory)
+        guard let entry = streams.withLock({ $0[stream] }) else { throw .unknownStream(stream) }
+        let arrival = now()
+        // The backup stages the records as they came while the stream's first stage stages them:
+        // the put is acknowledged once both hold them (a retry after a failure of either may back
+        // records up twice, never lose them).
+        async let backedUp: Result<[DeliveredObject], SinkError> = Self.appending(records, to: entry.backup, arrival)
+        let delivered = try await (entry.source ?? entry.actor).append(
+            records, arrival: arrival, reserveMemory: reserveMemory)
+        let backupDelivered = try await backedUp.get()
         tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
-        return delivered
+        return delivered + backupDelivered
+    }
+
+    private static func appending(_ records: RecordBatch, to stage: DeliveryStream?, _ arrival: Date) async -> Result<
+        [DeliveredObject], SinkError
+    > {
+        guard let stage else { return .success([]) }
+        do throws(SinkError) {
+            return .success(try await stage.append(records, arrival: arrival))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Delivers every non-empty buffer (or only `stream`'s) and returns when the objects are on disk.
@@ -408,11 +438,12 @@ public final class FirehoseSink: Sendable {
         var failures: [UndeliveredStream] = []
         for (name, entry) in targets {
             // A transformed stream's source records go through the function first, then out; what
-            // the function gave back earlier is delivered even when that fails. Its stages publish in
+            // the function gave back earlier is delivered even when that fails, and so is the
+            // backup. Its stages publish in
             // the background, so what it delivered meanwhile is what the tracker saw.
             let recording = entry.source == nil ? nil : tracker.startRecording(stream: name)
             var failure: FileSystemError?
-            for stage in [entry.source, entry.actor].compactMap({ $0 }) {
+            for stage in [entry.source, entry.actor, entry.backup].compactMap({ $0 }) {
                 do {
                     let objects = try await stage.flush(reason: reason)
                     if recording == nil { delivered += objects }

@@ -195,7 +195,16 @@ extension FirehoseSink {
                     path: relative))
             return
         }
-        let stream = entry.actor
+        guard let stream = journal.header.backup == true ? entry.backup : entry.actor else {
+            logger.error(
+                "Staged records of a source-record backup belong to a stream that no longer backs records up; left in place",
+                metadata: [
+                    "stream": .string(journal.header.stream), "file": .string(dataPath),
+                    "records": .stringConvertible(commit.records),
+                ])
+            report.orphaned.append(dataPath)
+            return
+        }
         let committed = Array(data[..<commit.storedBytes])
         guard let encoding = await stream.encoding(named: journal.header.encoding) else {
             logger.error(

@@ -39,9 +39,13 @@ enum StagingJournal {
         /// Set for a buffer of source records that await their transformation by the stream's
         /// `Lambda` processor (framed, `SourceRecordFrame`): recovery stages them for it again.
         var awaitsTransformation: Bool? = nil
+        /// Set for a buffer of the stream's source-record backup: recovery delivers it with the
+        /// backup's settings (its bucket).
+        var backup: Bool? = nil
 
         enum CodingKeys: String, CodingKey {
             case stream, versionID, firstArrivalMilliseconds, partition, key, objectEncoding, awaitsTransformation
+            case backup
             case encoding = "compression"
         }
 

@@ -54,10 +54,14 @@ struct StreamEntry {
     let actor: DeliveryStream
     /// A transformed stream's source stage, which takes its records first (`LambdaTransformation`).
     var source: DeliveryStream?
+    /// The source-record backup's stage, which takes every record as received, beside `source` or
+    /// `actor`.
+    var backup: DeliveryStream?
     var settings: DeliveryStreamSettings
     var record: StreamRecord
 
-    /// Records and bytes waiting in the stream's buffers, the source stage's included.
+    /// Records and bytes waiting in the stream's buffers, the source stage's included (the backup's,
+    /// a second copy of the same records, not).
     var bufferFill: (records: Int, bytes: Int) {
         get async {
             let delivery = await actor.bufferFill

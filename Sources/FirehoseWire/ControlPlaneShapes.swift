@@ -63,6 +63,13 @@ package struct UpdateDestinationInput: Decodable, Sendable {
             S3DestinationConfiguration.self, forKey: .s3DestinationUpdate)
         extendedS3DestinationUpdate = try container.decodeIfPresent(
             ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationUpdate)
+        // The update shape names the backup's member S3BackupUpdate (an S3DestinationUpdate).
+        if extendedS3DestinationUpdate != nil {
+            let members = try container.nestedContainer(
+                keyedBy: AnyCodingKey.self, forKey: .extendedS3DestinationUpdate)
+            extendedS3DestinationUpdate?.s3BackupConfiguration = try members.decodeIfPresent(
+                S3DestinationConfiguration.self, forKey: AnyCodingKey(stringValue: "S3BackupUpdate"))
+        }
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
         otherUpdates = all.allKeys.map(\.stringValue).filter { $0.hasSuffix("DestinationUpdate") }
             .filter { $0 != "S3DestinationUpdate" && $0 != "ExtendedS3DestinationUpdate" }.sorted()
@@ -176,7 +183,11 @@ extension ExtendedS3DestinationConfiguration {
         if let value = update.cloudWatchLoggingOptions { merged.cloudWatchLoggingOptions = value }
         if let value = update.processingConfiguration { merged.processingConfiguration = value }
         if let value = update.s3BackupMode { merged.s3BackupMode = value }
-        if let value = update.s3BackupConfiguration { merged.s3BackupConfiguration = value }
+        if let value = update.s3BackupConfiguration {
+            merged.s3BackupConfiguration = S3DestinationConfiguration(
+                merged.s3BackupConfiguration.map { $0.configuration.merging(value.configuration) }
+                    ?? value.configuration)
+        }
         if let value = update.dataFormatConversionConfiguration { merged.dataFormatConversionConfiguration = value }
         if let value = update.dynamicPartitioningConfiguration { merged.dynamicPartitioningConfiguration = value }
         if let value = update.fileExtension { merged.fileExtension = value }

@@ -196,7 +196,14 @@ public struct ExtendedS3DestinationConfiguration: Codable, Sendable, Equatable {
     public var cloudWatchLoggingOptions: JSONValue?
     public var processingConfiguration: ProcessingConfiguration?
     public var s3BackupMode: String?
-    public var s3BackupConfiguration: JSONValue?
+    /// The source-record backup's destination (`S3BackupMode: Enabled`); in an update, its
+    /// `S3BackupUpdate`.
+    public var s3BackupConfiguration: S3DestinationConfiguration? {
+        get { backupStorage.first }
+        set { backupStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// At most one: an array, as a struct cannot hold an optional of itself.
+    private var backupStorage: [S3DestinationConfiguration] = []
     public var dataFormatConversionConfiguration: JSONValue?
     public var dynamicPartitioningConfiguration: JSONValue?
     public var fileExtension: String?
@@ -242,6 +249,25 @@ public struct ExtendedS3DestinationConfiguration: Codable, Sendable, Equatable {
         try self.init(decoding: decoder)
     }
 
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(roleARN, forKey: .roleARN)
+        try container.encodeIfPresent(bucketARN, forKey: .bucketARN)
+        try container.encodeIfPresent(prefix, forKey: .prefix)
+        try container.encodeIfPresent(errorOutputPrefix, forKey: .errorOutputPrefix)
+        try container.encodeIfPresent(bufferingHints, forKey: .bufferingHints)
+        try container.encodeIfPresent(compressionFormat, forKey: .compressionFormat)
+        try container.encodeIfPresent(encryptionConfiguration, forKey: .encryptionConfiguration)
+        try container.encodeIfPresent(cloudWatchLoggingOptions, forKey: .cloudWatchLoggingOptions)
+        try container.encodeIfPresent(processingConfiguration, forKey: .processingConfiguration)
+        try container.encodeIfPresent(s3BackupMode, forKey: .s3BackupMode)
+        try container.encodeIfPresent(s3BackupConfiguration, forKey: .s3BackupConfiguration)
+        try container.encodeIfPresent(dataFormatConversionConfiguration, forKey: .dataFormatConversionConfiguration)
+        try container.encodeIfPresent(dynamicPartitioningConfiguration, forKey: .dynamicPartitioningConfiguration)
+        try container.encodeIfPresent(fileExtension, forKey: .fileExtension)
+        try container.encodeIfPresent(customTimeZone, forKey: .customTimeZone)
+    }
+
     fileprivate init(decoding decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         roleARN = try container.decodeIfPresent(String.self, forKey: .roleARN)
@@ -255,7 +281,8 @@ public struct ExtendedS3DestinationConfiguration: Codable, Sendable, Equatable {
         processingConfiguration = try container.decodeIfPresent(
             ProcessingConfiguration.self, forKey: .processingConfiguration)
         s3BackupMode = try container.decodeIfPresent(String.self, forKey: .s3BackupMode)
-        s3BackupConfiguration = try container.decodeIfPresent(JSONValue.self, forKey: .s3BackupConfiguration)
+        s3BackupConfiguration = try container.decodeIfPresent(
+            S3DestinationConfiguration.self, forKey: .s3BackupConfiguration)
         dataFormatConversionConfiguration = try container.decodeIfPresent(
             JSONValue.self, forKey: .dataFormatConversionConfiguration)
         dynamicPartitioningConfiguration = try container.decodeIfPresent(

@@ -114,7 +114,7 @@ struct JournalTests {
             #expect(try await harness.recorder.diskBytesUsed == saved.reduce(0) { $0 + $1.count })
         }
         #expect(ids == Array(1...Int64(count)))
-        let reopened = try Harness(.init(diskByteLimit: 50_000_000), directory: directory)
+        let reopened = try await Harness.reopening(.init(diskByteLimit: 50_000_000), directory: directory)
         let stored = try await reopened.recorder.storedRecords()
         #expect(stored.map(\.id) == ids)
         #expect(stored.map(\.data) == saved)
@@ -134,7 +134,7 @@ struct JournalTests {
             #expect(error?.kind == .storage)
             #expect(error?.message.contains("in use by another FirehoseRecorder") == true)
         }
-        let second = try Harness(directory: directory)
+        let second = try await Harness.reopening(directory: directory)
         #expect(try await second.recorder.recordCount == 2)
     }
 
@@ -148,7 +148,7 @@ struct JournalTests {
             try await harness.recorder.removeAllRecords()
             #expect(try await harness.recorder.recordCount == 0)
         }
-        let reopened = try Harness(directory: directory)
+        let reopened = try await Harness.reopening(directory: directory)
         #expect(try await reopened.recorder.recordCount == 0)
     }
 
@@ -183,7 +183,7 @@ struct JournalTests {
             print("powerLoss: \(savers * perSaver) concurrent saves, \(syncs) journal syncs")
         }
         #expect(all.count == savers * perSaver)
-        let reopened = try Harness(directory: directory)
+        let reopened = try await Harness.reopening(directory: directory)
         let stored = try await reopened.recorder.storedRecords()
         #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0.data) }) == all)
     }

@@ -34,6 +34,24 @@ struct Harness {
         events = EventLog(recorder.events)
     }
 
+    /// A harness over `directory` once the recorder that had it open is gone. Its lock goes with its
+    /// last reference, which a task it started may hold a moment after the test dropped its own (a
+    /// full parallel run was seen to take seconds).
+    static func reopening(
+        _ configuration: FirehoseRecorder.Configuration = .init(), directory: TestDirectory
+    ) async throws -> Harness {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                return try Harness(configuration, directory: directory)
+            } catch let error as RecorderError
+                where error.message.contains("in use by another FirehoseRecorder") && ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
     /// Saves `count` records `prefix-0`, `prefix-1`, … and returns their bytes in order.
     @discardableResult
     func save(_ count: Int, prefix: String = "r", stream: String = "events", size: Int? = nil) async throws -> [Data] {

@@ -73,7 +73,7 @@ struct RecoveryTests {
             let harness = try Harness(directory: directory)
             try await harness.save(3)
         }
-        let reopened = try Harness(directory: directory)
+        let reopened = try await Harness.reopening(directory: directory)
         try await Task.sleep(for: .milliseconds(50))
         #expect(reopened.events.all.isEmpty)
         #expect(try await reopened.recorder.recordCount == 3)

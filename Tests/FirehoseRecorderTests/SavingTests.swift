@@ -16,7 +16,7 @@ struct SavingTests {
             let harness = try Harness(directory: directory)
             saved = try await harness.save(3)
         }
-        let reopened = try Harness(directory: directory)
+        let reopened = try await Harness.reopening(directory: directory)
         let stored = try await reopened.recorder.storedRecords()
         #expect(stored.map(\.data) == saved)
         #expect(stored.map(\.streamName) == ["events", "events", "events"])
@@ -52,7 +52,7 @@ struct SavingTests {
             #expect(try await harness.recorder.recordCount == 0)
             ids.append(try await harness.recorder.saveRecord(Data([10]), streamName: "events"))
         }
-        let reopened = try Harness(directory: directory)
+        let reopened = try await Harness.reopening(directory: directory)
         try await reopened.recorder.removeAllRecords()
         ids.append(try await reopened.recorder.saveRecord(Data([11]), streamName: "events"))
         #expect(ids == ids.sorted())

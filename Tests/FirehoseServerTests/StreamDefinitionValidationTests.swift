@@ -598,17 +598,51 @@ struct StreamDefinitionValidationTests {
         #expect(configurationError(off) == nil)
     }
 
-    @Test("S3BackupMode Enabled is not supported; Disabled is fine; anything else is invalid")
-    func backupMode() {
-        var destination = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
-        destination.s3BackupMode = "Enabled"
-        let error = configurationError(destination)
-        #expect(error?.field == "ExtendedS3DestinationConfiguration.S3BackupMode")
-        #expect(error?.error == .invalidArgument("S3 backup is not supported yet by firehose-local."))
-        destination.s3BackupMode = "Disabled"
-        #expect(configurationError(destination) == nil)
-        destination.s3BackupMode = "enabled"
-        #expect(configurationError(destination)?.error.code == "ValidationException")
+    @Test("S3BackupMode Enabled backs records up with S3BackupConfiguration, checked as the S3 destination it is")
+    func backupMode() throws {
+        var extended = ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::demo-bucket")
+        extended.s3BackupMode = "Enabled"
+        var error = configurationError(extended)
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.S3BackupConfiguration")
+        #expect(error?.error.code == "InvalidArgumentException")
+
+        extended.s3BackupConfiguration = S3DestinationConfiguration(
+            destination(
+                bucket: "backup-bucket", prefix: "source/", sizeInMBs: 1, intervalInSeconds: 0, compression: "GZIP"))
+        error = configurationError(extended)
+        #expect(
+            error?.field == "ExtendedS3DestinationConfiguration.S3BackupConfiguration.BufferingHints.IntervalInSeconds")
+        #expect(
+            error?.error.message.hasPrefix("Zero buffering is not available for the Amazon S3 backup destination")
+                == true)
+
+        extended.s3BackupConfiguration?.configuration.bufferingHints = BufferingHints(
+            sizeInMBs: 129, intervalInSeconds: 60)
+        error = configurationError(extended)
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.S3BackupConfiguration.BufferingHints.SizeInMBs")
+        #expect(
+            error?.error.message.contains(
+                "extendedS3DestinationConfiguration.s3BackupConfiguration.bufferingHints.sizeInMBs") == true)
+
+        extended.s3BackupConfiguration?.configuration.bufferingHints = BufferingHints(
+            sizeInMBs: 1, intervalInSeconds: 60)
+        let backup = try #require(try settings(extended).backupStage)
+        #expect(backup.bucket == "backup-bucket")
+        #expect(backup.name == "demo")
+        #expect(backup.compression == .gzip)
+        #expect(backup.bufferSizeBytes == 1_048_576 && backup.bufferIntervalSeconds == 60)
+        #expect(backup.isBackupStage && backup.processors.isEmpty && !backup.appendsNewline)
+        #expect(backup.keyLayout.prefix != nil)
+
+        // Given with the mode Disabled: checked, not used.
+        extended.s3BackupMode = "Disabled"
+        #expect(try settings(extended).backupStage == nil)
+        extended.s3BackupConfiguration?.configuration.compressionFormat = "BROTLI"
+        #expect(
+            configurationError(extended)?.field
+                == "ExtendedS3DestinationConfiguration.S3BackupConfiguration.CompressionFormat")
+        extended.s3BackupMode = "enabled"
+        #expect(configurationError(extended)?.error.code == "ValidationException")
     }
 
     // MARK: Prefixes and extensions
