@@ -66,6 +66,25 @@ enum ErrorOutput {
             ], to: &batch)
     }
 
+    /// The output type of records an HTTP endpoint did not accept before `RetryOptions` ran out.
+    static let httpEndpointFailedType = "http-endpoint-failed"
+
+    /// Appends the error record of `raw` (a record as it was sent to an HTTP endpoint) to `batch`, in
+    /// the shape and order AWS documents for HTTP endpoint failures (retry.html): the record's
+    /// `dataId` is firehose-local's own (AWS's is the record's sequence number).
+    static func appendHTTPEndpointFailure(
+        _ raw: some Collection<UInt8>, failure: HTTPEndpointContract.Failure, arrival: Date, attemptEnding: Date,
+        attemptsMade: Int, dataID: String, to batch: inout RecordBatch
+    ) {
+        appendLine(
+            [
+                ("attemptsMade", .integer(attemptsMade)), ("arrivalTimestamp", .time(arrival)),
+                ("errorCode", .string(failure.code)), ("errorMessage", .string(failure.message)),
+                ("attemptEndingTimestamp", .time(attemptEnding)), ("rawData", .base64(raw)),
+                ("subsequenceNumber", .integer(0)), ("dataId", .string(dataID)),
+            ], to: &batch)
+    }
+
     private enum Value<Raw: Collection<UInt8>> {
         case integer(Int)
         case string(String)

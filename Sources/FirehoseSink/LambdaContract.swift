@@ -162,21 +162,15 @@ package enum LambdaContract {
     static let maxAnswerDepth = 512
 
     /// The status model read off the answer's text with `StrictJSONCursor`.
-    private struct AnswerReader {
+    private struct AnswerReader: StrictJSONReading {
         var cursor: StrictJSONCursor
+        static var maxDepth: Int { maxAnswerDepth }
 
         init(bytes: UnsafeBufferPointer<UInt8>) { cursor = StrictJSONCursor(bytes) }
 
         mutating func outcomes(for records: [Record]) -> Result<[Outcome], Failure> {
             // Well-formed first, so that a malformed answer is reported as such whatever it holds.
-            cursor.skipWhitespace()
-            guard cursor.current == UInt8(ascii: "{"), cursor.skipValue(depth: 0, maxDepth: maxAnswerDepth) else {
-                return .failure(.invalidResponse("The response is not a JSON object."))
-            }
-            cursor.skipWhitespace()
-            guard cursor.atEnd else { return .failure(.invalidResponse("The response is not a JSON object.")) }
-            cursor.position = 0
-            cursor.skipWhitespace()
+            guard wholeObject() else { return .failure(.invalidResponse("The response is not a JSON object.")) }
             var entries: Int?
             var errorMessage: String?
             forEachMember { reader, name in
@@ -324,61 +318,6 @@ package enum LambdaContract {
                 }
             }
             return keys
-        }
-
-        /// Calls `body` with each member's name, the cursor at its value (after whitespace); `body`
-        /// moves the cursor past the value. The cursor is at an object, well-formed (checked first).
-        private mutating func forEachMember(_ body: (inout AnswerReader, String) -> Void) {
-            _ = cursor.consume(UInt8(ascii: "{"))
-            cursor.skipWhitespace()
-            if cursor.consume(UInt8(ascii: "}")) { return }
-            while true {
-                cursor.skipWhitespace()
-                let name = text() ?? ""
-                cursor.skipWhitespace()
-                _ = cursor.consume(UInt8(ascii: ":"))
-                cursor.skipWhitespace()
-                body(&self, name)
-                cursor.skipWhitespace()
-                if cursor.consume(UInt8(ascii: "}")) || !cursor.consume(UInt8(ascii: ",")) { return }
-            }
-        }
-
-        /// Calls `body` with the cursor at each element (after whitespace) of the well-formed array at
-        /// the cursor, until it returns false; it moves the cursor past the element.
-        private mutating func forEachElement(_ body: (inout AnswerReader) -> Bool) {
-            _ = cursor.consume(UInt8(ascii: "["))
-            cursor.skipWhitespace()
-            if cursor.consume(UInt8(ascii: "]")) { return }
-            while true {
-                cursor.skipWhitespace()
-                guard body(&self) else { return }
-                cursor.skipWhitespace()
-                if cursor.consume(UInt8(ascii: "]")) || !cursor.consume(UInt8(ascii: ",")) { return }
-            }
-        }
-
-        /// The string at the cursor, past it; nil (the cursor unmoved) when the value is not a string.
-        private mutating func stringRange() -> Range<Int>? {
-            guard cursor.current == UInt8(ascii: "\"") else { return nil }
-            return cursor.string()?.text
-        }
-
-        /// The string at the cursor, decoded, past it.
-        private mutating func text() -> String? {
-            stringRange().map { String(decoding: cursor.unescaped($0), as: UTF8.self) }
-        }
-
-        /// The string at the cursor, decoded, past it; nil, the cursor past the value, for another value.
-        private mutating func stringValue() -> String? {
-            if let value = text() { return value }
-            skipValue()
-            return nil
-        }
-
-        /// Moves past the value at the cursor (well-formed: the answer was checked whole first).
-        private mutating func skipValue() {
-            _ = cursor.skipValue(depth: 0, maxDepth: maxAnswerDepth)
         }
     }
 

@@ -266,3 +266,77 @@ package enum RootMemberProjection {
         return projected
     }
 }
+
+/// A reader of a JSON document's members by name, over `StrictJSONCursor`: the document is checked
+/// whole first (`wholeObject`), then read member by member.
+package protocol StrictJSONReading {
+    var cursor: StrictJSONCursor { get set }
+    /// Nesting beyond which a document is refused rather than read.
+    static var maxDepth: Int { get }
+}
+
+extension StrictJSONReading {
+    /// True when the text is one well-formed JSON object, nested at most `maxDepth` deep; the cursor
+    /// is then back at its start, ready to read it.
+    package mutating func wholeObject() -> Bool {
+        cursor.skipWhitespace()
+        guard cursor.current == UInt8(ascii: "{"), cursor.skipValue(depth: 0, maxDepth: Self.maxDepth) else {
+            return false
+        }
+        cursor.skipWhitespace()
+        guard cursor.atEnd else { return false }
+        cursor.position = 0
+        cursor.skipWhitespace()
+        return true
+    }
+
+    /// Calls `body` with each member's name (decoded) of the well-formed object at the cursor, the
+    /// cursor at the member's value; `body` moves it past the value.
+    package mutating func forEachMember(_ body: (inout Self, String) -> Void) {
+        _ = cursor.consume(UInt8(ascii: "{"))
+        cursor.skipWhitespace()
+        if cursor.consume(UInt8(ascii: "}")) { return }
+        while true {
+            cursor.skipWhitespace()
+            let name = text() ?? ""
+            cursor.skipWhitespace()
+            _ = cursor.consume(UInt8(ascii: ":"))
+            cursor.skipWhitespace()
+            body(&self, name)
+            cursor.skipWhitespace()
+            if cursor.consume(UInt8(ascii: "}")) || !cursor.consume(UInt8(ascii: ",")) { return }
+        }
+    }
+
+    /// Calls `body` with the cursor at each element (after whitespace) of the well-formed array at
+    /// the cursor, until it returns false; it moves the cursor past the element.
+    package mutating func forEachElement(_ body: (inout Self) -> Bool) {
+        _ = cursor.consume(UInt8(ascii: "["))
+        cursor.skipWhitespace()
+        if cursor.consume(UInt8(ascii: "]")) { return }
+        while true {
+            cursor.skipWhitespace()
+            guard body(&self) else { return }
+            cursor.skipWhitespace()
+            if cursor.consume(UInt8(ascii: "]")) || !cursor.consume(UInt8(ascii: ",")) { return }
+        }
+    }
+
+    /// The string at the cursor, decoded, past it; nil (the cursor unmoved) for another value.
+    package mutating func text() -> String? {
+        guard cursor.current == UInt8(ascii: "\""), let (range, _) = cursor.string() else { return nil }
+        return String(decoding: cursor.unescaped(range), as: UTF8.self)
+    }
+
+    /// The string at the cursor, decoded, past it; nil, the cursor past the value, for another value.
+    package mutating func stringValue() -> String? {
+        if let value = text() { return value }
+        skipValue()
+        return nil
+    }
+
+    /// Moves past the value at the cursor (well-formed: the document was checked whole first).
+    package mutating func skipValue() {
+        _ = cursor.skipValue(depth: 0, maxDepth: Self.maxDepth)
+    }
+}
