@@ -91,6 +91,9 @@ public struct ObjectsCommand: ParsableCommand {
 /// it does in the server.
 struct StreamDefinitions: Equatable {
     var appendsNewline: [String: Bool] = [:]
+    /// The bucket of each stream's source-record backup, when it has one of its own: backed-up
+    /// records carry no delimiter.
+    var backupBucket: [String: String] = [:]
 
     static func load(dataDirectory: String, configPath: String?) throws(CLIError) -> StreamDefinitions {
         var definitions = StreamDefinitions()
@@ -116,6 +119,9 @@ struct StreamDefinitions: Equatable {
                 validating: definition, gzipLevel: gzipLevel, dataDirectory: nil, lambdaFunctions: nil)
         else { return }
         appendsNewline[settings.name] = settings.appendsNewline
+        if let backup = settings.backupStage, backup.bucket != settings.bucket {
+            backupBucket[settings.name] = backup.bucket
+        }
     }
 }
 
@@ -168,7 +174,9 @@ struct ObjectLister {
                 var object = ListedObject(
                     bucket: bucket, key: key, path: path, size: size, modified: modified, stream: objectStream,
                     records: nil)
-                if let objectStream, definitions.appendsNewline[objectStream] == true {
+                if let objectStream, definitions.appendsNewline[objectStream] == true,
+                    definitions.backupBucket[objectStream] != bucket
+                {
                     object.records = Self.newlineCount(path: path)
                 }
                 objects.append(object)

@@ -260,7 +260,7 @@ extension DeliveryStreamSettings {
             if pathBytes > limit {
                 // No local path in the message: it goes to API clients.
                 throw fail(
-                    keyField,
+                    "\(field).\(keyField)",
                     .invalidArgument(
                         "\(keyField) cannot be stored locally: in bucket \(bucket) under the data directory, object paths can reach \(pathBytes) bytes with every expression at its longest, beyond the \(limit)-byte path limit of the local file system (firehose-local maps keys to directories). Use a shorter prefix or a shorter --data-dir."
                     ))
@@ -316,7 +316,7 @@ extension DeliveryStreamSettings {
                 throw StreamConfigurationError(
                     field: member,
                     error: .invalidArgument(
-                        "S3BackupMode Enabled requires S3BackupConfiguration: the bucket (with its own Prefix, BufferingHints and CompressionFormat) that every source record is backed up to."
+                        "S3BackupMode Enabled requires \(isUpdate ? "S3BackupUpdate (or an S3BackupConfiguration given at creation)" : "S3BackupConfiguration"): the bucket (with its own Prefix, BufferingHints and CompressionFormat) that every source record is backed up to."
                     ))
             }
             return nil
@@ -329,7 +329,7 @@ extension DeliveryStreamSettings {
             throw StreamConfigurationError(
                 field: "\(member).BufferingHints.IntervalInSeconds",
                 error: .invalidArgument(
-                    "Zero buffering is not available for the Amazon S3 backup destination: give IntervalInSeconds from 60 to 900."
+                    "Zero buffering is not available for the Amazon S3 backup destination: give IntervalInSeconds from 1 to 900."
                 ))
         }
         return enabled ? backup : nil

@@ -515,12 +515,18 @@ actor DeliveryStream {
     /// (UpdateDestination). Returns the objects delivered on the way.
     func update(to newSettings: DeliveryStreamSettings) async throws(FileSystemError) -> [DeliveredObject] {
         let delivered = try await flush(reason: .flush)
+        return delivered + (await adopt(newSettings))
+    }
+
+    /// Switches to `newSettings` without delivering first (the caller flushed): what arrived since
+    /// is delivered under the settings it was buffered with.
+    func adopt(_ newSettings: DeliveryStreamSettings) async -> [DeliveredObject] {
         // Requests that arrived while the flush waited opened buffers under the old settings; they
         // are delivered under them (each buffer keeps its own), and the next ones use the new.
         for buffer in buffers.all { retire(buffer, reason: .flush) }
         settings = newSettings
         currentPipeline.withLock { $0 = RecordPipeline(newSettings, generation: $0.generation + 1) }
-        return delivered + (await publishLoggingFailure())
+        return await publishLoggingFailure()
     }
 
     /// Drops every buffer without delivering it (DeleteDeliveryStream discards buffered data, as AWS).
@@ -719,7 +725,7 @@ actor DeliveryStream {
             // the journal, so a crash in between leaves nothing or a journal that delivers it again.
             let stagingFiles = [buffer.journalPath] + (buffer.encodesAtDelivery ? [buffer.dataPath] : [])
             let delivery = await BlockingIO.run {
-                [destination, bucket = settings.bucket] () -> Result<String, FileSystemError> in
+                [destination, bucket = buffer.settings.bucket] () -> Result<String, FileSystemError> in
                 defer { POSIX.close(staged.descriptor) }
                 do throws(FileSystemError) {
                     let path = try destination.deliver(staged, bucket: bucket, key: key)
@@ -744,7 +750,8 @@ actor DeliveryStream {
             }
             buffer.close()
             let object = DeliveredObject(
-                stream: settings.name, bucket: settings.bucket, key: key, path: path, records: buffer.recordCount,
+                stream: settings.name, bucket: buffer.settings.bucket, key: key, path: path,
+                records: buffer.recordCount,
                 bytes: buffer.uncompressedBytes, storedBytes: storedBytes, reason: reason,
                 firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType,
                 isBackup: settings.isBackupStage)

@@ -76,8 +76,9 @@ final class DeliveryTracker: Sendable {
                 if let type = object.errorOutputType { counters.errorRecords[type, default: 0] += object.records }
                 counters.lastDelivery = object
                 counters.lastDeliveryTime = time
+                // The destination delivers again (a backup delivery says nothing about it).
+                counters.deliveryFailing = false
             }
-            counters.deliveryFailing = false
             state.counters[object.stream] = counters
             for (id, recording) in state.recordings where recording.stream == object.stream {
                 state.recordings[id]?.objects.append(object)

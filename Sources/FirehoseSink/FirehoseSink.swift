@@ -284,15 +284,11 @@ public final class FirehoseSink: Sendable {
         try await save(record)
         do {
             // What awaits the old function is transformed and delivered under the old settings first.
+            // Every stage delivers under the old settings first; only then do they switch (which
+            // cannot fail), so a failure leaves the stream wholly as it was.
             if let old = entry.source { _ = try await old.flush() }
-            _ = try await entry.actor.update(to: settings)
-            if let backup = entry.backup {
-                if let stage = settings.backupStage {
-                    _ = try await backup.update(to: stage)
-                } else {
-                    _ = try await backup.flush()
-                }
-            }
+            _ = try await entry.actor.flush()
+            _ = try await entry.backup?.flush()
         } catch {
             if entry.record.origin == .api {
                 try? await save(entry.record)
@@ -301,6 +297,8 @@ public final class FirehoseSink: Sendable {
             }
             throw .storage(error)
         }
+        _ = await entry.actor.adopt(settings)
+        if let backup = entry.backup, let stage = settings.backupStage { _ = await backup.adopt(stage) }
         // A new source stage (nothing can fail from here on): the old one keeps what requests that
         // reached it meanwhile staged, transforms it with the function each buffer was staged for,
         // and retries a failure on its own timer (a restart recovers whatever it still holds).
@@ -403,18 +401,22 @@ public final class FirehoseSink: Sendable {
         // The backup stages the records as they came while the stream's first stage stages them:
         // the put is acknowledged once both hold them (a retry after a failure of either may back
         // records up twice, never lose them).
-        async let backedUp: Result<[DeliveredObject], SinkError> = Self.appending(records, to: entry.backup, arrival)
-        let delivered = try await (entry.source ?? entry.actor).append(
-            records, arrival: arrival, reserveMemory: reserveMemory)
+        let first = entry.source ?? entry.actor
+        guard let backup = entry.backup else {
+            let delivered = try await first.append(records, arrival: arrival, reserveMemory: reserveMemory)
+            tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
+            return delivered
+        }
+        async let backedUp: Result<[DeliveredObject], SinkError> = Self.appending(records, to: backup, arrival)
+        let delivered = try await first.append(records, arrival: arrival, reserveMemory: reserveMemory)
         let backupDelivered = try await backedUp.get()
         tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
         return delivered + backupDelivered
     }
 
-    private static func appending(_ records: RecordBatch, to stage: DeliveryStream?, _ arrival: Date) async -> Result<
+    private static func appending(_ records: RecordBatch, to stage: DeliveryStream, _ arrival: Date) async -> Result<
         [DeliveredObject], SinkError
     > {
-        guard let stage else { return .success([]) }
         do throws(SinkError) {
             return .success(try await stage.append(records, arrival: arrival))
         } catch {

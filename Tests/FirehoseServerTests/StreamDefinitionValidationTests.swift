@@ -795,7 +795,7 @@ extension StreamDefinitionValidationTests {
         #expect(configurationError(destination(prefix: prefix, errorOutputPrefix: "e/"), dataDirectory: fitting) == nil)
         let error = configurationError(
             destination(prefix: prefix, errorOutputPrefix: "e/"), dataDirectory: fitting + "d")
-        #expect(error?.field == "Prefix")
+        #expect(error?.field == "ExtendedS3DestinationConfiguration.Prefix")
         #expect(error?.error.code == "InvalidArgumentException")
         #expect(
             error?.error.message
@@ -804,7 +804,9 @@ extension StreamDefinitionValidationTests {
         #expect(error?.error.message.contains(fitting) == false, "the message must not reveal the local path")
         // The error objects' key decides when it is the longer one.
         let longError = destination(prefix: "p/", errorOutputPrefix: prefix)
-        #expect(configurationError(longError, dataDirectory: fitting + "d")?.field == "ErrorOutputPrefix")
+        #expect(
+            configurationError(longError, dataDirectory: fitting + "d")?.field
+                == "ExtendedS3DestinationConfiguration.ErrorOutputPrefix")
     }
 }
 

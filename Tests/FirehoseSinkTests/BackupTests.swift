@@ -54,6 +54,7 @@ struct BackupTests {
             try harness.sink.createStream(
                 try backedUpSettings(try settings(destination(intervalInSeconds: 900)), intervalSeconds: 60))
             try await harness.put(["one"])
+            try await eventually("both stages' timers") { harness.clock.sleeperCount == 2 }
             harness.clock.advance(by: .seconds(61))
             let backup = try #require(await harness.log.wait(count: 1).first)
             #expect(backup.isBackup && backup.reason == .interval)

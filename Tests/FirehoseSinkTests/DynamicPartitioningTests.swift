@@ -272,8 +272,11 @@ struct DynamicPartitioningTests {
         try await SinkHarness.with { harness in
             try harness.sink.createStream(try partitionedSettings())
             try await harness.put([#"{"customer_id":"early"}"#])
+            // Each timer waits on the clock before it moves on (under load a timer's task can start late).
+            try await eventually("the first partition's timer") { harness.clock.sleeperCount == 1 }
             harness.clock.advance(by: .seconds(30))
             try await harness.put([#"{"customer_id":"late"}"#])
+            try await eventually("the second partition's timer") { harness.clock.sleeperCount == 2 }
             harness.clock.advance(by: .seconds(30))
             let first = try await harness.log.wait(count: 1)
             #expect(first.map(\.key).allSatisfy { $0.hasPrefix("customer=early/") })

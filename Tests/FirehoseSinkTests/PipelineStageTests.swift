@@ -283,8 +283,11 @@ struct PipelineStageTests {
         try await SinkHarness.with { harness in
             try createPartitionedStream(in: harness, destination(intervalInSeconds: 60))
             try await harness.put(["a-first"])
+            // Each timer waits on the clock before it moves on (under load a timer's task can start late).
+            try await eventually("the first partition's timer") { harness.clock.sleeperCount == 1 }
             harness.clock.advance(by: .seconds(30))
             try await harness.put(["b-later", "a-second"])
+            try await eventually("the second partition's timer") { harness.clock.sleeperCount == 2 }
             harness.clock.advance(by: .seconds(30))
             let first = try await harness.log.wait(count: 1)
             #expect(try harness.contents(of: first[0]) == Array("a-firsta-second".utf8))
