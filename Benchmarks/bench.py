@@ -454,6 +454,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", required=True, help="firehose-local release binary")
     parser.add_argument("--bin-dir", required=True, help="folder with firehose-load and zlib-ceiling")
+    parser.add_argument("--function-dir", help="folder with lambda-identity (default: --bin-dir)")
     parser.add_argument("--quick", action="store_true", help="1 run of 5 s per scenario (about 2 minutes)")
     parser.add_argument("--runs", type=int, help="runs per scenario (default 3; --quick: 1)")
     parser.add_argument("--duration", type=float, help="measured seconds per run, max 120 (default 15; --quick: 5)")
@@ -541,7 +542,8 @@ def main():
                     server = Server(build, scenario.get("work_dir", args.work_dir), scenario["compression"],
                                     scenario["durability"], scenario["streams"],
                                     partitioning=scenario.get("partitioning"),
-                                    transformation=scenario.get("transformation"), bin_dir=bin_dir).start()
+                                    transformation=scenario.get("transformation"),
+                                    bin_dir=Path(args.function_dir or bin_dir)).start()
                     try:
                         if build == binary:
                             start_times.append(server.start_seconds)

@@ -250,8 +250,15 @@ enum CommandInvocation {
     private static func makePipe(_ ends: inout [Int32]) -> Bool {
         guard pipe(&ends) == 0 else { return false }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // An event or an answer is about 1.4 MB: through the default 64 KiB, that is some 22 waits
+        // for the other side each way. A larger pipe where the system allows (up to
+        // /proc/sys/fs/pipe-max-size, 1 MiB by default) needs a few; refused, it stays as it was.
+        _ = fcntl(ends[1], Self.setPipeSize, Int32(1 << 20))
         return true
     }
+
+    /// F_SETPIPE_SZ (Linux), which Glibc's module does not import.
+    private static let setPipeSize: Int32 = 1031
 
     /// Kills the command's process group, and the command itself in case it left the group.
     private static func killAll(_ pid: pid_t) {
