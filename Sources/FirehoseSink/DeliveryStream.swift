@@ -80,9 +80,10 @@ actor DeliveryStream {
     private nonisolated let currentPipeline: Mutex<RecordPipeline>
     /// Where finished objects go.
     private let destination: any ObjectDestination
-    /// Set for the source stage of a transformed stream: its buffers are not delivered as objects but
-    /// transformed by the `Lambda` processor into the stream's delivery stages.
-    private let transformation: LambdaTransformation?
+    /// Set for a stage whose buffers are not delivered as objects but consumed otherwise: a
+    /// transformed stream's source stage, whose buffers the `Lambda` processor transforms into the
+    /// stream's delivery stages.
+    private let consumer: StagedBufferConsumer?
     /// The stream was deleted (`discardAll`): nothing is staged any more, and a transformation under
     /// way stops.
     private nonisolated let discarded = Atomic<Bool>(false)
@@ -111,13 +112,9 @@ actor DeliveryStream {
     private var retryTask: Task<Void, Never>?
     /// A source stage's publishing started by a request (`publishAfterRequest`), while it runs.
     private var backgroundPublisher: Task<Void, Never>?
-    /// A source stage's invocations under way or done, by buffer, until the buffer's publishing
-    /// stages their result (`startInvocations`).
-    private var invocations: [UUID: Task<Result<LambdaTransformation.Invoked, FileSystemError>, Never>] = [:]
-    /// How many buffers' invocations may run at once, the one of the buffer being published
-    /// included: the function is invoked for the next buffer while the previous result is staged
-    /// (Firehose, too, invokes a function concurrently).
-    static let invocationsAhead = 2
+    /// The consumer's first halves under way or done, by buffer, until the buffer's publishing runs
+    /// the second (`startConsuming`).
+    private var consuming: [UUID: Task<Result<StagedBufferConsumer.Finish, FileSystemError>, Never>] = [:]
     /// Delivery encodings under way or done, by buffer, until the buffer's publishing takes them.
     private var deliveryEncodings: [UUID: DeliveryEncodingTask] = [:]
     typealias DeliveryEncodingTask = Task<Result<Int, FileSystemError>, Never>
@@ -144,7 +141,7 @@ actor DeliveryStream {
 
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
-        durability: Durability, maxActivePartitions: Int = 500, transformation: LambdaTransformation? = nil,
+        durability: Durability, maxActivePartitions: Int = 500, consumer: StagedBufferConsumer? = nil,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
         onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in },
@@ -153,7 +150,7 @@ actor DeliveryStream {
         self.settings = settings
         self.name = settings.name
         self.destination = destination
-        self.transformation = transformation
+        self.consumer = consumer
         currentPipeline = Mutex(RecordPipeline(settings, generation: 0))
         self.stagingDirectory = stagingDirectory
         self.durability = durability
@@ -503,7 +500,7 @@ actor DeliveryStream {
     /// when its turn comes, which may be long behind a slow function: its descriptors close now (with
     /// durability fsync, once a sync holds its own), so a backlog does not run the process out of them.
     private func releaseDescriptors(of buffer: StagingBuffer) {
-        guard transformation != nil, buffers[buffer.partition] !== buffer, buffer.isFullyCommitted else { return }
+        guard consumer != nil, buffers[buffer.partition] !== buffer, buffer.isFullyCommitted else { return }
         if dirtyBuffers.contains(where: { $0 === buffer }) {
             if !closingAfterSync.contains(where: { $0 === buffer }) { closingAfterSync.append(buffer) }
         } else {
@@ -537,7 +534,7 @@ actor DeliveryStream {
             dropDeliveryEncoding(of: buffer)
             buffer.discard()
         }
-        invocations.removeAll()
+        consuming.removeAll()
         retryTask?.cancel()
         retryTask = nil
     }
@@ -593,9 +590,9 @@ actor DeliveryStream {
     /// does the publishing of a transformed stream's delivery stages, which that one task feeds: it
     /// must not wait for their buffers to be compressed and delivered before it transforms the next.
     private func publishAfterRequest() async -> [DeliveredObject] {
-        guard transformation != nil || settings.transformation != nil else { return await publishLoggingFailure() }
-        // A source buffer retired behind one being transformed starts its invocation now.
-        if transformation != nil { startInvocations() }
+        guard consumer != nil || settings.transformation != nil else { return await publishLoggingFailure() }
+        // A buffer retired behind one being consumed starts its consumption now.
+        if consumer != nil { startConsuming() }
         // After a failure the retry timer publishes, with backoff: a request must not run the
         // function again for every put meanwhile.
         if !publishQueue.isEmpty, backgroundPublisher == nil, !publishQueue.retryArmed {
@@ -682,9 +679,9 @@ actor DeliveryStream {
                 abandon(buffer)
                 continue
             }
-            if let transformation {
+            if let consumer {
                 do {
-                    try await transform(buffer, with: transformation, into: &outcome)
+                    try await consume(buffer, with: consumer, into: &outcome)
                 } catch {
                     outcome.failure = error
                     break publishing
@@ -762,31 +759,25 @@ actor DeliveryStream {
         return outcome
     }
 
-    /// Publishes a source stage's buffer: its records through the function and into the stream's
-    /// delivery stages, then its staging files go.
-    private func transform(
-        _ buffer: StagingBuffer, with transformation: LambdaTransformation, into outcome: inout PublishOutcome
+    /// Publishes a buffer of a stage with a consumer: the consumer's first half (started ahead, or
+    /// now), then its second, in buffer order; then the buffer's staging files go.
+    private func consume(
+        _ buffer: StagingBuffer, with consumer: StagedBufferConsumer, into outcome: inout PublishOutcome
     ) async throws(FileSystemError) {
         try buffer.finishEncoding()
-        guard let settings = buffer.settings.transformation else {
-            preconditionFailure("a source stage's buffer has the Lambda processor's settings")
-        }
-        // Registered while it runs, so that the next buffers' invocations start beside it, not it again.
-        let started = invocations[buffer.id] ?? startInvocation(of: buffer, settings: settings)
-        invocations[buffer.id] = started
-        startInvocations()
-        var invoked = await started.value
-        invocations.removeValue(forKey: buffer.id)
-        if case .failure = invoked, !buffer.isAbandoned {
+        // Registered while it runs, so that the next buffers' first halves start beside it, not it again.
+        let started = consuming[buffer.id] ?? startConsuming(buffer, with: consumer)
+        consuming[buffer.id] = started
+        startConsuming()
+        var first = await started.value
+        consuming.removeValue(forKey: buffer.id)
+        if case .failure = first, !buffer.isAbandoned {
             // Started a while ago, perhaps before a transient failure passed.
-            invoked = await startInvocation(of: buffer, settings: settings).value
+            first = await startConsuming(buffer, with: consumer).value
         }
         let result: Result<[DeliveredObject], FileSystemError>
-        switch invoked {
-        case .success(let records):
-            result =
-                buffer.isAbandoned
-                ? .success([]) : await transformation.stage(records, firstArrival: buffer.firstArrival)
+        switch first {
+        case .success(let finish): result = buffer.isAbandoned ? .success([]) : await finish()
         case .failure(let error): result = .failure(error)
         }
         guard !buffer.isAbandoned else {
@@ -795,7 +786,7 @@ actor DeliveryStream {
             return
         }
         let objects = try result.get()
-        // What the function made of the records is staged downstream: the source records are done.
+        // What the consumer made of the records is staged further on: the buffer is done.
         let files = [buffer.journalPath, buffer.dataPath]
         await BlockingIO.run { for file in files { POSIX.unlink(file) } }
         buffer.close()
@@ -803,27 +794,26 @@ actor DeliveryStream {
         outcome.delivered.append((buffer.id, objects))
     }
 
-    /// Starts invoking the function, off the actor, for the next retired source buffers that hold
-    /// all their content, up to `invocationsAhead`; their results are staged in order.
-    private func startInvocations() {
-        for (buffer, _) in publishQueue.retired where invocations.count < Self.invocationsAhead {
-            guard buffer.pendingSegments == 0, invocations[buffer.id] == nil, !buffer.isAbandoned,
-                let settings = buffer.settings.transformation, (try? buffer.finishEncoding()) != nil
+    /// Starts the consumer's first half, off the actor, for the next retired buffers that hold all
+    /// their content, up to its `ahead`; their second halves run in order.
+    private func startConsuming() {
+        guard let consumer else { return }
+        for (buffer, _) in publishQueue.retired where consuming.count < consumer.ahead {
+            guard buffer.pendingSegments == 0, consuming[buffer.id] == nil, !buffer.isAbandoned,
+                (try? buffer.finishEncoding()) != nil
             else { continue }
-            invocations[buffer.id] = startInvocation(of: buffer, settings: settings)
+            consuming[buffer.id] = startConsuming(buffer, with: consumer)
         }
     }
 
-    private func startInvocation(of buffer: StagingBuffer, settings: LambdaTransformationSettings)
-        -> Task<Result<LambdaTransformation.Invoked, FileSystemError>, Never>
+    private func startConsuming(_ buffer: StagingBuffer, with consumer: StagedBufferConsumer)
+        -> Task<Result<StagedBufferConsumer.Finish, FileSystemError>, Never>
     {
-        let (path, length, crc) = (buffer.dataPath, buffer.uncompressedBytes, buffer.contentCRC)
-        let transformation = transformation!
+        let staged = StagedBufferConsumer.Staged(
+            path: buffer.dataPath, length: buffer.uncompressedBytes, contentCRC: buffer.contentCRC,
+            firstArrival: buffer.firstArrival, settings: buffer.settings)
         let isStopped: @Sendable () -> Bool = { [weak self] in self?.discarded.load(ordering: .relaxed) ?? true }
-        return Task {
-            await transformation.invoke(
-                stagedAt: path, length: length, contentCRC: crc, settings: settings, isStopped: isStopped)
-        }
+        return Task { await consumer.start(staged, isStopped) }
     }
 
     /// Starts encoding, off the actor, each retired buffer that is encoded at delivery and holds all

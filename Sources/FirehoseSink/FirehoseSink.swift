@@ -221,14 +221,14 @@ public final class FirehoseSink: Sendable {
 
     /// The stages of a stream that deliver objects (or, with `transformation`, that stage source
     /// records for a `Lambda` processor and transform them into `transformation`'s stream).
-    private func makeStage(_ settings: DeliveryStreamSettings, transformation: LambdaTransformation? = nil)
+    private func makeStage(_ settings: DeliveryStreamSettings, consumer: StagedBufferConsumer? = nil)
         -> DeliveryStream
     {
         DeliveryStream(
             settings: settings,
             destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
-            maxActivePartitions: configuration.maxActivePartitions, transformation: transformation, clock: clock,
+            maxActivePartitions: configuration.maxActivePartitions, consumer: consumer, clock: clock,
             now: wallClock, logger: logger, onDelivery: onDelivery,
             onDeliveryFailure: { [weak self] error, staged in
                 self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
@@ -243,7 +243,7 @@ public final class FirehoseSink: Sendable {
         let transformation = LambdaTransformation(
             downstream: delivery, now: wallClock, logger: logger,
             onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
-        return makeStage(settings, transformation: transformation)
+        return makeStage(settings, consumer: transformation.consumer)
     }
 
     /// The sink's wall-clock time: what the API layer signs, activates and describes streams against.

@@ -155,6 +155,24 @@ struct LambdaTransformation: Sendable {
     /// Told how many records the function dropped on purpose (`Dropped`).
     let onDropped: @Sendable (Int) -> Void
 
+    /// How many buffers' functions run at once, the one of the buffer being published included: the
+    /// function is invoked for the next buffer while the previous result is staged (Firehose, too,
+    /// invokes a function concurrently).
+    static let invocationsAhead = 2
+
+    /// The source stage's consumer: `invoke`, then `stage`.
+    var consumer: StagedBufferConsumer {
+        StagedBufferConsumer(ahead: Self.invocationsAhead) { staged, isStopped in
+            guard let settings = staged.settings.transformation else {
+                preconditionFailure("a source stage's buffer has the Lambda processor's settings")
+            }
+            let invoked = await invoke(
+                stagedAt: staged.path, length: staged.length, contentCRC: staged.contentCRC, settings: settings,
+                isStopped: isStopped)
+            return invoked.map { invoked in { await stage(invoked, firstArrival: staged.firstArrival) } }
+        }
+    }
+
     /// Distinguishes record ids across the invocations of this run.
     private static let nextRecordID = Atomic<UInt64>(0)
 
