@@ -84,6 +84,32 @@ enum SourceRecordFrame {
         var frame: Range<Int>
     }
 
+    /// The records of the framed buffer staged at `path`, with their arrivals in epoch milliseconds.
+    /// Staged content that no longer matches what was written (`length`, `contentCRC`) is refused,
+    /// as delivery refuses it.
+    static func read(stagedAt path: String, length: Int, contentCRC: UInt32) async -> Result<
+        [(data: ArraySlice<UInt8>, arrival: Int64)], FileSystemError
+    > {
+        let read = await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
+            do throws(FileSystemError) {
+                return .success(try POSIX.readFile(path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch read {
+        case .success(let staged):
+            guard staged.count == length, staged.withUnsafeBytes({ CRC32.checksum($0) }) == contentCRC,
+                let frames = parse(staged)
+            else {
+                return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
+            }
+            return .success(frames.map { (staged[$0.record], $0.arrivalMilliseconds) })
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
     /// The frames of `bytes`, in order; nil when they do not tile it exactly (not a framed buffer).
     static func parse(_ bytes: [UInt8]) -> [Framed]? {
         var frames: [Framed] = []
@@ -191,26 +217,10 @@ struct LambdaTransformation: Sendable {
         stagedAt path: String, length: Int, contentCRC: UInt32, settings: LambdaTransformationSettings,
         isStopped: @escaping @Sendable () -> Bool = { false }
     ) async -> Result<Invoked, FileSystemError> {
-        let read = await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
-            do throws(FileSystemError) {
-                return .success(try POSIX.readFile(path))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let staged: [UInt8]
-        switch read {
-        case .success(let bytes): staged = bytes
+        switch await SourceRecordFrame.read(stagedAt: path, length: length, contentCRC: contentCRC) {
+        case .success(let records): return await invoke(records, settings: settings, isStopped: isStopped)
         case .failure(let error): return .failure(error)
         }
-        // Staged content that no longer matches what was written is refused, as delivery refuses it.
-        guard staged.count == length, staged.withUnsafeBytes({ CRC32.checksum($0) }) == contentCRC,
-            let frames = SourceRecordFrame.parse(staged)
-        else {
-            return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
-        }
-        return await invoke(
-            frames.map { (staged[$0.record], $0.arrivalMilliseconds) }, settings: settings, isStopped: isStopped)
     }
 
     /// Runs the function over `records` (with their arrivals in epoch milliseconds), in as few

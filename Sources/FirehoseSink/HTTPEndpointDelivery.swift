@@ -1,0 +1,133 @@
+import DurableStorage
+import FirehoseWire
+import HTTPTransports
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Delivers records to an HTTP endpoint as Firehose does (`HTTPEndpointContract`): at most 10,000
+/// records per request, each request retried with the same request id as `RetryOptions` says
+/// (`HTTPEndpointRetry`, waits on the injected clock), and the records of a request no attempt got
+/// accepted given back as AWS's `http-endpoint-failed` error records. Nothing here decides where
+/// those go: the stream's S3 configuration.
+struct HTTPEndpointDelivery: Sendable {
+    let transport: any HTTPTransport
+    let clock: any Clock<Duration>
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// A factor from 0.85 to 1.15 for each wait (random in use; tests fix it).
+    var jitter: @Sendable () -> Double = { Double.random(in: 0.85...1.15) }
+
+    /// What became of a batch of records.
+    struct Outcome: Sendable {
+        /// Error records (one JSON line each) of the records no attempt got accepted, for the
+        /// `http-endpoint-failed` error output.
+        var failed = RecordBatch()
+        /// Requests the endpoint accepted.
+        var accepted = 0
+        /// Attempts made, the accepted ones included.
+        var attempts = 0
+        /// Delivery stopped before every record was accepted or failed (shutdown cancelled a wait, or
+        /// the stream was deleted): the records stay staged, to be sent again.
+        var interrupted = false
+    }
+
+    /// Distinguishes the error records' `dataId` across the deliveries of this run.
+    private static let nextDataID = Atomic<UInt64>(0)
+
+    /// Sends `records` (with their arrivals in epoch milliseconds), in order.
+    /// - Parameter isStopped: true once the stream is deleted: no further attempt is made, and what
+    ///   was not accepted is not reported as failed (the stream's records are discarded).
+    func deliver(
+        _ records: [(data: ArraySlice<UInt8>, arrival: Int64)], settings: HTTPEndpointSettings,
+        isStopped: @escaping @Sendable () -> Bool = { false }
+    ) async -> Outcome {
+        var outcome = Outcome()
+        var start = 0
+        while start < records.count, !isStopped() {
+            let end = min(start + HTTPEndpointContract.maxRecordsPerRequest, records.count)
+            let batch = records[start..<end]
+            start = end
+            let failure: HTTPEndpointContract.Failure
+            let attempts: Int
+            switch await send(batch.map(\.data), settings: settings, isStopped: isStopped) {
+            case .accepted(let attempts):
+                outcome.attempts += attempts
+                outcome.accepted += 1
+                continue
+            case .interrupted:
+                outcome.interrupted = true
+                return outcome
+            case .failed(let last, let made):
+                outcome.attempts += made
+                (failure, attempts) = (last, made)
+            }
+            let ending = now()
+            for record in batch {
+                let dataID = LambdaTransformation.recordID(Self.nextDataID.add(1, ordering: .relaxed).oldValue)
+                ErrorOutput.appendHTTPEndpointFailure(
+                    record.data, failure: failure,
+                    arrival: Date(timeIntervalSince1970: TimeInterval(record.arrival) / 1000), attemptEnding: ending,
+                    attemptsMade: attempts, dataID: dataID + ".0", to: &outcome.failed)
+            }
+        }
+        if start < records.count { outcome.interrupted = true }
+        return outcome
+    }
+
+    private enum Sent {
+        case accepted(attempts: Int)
+        case failed(HTTPEndpointContract.Failure, attempts: Int)
+        case interrupted
+    }
+
+    /// Sends one request until the endpoint accepts it, the retries are spent, or delivery stops.
+    private func send(
+        _ records: [ArraySlice<UInt8>], settings: HTTPEndpointSettings, isStopped: () -> Bool
+    ) async -> Sent {
+        let requestID = UUID().uuidString.lowercased()
+        var retry = HTTPEndpointRetry(duration: settings.retryDuration)
+        var attempts = 0
+        while true {
+            attempts += 1
+            let request = HTTPEndpointContract.request(
+                id: requestID, timestamp: now(), records: records, settings: settings)
+            // In a task of its own: publishing may run in a cancelled task (a flush whose client went
+            // away), and a cancelled request fails at once.
+            let failure = await Task { [transport] in
+                do {
+                    return HTTPEndpointContract.check(try await transport.send(request), requestID: requestID)
+                } catch let failure as TransportFailure {
+                    if failure.timedOut { return .timedOut }
+                    if failure.reason.contains("too large") { return .responseTooLarge }
+                    return .connectionFailed(failure.reason)
+                } catch {
+                    return .connectionFailed("\(error)")
+                }
+            }.value
+            guard let failure else { return .accepted(attempts: attempts) }
+            let next = retry.attemptFailed(failure, jitter: jitter())
+            logger.warning(
+                "HTTP endpoint delivery attempt failed",
+                metadata: [
+                    "url": .string(settings.url.absoluteString), "request_id": .string(requestID),
+                    "records": .stringConvertible(records.count), "attempt": .stringConvertible(attempts),
+                    "error_code": .string(failure.code), "error": .string(failure.message),
+                    "retry": .string(next == .giveUp ? "no: retries spent" : "yes"),
+                ])
+            guard !isStopped() else { return .interrupted }
+            guard case .retry(let delay) = next else { return .failed(failure, attempts: attempts) }
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                // Cancelled (shutdown): the records stay staged and are delivered by the next start.
+                return .interrupted
+            }
+        }
+    }
+}

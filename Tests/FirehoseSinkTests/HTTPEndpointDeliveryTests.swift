@@ -1,0 +1,155 @@
+import FirehoseTestSupport
+import FirehoseWire
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import FirehoseSink
+@testable import HTTPTransports
+
+/// A transport that answers from a script and keeps every request.
+final class ScriptedEndpoint: HTTPTransport {
+    enum Answer {
+        case status(Int, String)
+        /// The request's own id echoed, as a conforming endpoint answers.
+        case acknowledge
+        case failure(TransportFailure)
+    }
+
+    private let state: Mutex<(answers: [Answer], requests: [HTTPRequest])>
+    private let then: Answer
+
+    /// Answers `answers` in order, then `then` to every further request.
+    init(_ answers: [Answer], then: Answer = .acknowledge) {
+        state = Mutex((answers, []))
+        self.then = then
+    }
+
+    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let answer = state.withLock { state -> Answer in
+            state.requests.append(request)
+            return state.answers.isEmpty ? then : state.answers.removeFirst()
+        }
+        switch answer {
+        case .status(let status, let body):
+            return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+        case .acknowledge:
+            let id = request.header("X-Amz-Firehose-Request-Id") ?? ""
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: Array(#"{"requestId":"\#(id)","timestamp":1}"#.utf8))
+        case .failure(let failure):
+            throw failure
+        }
+    }
+}
+
+@Suite("HTTP endpoint delivery: requests, retries on the clock, and the records no attempt got accepted")
+struct HTTPEndpointDeliveryTests {
+    static let arrival: Int64 = 1_795_266_309_000
+
+    func delivery(_ endpoint: ScriptedEndpoint, clock: ManualClock) -> HTTPEndpointDelivery {
+        HTTPEndpointDelivery(
+            transport: endpoint, clock: clock, now: clock.wallClock,
+            logger: Logger(label: "http-endpoint-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
+            jitter: { 1 })
+    }
+
+    func settings(retrySeconds: Int = 300) -> HTTPEndpointSettings {
+        HTTPEndpointSettings(
+            url: URL(string: "http://127.0.0.1:9/ingest")!, retryDuration: .seconds(retrySeconds),
+            deliveryStreamARN: "arn:aws:firehose:us-east-1:000000000000:deliverystream/web")
+    }
+
+    func records(_ count: Int) -> [(data: ArraySlice<UInt8>, arrival: Int64)] {
+        (0..<count).map { (Array("record-\($0)".utf8)[...], Self.arrival + Int64($0)) }
+    }
+
+    func sentData(_ request: HTTPRequest) throws -> [String] {
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        return try #require(body["records"] as? [[String: String]]).map {
+            String(decoding: Data(base64Encoded: $0["data"]!)!, as: UTF8.self)
+        }
+    }
+
+    @Test("Records go in requests of at most 10,000, in order, each with its own request id")
+    func batches() async throws {
+        let endpoint = ScriptedEndpoint([])
+        let clock = ManualClock(advancesWhenSlept: true)
+        let outcome = await delivery(endpoint, clock: clock).deliver(records(12_001), settings: settings())
+        #expect(outcome.accepted == 2 && outcome.attempts == 2 && outcome.failed.isEmpty && !outcome.interrupted)
+        let requests = endpoint.requests
+        #expect(try requests.map { try sentData($0).count } == [10_000, 2_001])
+        #expect(try sentData(requests[1]).last == "record-12000")
+        #expect(Set(requests.map { $0.header("X-Amz-Firehose-Request-Id") }).count == 2)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("A failed request is sent again with the same id after 1 s, then 2 s, until accepted")
+    func retriesUntilAccepted() async throws {
+        let endpoint = ScriptedEndpoint([
+            .status(503, "busy"), .failure(TransportFailure("refused", reason: "Connection refused")),
+        ])
+        let clock = ManualClock(advancesWhenSlept: true)
+        let outcome = await delivery(endpoint, clock: clock).deliver(records(3), settings: settings())
+        #expect(outcome.accepted == 1 && outcome.attempts == 3 && outcome.failed.isEmpty)
+        #expect(Set(endpoint.requests.map { $0.header("X-Amz-Firehose-Request-Id") }).count == 1)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+    }
+
+    @Test("When RetryOptions runs out, each record of the request becomes AWS's error record")
+    func retriesSpent() async throws {
+        let endpoint = ScriptedEndpoint([], then: .status(500, #"{"errorMessage":"broken"}"#))
+        let clock = ManualClock(advancesWhenSlept: true)
+        let outcome = await delivery(endpoint, clock: clock).deliver(records(2), settings: settings(retrySeconds: 3))
+        #expect(outcome.accepted == 0 && outcome.attempts == 3)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+        #expect(outcome.failed.count == 2)
+        for index in 0..<2 {
+            let record = try #require(
+                try JSONSerialization.jsonObject(with: Data(outcome.failed[index])) as? [String: Any])
+            #expect(record["attemptsMade"] as? Int == 3)
+            #expect(record["errorCode"] as? String == "HttpEndpoint.DestinationException")
+            #expect((record["errorMessage"] as? String)?.hasSuffix(#"500: {"errorMessage":"broken"}"#) == true)
+            #expect(record["arrivalTimestamp"] as? Int == Int(Self.arrival) + index)
+            #expect(record["rawData"] as? String == Data("record-\(index)".utf8).base64EncodedString())
+            #expect((record["dataId"] as? String)?.hasSuffix(".0") == true)
+        }
+    }
+
+    @Test("A timeout and a refused connection are told apart; 413 is not retried")
+    func failureKinds() async throws {
+        var timedOut = TransportFailure("timed out", reason: "timed out")
+        timedOut.timedOut = true
+        for (answer, code, attempts) in [
+            (ScriptedEndpoint.Answer.failure(timedOut), "HttpEndpoint.RequestTimeout", 2),
+            (.failure(TransportFailure("connect", reason: "Connection refused")), "HttpEndpoint.ConnectionFailed", 2),
+            (.status(413, "too big"), "HttpEndpoint.DestinationException", 1),
+        ] {
+            let endpoint = ScriptedEndpoint([], then: answer)
+            let clock = ManualClock(advancesWhenSlept: true)
+            let outcome = await delivery(endpoint, clock: clock).deliver(
+                records(1), settings: settings(retrySeconds: 1))
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(outcome.failed[0])) as? [String: Any])
+            #expect(record["errorCode"] as? String == code)
+            #expect(outcome.attempts == attempts, "\(code)")
+        }
+    }
+
+    @Test("Delivery that stops (the stream deleted) reports nothing failed: the records stay staged")
+    func stopped() async throws {
+        let endpoint = ScriptedEndpoint([], then: .status(503, "busy"))
+        let clock = ManualClock(advancesWhenSlept: true)
+        let stop = Atomic<Bool>(false)
+        let outcome = await delivery(endpoint, clock: clock).deliver(
+            records(1), settings: settings(),
+            isStopped: {
+                // Running when the first request goes out, stopped after.
+                stop.exchange(true, ordering: .relaxed)
+            })
+        #expect(outcome.interrupted && outcome.failed.isEmpty)
+    }
+}
