@@ -455,8 +455,9 @@ public final class FirehoseSink: Sendable {
             }
             if let recording { delivered += tracker.stopRecording(recording) }
             if let failure {
-                failures.append(
-                    UndeliveredStream(stream: name, error: failure, stagedRecords: await entry.bufferFill.records))
+                // The backup's records count too: a failure may be the backup's alone.
+                let staged = await entry.bufferFill.records + (await entry.backup?.bufferFill.records ?? 0)
+                failures.append(UndeliveredStream(stream: name, error: failure, stagedRecords: staged))
             }
         }
         if !failures.isEmpty { throw .undelivered(delivered: delivered, failures: failures) }

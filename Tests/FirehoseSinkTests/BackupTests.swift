@@ -90,6 +90,27 @@ struct BackupTests {
         #expect(second.orphaned.count == 1)
     }
 
+    @Test("A backup that cannot deliver keeps its records staged and says how many; the destination still delivers")
+    func backupFailure() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try backedUpSettings(try settings(destination())))
+            // A file where the backup's bucket folder would go.
+            #expect(FileManager.default.createFile(atPath: harness.bucketPath("backup-bucket"), contents: Data()))
+            try await harness.put(["kept"])
+            do throws(SinkError) {
+                _ = try await harness.sink.flush()
+                Issue.record("the flush reported no failure")
+            } catch {
+                let (delivered, failures) = try #require(error.undelivered)
+                #expect(delivered.map(\.bucket) == ["demo-bucket"])
+                #expect(failures.map(\.stagedRecords) == [1])
+            }
+            try FileManager.default.removeItem(atPath: harness.bucketPath("backup-bucket"))
+            let retried = try await harness.sink.flush()
+            #expect(retried.map(\.isBackup) == [true])
+        }
+    }
+
     @Test("Deleting the stream discards the backup's buffer too")
     func deleteDiscardsTheBackup() async throws {
         try await SinkHarness.with { harness in
