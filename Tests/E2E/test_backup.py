@@ -97,6 +97,21 @@ def test_a_stream_without_processors_backs_up_too(srv, fh):
     assert srv.read_object(BACKUP_BUCKET, backup["key"]) == b"raw"
 
 
+def test_the_backup_holds_records_before_decompression(srv, fh):
+    fh.create_delivery_stream(
+        DeliveryStreamName="b-gzip",
+        ExtendedS3DestinationConfiguration=backed_up_stream(
+            {"Type": "Decompression", "Parameters": [{"ParameterName": "CompressionFormat", "ParameterValue": "GZIP"}]},
+            {"Type": "AppendDelimiterToRecord"}))
+    sent = [gzip.compress(b"first"), gzip.compress(b"second")]
+    fh.put_record_batch(DeliveryStreamName="b-gzip", Records=[{"Data": d} for d in sent])
+    objects = srv.flush("b-gzip")["objects"]
+    [backup] = [o for o in objects if o.get("backup")]
+    [delivered] = [o for o in objects if not o.get("backup")]
+    assert srv.read_object(BACKUP_BUCKET, backup["key"], decompress=False) == b"".join(sent)
+    assert srv.read_object(BUCKET, delivered["key"]) == b"first\nsecond\n"
+
+
 def test_describe_gives_the_backup_with_aws_defaults(fh):
     fh.create_delivery_stream(
         DeliveryStreamName="b-describe",
