@@ -445,6 +445,7 @@ actor DeliveryStream {
         publishQueue.remove(buffer)
         dirtyBuffers.removeAll { $0 === buffer }
         dropDeliveryEncoding(of: buffer)
+        consuming.removeValue(forKey: buffer.id)
         buffer.discard()
     }
 
@@ -765,15 +766,18 @@ actor DeliveryStream {
         _ buffer: StagingBuffer, with consumer: StagedBufferConsumer, into outcome: inout PublishOutcome
     ) async throws(FileSystemError) {
         try buffer.finishEncoding()
-        // Registered while it runs, so that the next buffers' first halves start beside it, not it again.
+        // Registered until the buffer is done, second half included: a request meanwhile starts the
+        // next buffers' first halves beside it, never this one's again.
         let started = consuming[buffer.id] ?? startConsuming(buffer, with: consumer)
         consuming[buffer.id] = started
+        defer { consuming.removeValue(forKey: buffer.id) }
         startConsuming()
         var first = await started.value
-        consuming.removeValue(forKey: buffer.id)
         if case .failure = first, !buffer.isAbandoned {
             // Started a while ago, perhaps before a transient failure passed.
-            first = await startConsuming(buffer, with: consumer).value
+            let again = startConsuming(buffer, with: consumer)
+            consuming[buffer.id] = again
+            first = await again.value
         }
         let result: Result<[DeliveredObject], FileSystemError>
         switch first {

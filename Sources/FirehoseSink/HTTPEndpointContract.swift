@@ -81,9 +81,31 @@ package enum HTTPEndpointContract {
     /// Why an attempt failed, in the error codes Firehose writes to the error output.
     package struct Failure: Error, Sendable, Equatable {
         package var code: String
-        package var message: String
+        /// At most `maxMessageBytes`: it is copied into every error record of the request.
+        package private(set) var message: String
         /// Not retried: the endpoint said the request is too large (413).
         package var isPermanent = false
+
+        package static let maxMessageBytes = 4096
+
+        init(code: String, message: String, isPermanent: Bool = false) {
+            self.code = code
+            self.message = Self.cut(message, to: Self.maxMessageBytes)
+            self.isPermanent = isPermanent
+        }
+
+        /// `text` cut to at most `bytes` UTF-8 bytes, on a character boundary, marked when cut.
+        static func cut(_ text: String, to bytes: Int) -> String {
+            guard text.utf8.count > bytes else { return text }
+            var kept = ""
+            var size = 0
+            for character in text {
+                size += character.utf8.count
+                guard size <= bytes - 3 else { break }
+                kept.append(character)
+            }
+            return kept + "..."
+        }
 
         /// Any status other than 200.
         package static func destination(status: Int, body: String) -> Failure {
@@ -157,9 +179,8 @@ package enum HTTPEndpointContract {
             headers.append(("X-Amz-Firehose-Common-Attributes", String(decoding: attributes.bytes, as: UTF8.self)))
         }
         var content = body.bytes
-        if settings.contentEncoding == .gzip {
-            // GzipEncoding cannot fail on bytes in memory.
-            content = (try? GzipEncoding(level: 6).encodeWhole(content)) ?? content
+        if settings.contentEncoding == .gzip, let compressed = try? GzipEncoding(level: 6).encodeWhole(content) {
+            content = compressed
             headers.append(("Content-Encoding", "gzip"))
         }
         return HTTPRequest(url: settings.url, method: "POST", headers: headers, body: content, timeout: responseTimeout)
@@ -169,7 +190,7 @@ package enum HTTPEndpointContract {
     /// 200, `Content-Type: application/json`, no `Content-Encoding`, at most 1 MiB, a JSON object of
     /// `requestId` (this request's), `timestamp` (a number) and optionally `errorMessage`, nothing else.
     package static func check(_ response: HTTPResponse, requestID: String) -> Failure? {
-        let excerpt = String(decoding: response.body.prefix(4096), as: UTF8.self)
+        let excerpt = Failure.cut(String(decoding: response.body.prefix(1024), as: UTF8.self), to: 1024)
         guard response.body.count <= maxResponseBytes else { return .responseTooLarge }
         guard response.status == 200 else { return .destination(status: response.status, body: excerpt) }
         func invalid(_ problem: String) -> Failure {
@@ -179,12 +200,11 @@ package enum HTTPEndpointContract {
             String($0.filter { $0 != " " && $0 != "\t" }).lowercased()
         }
         guard mediaType == "application/json" else {
-            return invalid(
-                "Content-Type is \(response.header("Content-Type").map { "'\($0)'" } ?? "missing"), not application/json"
-            )
+            let given = response.header("Content-Type").map { "'\(Failure.cut($0, to: 100))'" } ?? "missing"
+            return invalid("Content-Type is \(given), not application/json")
         }
         if let encoding = response.header("Content-Encoding"), !encoding.isEmpty, encoding.lowercased() != "identity" {
-            return invalid("Content-Encoding '\(encoding)' is not allowed")
+            return invalid("Content-Encoding '\(Failure.cut(encoding, to: 100))' is not allowed")
         }
         let problem = response.body.withUnsafeBufferPointer { bytes -> String? in
             var reader = ResponseReader(cursor: StrictJSONCursor(bytes))
@@ -223,9 +243,9 @@ package enum HTTPEndpointContract {
                 }
             }
             if let wrongType { return wrongType }
-            if let unexpected { return "unexpected member '\(unexpected)'" }
+            if let unexpected { return "unexpected member '\(Failure.cut(unexpected, to: 100))'" }
             guard let echoed else { return "requestId is missing" }
-            guard echoed == requestID else { return "requestId '\(echoed)' is not the request's" }
+            guard echoed == requestID else { return "requestId '\(Failure.cut(echoed, to: 100))' is not the request's" }
             return hasTimestamp ? nil : "timestamp is missing"
         }
     }

@@ -33,7 +33,7 @@ struct HTTPEndpointDelivery: Sendable {
         /// Attempts made, the accepted ones included.
         var attempts = 0
         /// Delivery stopped before every record was accepted or failed (shutdown cancelled a wait, or
-        /// the stream was deleted): the records stay staged, to be sent again.
+        /// the stream was deleted): the records stay staged, to be sent again, and `failed` is empty.
         var interrupted = false
     }
 
@@ -61,8 +61,8 @@ struct HTTPEndpointDelivery: Sendable {
                 outcome.accepted += 1
                 continue
             case .interrupted:
-                outcome.interrupted = true
-                return outcome
+                // The whole buffer stays staged and is sent again: nothing of it is reported failed.
+                return Outcome(accepted: outcome.accepted, attempts: outcome.attempts, interrupted: true)
             case .failed(let last, let made):
                 outcome.attempts += made
                 (failure, attempts) = (last, made)
@@ -76,7 +76,9 @@ struct HTTPEndpointDelivery: Sendable {
                     attemptsMade: attempts, dataID: dataID + ".0", to: &outcome.failed)
             }
         }
-        if start < records.count { outcome.interrupted = true }
+        guard start == records.count else {
+            return Outcome(accepted: outcome.accepted, attempts: outcome.attempts, interrupted: true)
+        }
         return outcome
     }
 
@@ -93,10 +95,11 @@ struct HTTPEndpointDelivery: Sendable {
         let requestID = UUID().uuidString.lowercased()
         var retry = HTTPEndpointRetry(duration: settings.retryDuration)
         var attempts = 0
+        // Built once: every attempt sends the same request, id and timestamp included.
+        let request = HTTPEndpointContract.request(
+            id: requestID, timestamp: now(), records: records, settings: settings)
         while true {
             attempts += 1
-            let request = HTTPEndpointContract.request(
-                id: requestID, timestamp: now(), records: records, settings: settings)
             // In a task of its own: publishing may run in a cancelled task (a flush whose client went
             // away), and a cancelled request fails at once.
             let failure = await Task { [transport] in
@@ -104,7 +107,7 @@ struct HTTPEndpointDelivery: Sendable {
                     return HTTPEndpointContract.check(try await transport.send(request), requestID: requestID)
                 } catch let failure as TransportFailure {
                     if failure.timedOut { return .timedOut }
-                    if failure.reason.contains("too large") { return .responseTooLarge }
+                    if failure.answerTooLarge { return .responseTooLarge }
                     return .connectionFailed(failure.reason)
                 } catch {
                     return .connectionFailed("\(error)")

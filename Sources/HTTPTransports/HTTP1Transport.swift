@@ -168,6 +168,8 @@ package struct TransportFailure: Error, CustomStringConvertible {
     package var phase = Phase.exchanging
     /// The request's deadline passed.
     package var timedOut = false
+    /// The answer was larger than a transport reads (`maxBody`).
+    package var answerTooLarge = false
     /// The cause without the operation: "Connection refused", "timed out", ...
     package var reason: String
 
@@ -175,6 +177,12 @@ package struct TransportFailure: Error, CustomStringConvertible {
         self.description = description
         self.requestUnsent = requestUnsent
         self.reason = reason ?? description
+    }
+
+    static func tooLarge(_ description: String) -> TransportFailure {
+        var failure = TransportFailure(description)
+        failure.answerTooLarge = true
+        return failure
     }
 
     static func system(_ operation: String, requestUnsent: Bool = false) -> TransportFailure {
@@ -413,7 +421,9 @@ final class Connection: @unchecked Sendable {
             if head.chunked {
                 body = try readChunked(deadline: deadline)
             } else if let length = head.contentLength {
-                guard length <= Self.maxBody else { throw TransportFailure("answer of \(length) bytes is too large") }
+                guard length <= Self.maxBody else {
+                    throw TransportFailure.tooLarge("answer of \(length) bytes is too large")
+                }
                 while buffer.count < length {
                     guard try fill(deadline: deadline) else {
                         throw TransportFailure("connection closed inside the answer")
@@ -426,7 +436,7 @@ final class Connection: @unchecked Sendable {
             } else {
                 // Delimited by the end of the connection.
                 while try fill(deadline: deadline) {
-                    guard buffer.count <= Self.maxBody else { throw TransportFailure("answer is too large") }
+                    guard buffer.count <= Self.maxBody else { throw TransportFailure.tooLarge("answer is too large") }
                 }
                 body = buffer
                 buffer.removeAll()
@@ -523,7 +533,7 @@ final class Connection: @unchecked Sendable {
                     if end == 0 { return body }
                 }
             }
-            guard body.count + size <= Self.maxBody else { throw TransportFailure("answer is too large") }
+            guard body.count + size <= Self.maxBody else { throw TransportFailure.tooLarge("answer is too large") }
             while buffer.count < size + 2 {
                 guard try fill(deadline: deadline) else {
                     throw TransportFailure("connection closed inside the answer")

@@ -146,6 +146,21 @@ struct HTTPEndpointContractTests {
         #expect(!failure.isPermanent)
     }
 
+    @Test("What a hostile endpoint echoes is cut: the message goes into every error record of the request")
+    func hostileAnswersAreCut() throws {
+        let long = String(repeating: "é", count: 300_000)
+        for response in [
+            Self.response(200, #"{"requestId":"\#(long)","timestamp":1}"#),
+            Self.response(200, #"{"\#(long)":1,"requestId":"r","timestamp":1}"#),
+            Self.response(200, "{}", contentType: long),
+            Self.response(500, long),
+        ] {
+            let failure = try #require(HTTPEndpointContract.check(response, requestID: "r"))
+            #expect(failure.message.utf8.count <= HTTPEndpointContract.Failure.maxMessageBytes)
+            #expect(failure.message.utf8.count < 1400, "\(failure.message.utf8.count)")
+        }
+    }
+
     @Test("413 is permanent; an answer over 1 MiB is too large")
     func permanentAndTooLarge() throws {
         let tooLarge = try #require(HTTPEndpointContract.check(Self.response(413, "too big"), requestID: "r"))
