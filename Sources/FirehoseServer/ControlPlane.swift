@@ -200,6 +200,11 @@ struct ControlPlane {
                 "Destination Id \(input.destinationId!) not found for firehose \(name); its destination is \(Self.destinationID)."
             )
         }
+        if record.definition.httpEndpointDestinationConfiguration != nil {
+            throw .invalidArgument(
+                "UpdateDestination of an HTTP endpoint destination is not supported yet by firehose-local; delete and create the stream again."
+            )
+        }
         if let other = input.otherUpdates.first {
             throw .invalidArgument("\(other) is not supported yet by firehose-local; update the S3 destination.")
         }

@@ -80,6 +80,21 @@ extension DeliveryStreamSettings {
                 ))
         }
 
+        if let http = definition.httpEndpointDestinationConfiguration {
+            guard definition.extendedS3DestinationConfiguration == nil, definition.s3DestinationConfiguration == nil
+            else {
+                throw fail(
+                    Self.httpEndpointField,
+                    .invalidArgument(
+                        "Exactly one destination configuration is allowed: give HttpEndpointDestinationConfiguration or an S3 destination, not both."
+                    ))
+            }
+            self = try Self.httpEndpointStream(
+                http, definition: definition, name: name, gzipLevel: gzipLevel, versionID: versionID,
+                requireRoleARN: requireRoleARN, dataDirectory: dataDirectory, lambdaFunctions: lambdaFunctions,
+                region: region, accountID: accountID)
+            return
+        }
         let destination: ExtendedS3DestinationConfiguration
         var field: String
         switch (definition.extendedS3DestinationConfiguration, definition.s3DestinationConfiguration) {
@@ -136,34 +151,8 @@ extension DeliveryStreamSettings {
                 ]))
         }
 
-        var sizeInMBs = Self.defaultSizeInMBs
-        var intervalInSeconds = Self.defaultIntervalInSeconds
-        if let hints = destination.bufferingHints {
-            switch (hints.sizeInMBs, hints.intervalInSeconds) {
-            case (let size?, let interval?):
-                let violations = [
-                    ValidationViolation.outOfRange(size, path: "\(path).bufferingHints.sizeInMBs", range: 1...128),
-                    ValidationViolation.outOfRange(
-                        interval, path: "\(path).bufferingHints.intervalInSeconds", range: 0...900),
-                ].compactMap { $0 }
-                if !violations.isEmpty {
-                    let member =
-                        violations.count == 2
-                        ? "" : violations[0].path.hasSuffix("sizeInMBs") ? ".SizeInMBs" : ".IntervalInSeconds"
-                    throw fail("\(field).BufferingHints\(member)", .validation(violations))
-                }
-                sizeInMBs = size
-                intervalInSeconds = interval
-            case (nil, nil):
-                break
-            default:
-                throw fail(
-                    "\(field).BufferingHints",
-                    .invalidArgument(
-                        "BufferingHints must specify both SizeInMBs and IntervalInSeconds, or neither (then 5 MB / 300 s apply)."
-                    ))
-            }
-        }
+        let (sizeInMBs, intervalInSeconds) = try Self.bufferingHints(
+            destination.bufferingHints, sizeRange: 1...128, field: field, path: path)
 
         let format = destination.compressionFormat ?? "UNCOMPRESSED"
         // Every format of the model is one the sink writes.
@@ -297,6 +286,38 @@ extension DeliveryStreamSettings {
             }
         }
         self = settings
+    }
+
+    /// `BufferingHints` checked (both members or neither, each in its range), or AWS's defaults
+    /// (5 MB / 300 s): size in MB and interval in seconds.
+    static func bufferingHints(
+        _ hints: BufferingHints?, sizeRange: ClosedRange<Int>, field: String, path: String
+    ) throws(StreamConfigurationError) -> (sizeInMBs: Int, intervalInSeconds: Int) {
+        guard let hints else { return (defaultSizeInMBs, defaultIntervalInSeconds) }
+        switch (hints.sizeInMBs, hints.intervalInSeconds) {
+        case (let size?, let interval?):
+            let violations = [
+                ValidationViolation.outOfRange(size, path: "\(path).bufferingHints.sizeInMBs", range: sizeRange),
+                ValidationViolation.outOfRange(
+                    interval, path: "\(path).bufferingHints.intervalInSeconds", range: 0...900),
+            ].compactMap { $0 }
+            if !violations.isEmpty {
+                let member =
+                    violations.count == 2
+                    ? "" : violations[0].path.hasSuffix("sizeInMBs") ? ".SizeInMBs" : ".IntervalInSeconds"
+                throw StreamConfigurationError(
+                    field: "\(field).BufferingHints\(member)", error: .validation(violations))
+            }
+            return (size, interval)
+        case (nil, nil):
+            return (defaultSizeInMBs, defaultIntervalInSeconds)
+        default:
+            throw StreamConfigurationError(
+                field: "\(field).BufferingHints",
+                error: .invalidArgument(
+                    "BufferingHints must specify both SizeInMBs and IntervalInSeconds, or neither (then 5 MB / 300 s apply)."
+                ))
+        }
     }
 
     /// The source-record backup's settings when `S3BackupMode` is `Enabled`: its `S3BackupConfiguration`

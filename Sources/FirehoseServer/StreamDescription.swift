@@ -34,6 +34,11 @@ enum StreamDescription {
     /// both ways whichever shape created it).
     static func destination(settings: DeliveryStreamSettings, record: StreamRecord, accountID: String) -> JSONValue {
         let definition = record.definition
+        if let http = definition.httpEndpointDestinationConfiguration, let endpoint = settings.httpEndpoint,
+            let s3 = settings.backupStage
+        {
+            return httpEndpointDestination(http, endpoint: endpoint, settings: settings, s3: s3, accountID: accountID)
+        }
         let given =
             definition.extendedS3DestinationConfiguration ?? definition.s3DestinationConfiguration?.configuration
             ?? ExtendedS3DestinationConfiguration(bucketARN: nil)
@@ -53,6 +58,50 @@ enum StreamDescription {
             "DestinationId": .string(ControlPlane.destinationID),
             "ExtendedS3DestinationDescription": .object(extended),
             "S3DestinationDescription": .object(plain),
+        ])
+    }
+
+    /// An HTTP endpoint destination as AWS describes it (`HttpEndpointDestinationDescription`): the
+    /// endpoint's Url and Name (never its AccessKey), the defaults filled in, and its S3 configuration
+    /// as an S3 destination.
+    private static func httpEndpointDestination(
+        _ http: HttpEndpointDestinationConfiguration, endpoint: HTTPEndpointSettings, settings: DeliveryStreamSettings,
+        s3: DeliveryStreamSettings, accountID: String
+    ) -> JSONValue {
+        var given: [String: JSONValue] = [:]
+        if case .object(let members)? = jsonValue(of: http) { given = members }
+        var described: [String: JSONValue] = [:]
+        var endpointDescription: [String: JSONValue] = ["Url": .string(endpoint.url.absoluteString)]
+        if let name = http.endpointConfiguration?.name { endpointDescription["Name"] = .string(name) }
+        described["EndpointConfiguration"] = .object(endpointDescription)
+        described["BufferingHints"] = .object([
+            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
+            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
+        ])
+        described["CloudWatchLoggingOptions"] = given["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
+        var request: [String: JSONValue] = ["ContentEncoding": .string(endpoint.contentEncoding.rawValue)]
+        if !endpoint.commonAttributes.isEmpty {
+            request["CommonAttributes"] = .array(
+                endpoint.commonAttributes.map {
+                    .object(["AttributeName": .string($0.name), "AttributeValue": .string($0.value)])
+                })
+        }
+        described["RequestConfiguration"] = .object(request)
+        let role = given["RoleARN"] ?? .string("arn:aws:iam::\(accountID):role/firehose-local")
+        described["RoleARN"] = role
+        described["ProcessingConfiguration"] =
+            given["ProcessingConfiguration"].map { withLambdaDefaults($0, role: role) }
+            ?? .object(["Enabled": .bool(false), "Processors": .array([])])
+        described["RetryOptions"] = .object([
+            "DurationInSeconds": .number(Double(endpoint.retryDuration.components.seconds))
+        ])
+        described["S3BackupMode"] = .string(endpoint.backupMode.rawValue)
+        var s3Given: [String: JSONValue] = [:]
+        if case .object(let members)? = given["S3Configuration"] { s3Given = members }
+        described["S3DestinationDescription"] = .object(s3Description(s3Given, settings: s3, accountID: accountID))
+        return .object([
+            "DestinationId": .string(ControlPlane.destinationID),
+            "HttpEndpointDestinationDescription": .object(described),
         ])
     }
 

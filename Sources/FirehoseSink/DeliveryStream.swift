@@ -188,8 +188,19 @@ actor DeliveryStream {
     /// Stages again, as they were staged, records an earlier run staged (source records that await
     /// their transformation), without publishing anything before returning.
     @concurrent
-    nonisolated func restage(_ records: RecordBatch, arrival: Date) async throws(SinkError) {
-        _ = try await append(.staged(records), arrival: arrival)
+    nonisolated func restage(_ records: RecordBatch, partition: PartitionKey = .whole, arrival: Date)
+        async throws(SinkError)
+    {
+        _ = try await append(.staged(records, partition), arrival: arrival)
+    }
+
+    /// Buffers error records another stage made (an HTTP endpoint's failures) in the error output
+    /// of `type`, as `append` does.
+    @concurrent
+    nonisolated func append(errorRecords records: RecordBatch, type: String, arrival: Date) async throws(SinkError)
+        -> [DeliveredObject]
+    {
+        try await append(.errorRecords(records, type: type), arrival: arrival)
     }
 
     @concurrent
@@ -815,7 +826,7 @@ actor DeliveryStream {
     {
         let staged = StagedBufferConsumer.Staged(
             path: buffer.dataPath, length: buffer.uncompressedBytes, contentCRC: buffer.contentCRC,
-            firstArrival: buffer.firstArrival, settings: buffer.settings)
+            firstArrival: buffer.firstArrival, settings: buffer.settings, partition: buffer.partition)
         let isStopped: @Sendable () -> Bool = { [weak self] in self?.discarded.load(ordering: .relaxed) ?? true }
         return Task { await consumer.start(staged, isStopped) }
     }
@@ -907,8 +918,10 @@ actor DeliveryStream {
             "records": .stringConvertible(object.records), "bytes": .stringConvertible(object.bytes),
             "stored_bytes": .stringConvertible(object.storedBytes), "reason": .string(object.reason.rawValue),
         ]
-        if object.isBackup { metadata["backup"] = "source records" }
-        logger.info(object.isBackup ? "Delivered source-record backup object" : "Delivered object", metadata: metadata)
+        let isSourceBackup = object.isBackup && object.errorOutputType == nil
+        if isSourceBackup { metadata["backup"] = "source records" }
+        if let type = object.errorOutputType { metadata["error_output_type"] = .string(type) }
+        logger.info(isSourceBackup ? "Delivered source-record backup object" : "Delivered object", metadata: metadata)
         onDelivery(object)
     }
 }

@@ -80,6 +80,17 @@ public struct DeliveryStreamSettings: Sendable {
     private var backupStorage: [DeliveryStreamSettings] = []
     /// These are the settings of a backup stage (`backupStage`).
     package private(set) var isBackupStage = false
+    /// An HTTP endpoint destination (`HttpEndpointDestinationConfiguration`): the stream's records
+    /// go to it, framed in its stage's buffers and sent by `HTTPEndpointDelivery`; `backupStage` is
+    /// then its `S3Configuration`, which takes the records no attempt got accepted (and, with
+    /// `AllData`, every record as received).
+    package private(set) var httpEndpoint: HTTPEndpointSettings?
+    /// Whether every record is backed up as received when it is put (`S3BackupMode: Enabled`, or an
+    /// HTTP endpoint's `AllData`).
+    package var backsUpSourceRecords: Bool {
+        backupStage != nil && (httpEndpoint == nil || httpEndpoint?.backupMode == .allData)
+    }
+
     /// Starts at 1; UpdateDestination increments it and new objects carry it in their key.
     public var versionID: Int
     /// The definition as given, kept for DescribeDeliveryStream.
@@ -134,11 +145,18 @@ public struct DeliveryStreamSettings: Sendable {
         }
     }
 
+    /// Delivers to `endpoint` instead of a bucket, with `s3` (its `S3Configuration`) for what fails.
+    package mutating func deliver(to endpoint: HTTPEndpointSettings, s3: DeliveryStreamSettings) {
+        httpEndpoint = endpoint
+        backUp(with: s3)
+    }
+
     /// Backs every record up, as received, with `backup` (a plain S3 destination's settings).
     package mutating func backUp(with backup: DeliveryStreamSettings) {
         var stage = backup
         stage.isBackupStage = true
         stage.backupStorage = []
+        stage.httpEndpoint = nil
         backupStorage = [stage]
     }
 
@@ -156,6 +174,7 @@ public struct DeliveryStreamSettings: Sendable {
         var stage = self
         stage.isSourceStage = true
         stage.backupStorage = []
+        stage.httpEndpoint = nil
         stage.processors = processors + [SourceRecordFraming()]
         stage.partitioner = WholeStream()
         stage.appendsNewline = false

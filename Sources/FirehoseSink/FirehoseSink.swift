@@ -1,5 +1,6 @@
 import DurableStorage
 import FirehoseWire
+import HTTPTransports
 import Logging
 import Synchronization
 
@@ -105,6 +106,8 @@ public final class FirehoseSink: Sendable {
         /// Partitions a dynamically partitioned stream may have with records not yet delivered;
         /// records of further partitions go to the error output (AWS's default quota: 500).
         public var maxActivePartitions = 500
+        /// How HTTP endpoint destinations are reached (tests plug in another).
+        package var httpTransport: any HTTPTransport = HTTP1Transport()
 
         public init(dataDirectory: String, durability: Durability = .fsync) {
             self.dataDirectory = dataDirectory
@@ -197,9 +200,9 @@ public final class FirehoseSink: Sendable {
                 origin: .configurationFile, activeAt: now())
         // The delivery stages take the settings whole: what the function gives back skips the
         // processors before it (`RecordPipeline.Input.transformed`).
-        let stream = makeStage(settings)
-        let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: stream) }
         let backup = settings.backupStage.map { makeStage($0) }
+        let stream = makeStage(settings, consumer: backup.flatMap { endpointConsumer(settings, failuresTo: $0) })
+        let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: stream) }
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
             streams[settings.name] = StreamEntry(
@@ -234,6 +237,19 @@ public final class FirehoseSink: Sendable {
                 self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)
             },
             onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
+    }
+
+    /// An HTTP endpoint stream's consumer, whose failures go to `s3`; nil for another stream.
+    private func endpointConsumer(_ settings: DeliveryStreamSettings, failuresTo s3: DeliveryStream)
+        -> StagedBufferConsumer?
+    {
+        guard settings.httpEndpoint != nil else { return nil }
+        var logger = logger
+        logger[metadataKey: "stream"] = .string(settings.name)
+        return HTTPEndpointDelivery(
+            transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger
+        )
+        .consumer(failuresTo: s3)
     }
 
     /// The stage that stages a transformed stream's source records and transforms them into `delivery`.
@@ -402,7 +418,7 @@ public final class FirehoseSink: Sendable {
         // the put is acknowledged once both hold them (a retry after a failure of either may back
         // records up twice, never lose them).
         let first = entry.source ?? entry.actor
-        guard let backup = entry.backup else {
+        guard let backup = entry.backup, entry.settings.backsUpSourceRecords else {
             let delivered = try await first.append(records, arrival: arrival, reserveMemory: reserveMemory)
             tracker.received(records: records.count, bytes: records.totalBytes, stream: stream)
             return delivered

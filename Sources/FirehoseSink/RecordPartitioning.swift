@@ -94,8 +94,10 @@ struct RecordPipeline: Sendable {
         /// What a `Lambda` processor gave back: the stages after it (partitioning, the delimiter),
         /// and its error records to the `processing-failed` error output.
         case transformed(TransformedRecords)
-        /// Records staged by an earlier run, as they were staged: no stage (one partition).
-        case staged(RecordBatch)
+        /// Records staged by an earlier run, as they were staged: no stage, in their partition.
+        case staged(RecordBatch, PartitionKey)
+        /// Error records (one JSON line each) another stage made, for the error output of `type`.
+        case errorRecords(RecordBatch, type: String)
     }
 
     /// A request's records after the stages, and the generation that made them.
@@ -114,12 +116,16 @@ struct RecordPipeline: Sendable {
     var processors: [any RecordProcessor]
     var partitioner: any RecordPartitioner
     var appendsNewline: Bool
+    /// An HTTP endpoint's stage: every partition's records are framed with their arrival
+    /// (`SourceRecordFrame`), so its consumer sends them one by one, and forwards error records.
+    var framesRecords: Bool
 
     init(_ settings: DeliveryStreamSettings, generation: Int) {
         self.generation = generation
         processors = settings.processors
         partitioner = settings.partitioner
         appendsNewline = settings.appendsNewline
+        framesRecords = settings.httpEndpoint != nil
     }
 
     func prepare(_ input: Input, context: RecordContext) -> Prepared {
@@ -141,12 +147,25 @@ struct RecordPipeline: Sendable {
                     RecordPartition(
                         key: .errorOutput(ErrorOutput.Failure.lambdaProcessingType), records: transformed.failed))
             }
-        case .staged(let records):
-            partitions = records.isEmpty ? [] : [RecordPartition(key: .whole, records: records)]
+        case .staged(let records, let partition):
+            return Prepared(
+                input: input, partitions: records.isEmpty ? [] : [RecordPartition(key: partition, records: records)],
+                dropped: 0, memorySpent: false, generation: generation)
+        case .errorRecords(let records, let type):
+            partitions = records.isEmpty ? [] : [RecordPartition(key: .errorOutput(type), records: records)]
+        }
+        partitions += outcome.partitions
+        if framesRecords, !outcome.memorySpent {
+            partitions = partitions.map { partition in
+                var framed = ProcessingOutcome()
+                return RecordPartition(
+                    key: partition.key,
+                    records: SourceRecordFraming().process(partition.records, context: context, outcome: &framed))
+            }
         }
         return Prepared(
-            input: input, partitions: partitions + outcome.partitions, dropped: outcome.dropped,
-            memorySpent: outcome.memorySpent, generation: generation)
+            input: input, partitions: partitions, dropped: outcome.dropped, memorySpent: outcome.memorySpent,
+            generation: generation)
     }
 
     private func delimited(_ partitions: [RecordPartition]) -> [RecordPartition] {

@@ -37,6 +37,8 @@ public struct RecoveryReport: Sendable, Equatable {
     /// Source records that awaited their `Lambda` processor, staged for it again (it runs once the
     /// server runs, not during recovery).
     public var awaitingTransformation = 0
+    /// Records that awaited an HTTP endpoint, staged for it again (sent once the server runs).
+    public var awaitingDelivery = 0
 }
 
 extension FirehoseSink {
@@ -73,7 +75,7 @@ extension FirehoseSink {
             }
         }
         if !report.delivered.isEmpty || !report.orphaned.isEmpty || !report.corrupt.isEmpty
-            || !report.quarantined.isEmpty || report.awaitingTransformation > 0
+            || !report.quarantined.isEmpty || report.awaitingTransformation > 0 || report.awaitingDelivery > 0
         {
             logger.notice(
                 "Recovered staged buffers from a previous run",
@@ -84,6 +86,7 @@ extension FirehoseSink {
                     "orphaned": .stringConvertible(report.orphaned.count),
                     "corrupt": .stringConvertible(report.corrupt.count),
                     "awaiting_transformation": .stringConvertible(report.awaitingTransformation),
+                    "awaiting_endpoint": .stringConvertible(report.awaitingDelivery),
                 ])
         }
         quarantine.withLock { $0 = report.quarantined }
@@ -238,6 +241,37 @@ extension FirehoseSink {
             _ = try? POSIX.rename(dataPath, dataPath + ".corrupt")
             _ = try? POSIX.rename(journalPath, journalPath + ".corrupt")
             report.corrupt.append(dataPath + ".corrupt")
+            return
+        }
+        if journal.header.awaitsEndpoint == true {
+            guard entry.settings.httpEndpoint != nil else {
+                logger.error(
+                    "Staged records for an HTTP endpoint belong to a stream that no longer delivers to one; left in place",
+                    metadata: ["stream": .string(journal.header.stream), "file": .string(dataPath)])
+                report.orphaned.append(dataPath)
+                return
+            }
+            guard let frames = SourceRecordFrame.parse(raw) else {
+                logger.error(
+                    "Staged records for an HTTP endpoint are not framed as firehose-local frames them; left in place",
+                    metadata: ["stream": .string(journal.header.stream), "file": .string(dataPath)])
+                report.orphaned.append(dataPath)
+                return
+            }
+            var staged = RecordBatch()
+            for frame in frames { staged.append(raw[frame.frame]) }
+            do throws(SinkError) {
+                try await entry.actor.restage(
+                    staged, partition: journal.header.partition ?? .whole, arrival: journal.header.firstArrival)
+                POSIX.unlink(journalPath)
+                POSIX.unlink(dataPath)
+                report.awaitingDelivery += commit.records
+            } catch {
+                logger.error(
+                    "Could not stage recovered records for an HTTP endpoint again; they stay staged for the next start",
+                    metadata: ["stream": .string(journal.header.stream), "error": .string(error.description)])
+                report.orphaned.append(dataPath)
+            }
             return
         }
         if journal.header.awaitsTransformation == true {

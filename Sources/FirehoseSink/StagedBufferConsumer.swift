@@ -22,6 +22,7 @@ struct StagedBufferConsumer: Sendable {
         var firstArrival: Date
         /// The settings the buffer was staged with.
         var settings: DeliveryStreamSettings
+        var partition: PartitionKey
     }
 
     /// The second half: stages what the first made of the buffer; the objects delivered on the way.

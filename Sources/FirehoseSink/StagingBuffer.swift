@@ -93,7 +93,8 @@ final class StagingBuffer: Identifiable {
                 firstArrivalMilliseconds: firstArrival.epochMilliseconds,
                 encoding: stagingEncoding.name, partition: partition == .whole ? nil : partition,
                 key: objectKey, objectEncoding: settings.encoding.name,
-                awaitsTransformation: settings.isSourceStage ? true : nil, backup: settings.isBackupStage ? true : nil)
+                awaitsTransformation: settings.isSourceStage ? true : nil, backup: settings.isBackupStage ? true : nil,
+                awaitsEndpoint: settings.httpEndpoint != nil ? true : nil)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count

@@ -42,10 +42,13 @@ enum StagingJournal {
         /// Set for a buffer of the stream's source-record backup: recovery delivers it with the
         /// backup's settings (its bucket).
         var backup: Bool? = nil
+        /// Set for a buffer of an HTTP endpoint's stage (records framed, `SourceRecordFrame`):
+        /// recovery stages it for the endpoint again.
+        var awaitsEndpoint: Bool? = nil
 
         enum CodingKeys: String, CodingKey {
             case stream, versionID, firstArrivalMilliseconds, partition, key, objectEncoding, awaitsTransformation
-            case backup
+            case backup, awaitsEndpoint
             case encoding = "compression"
         }
 

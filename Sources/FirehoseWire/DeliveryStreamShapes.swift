@@ -7,6 +7,7 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
     public var deliveryStreamType: String?
     public var s3DestinationConfiguration: S3DestinationConfiguration?
     public var extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration?
+    public var httpEndpointDestinationConfiguration: HttpEndpointDestinationConfiguration?
     public var tags: [Tag]?
     /// Destinations and sources other than S3 / DirectPut: present only to be refused clearly.
     public var otherMembers: [String: JSONValue] = [:]
@@ -14,12 +15,14 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
     public init(
         deliveryStreamName: String?, deliveryStreamType: String? = nil,
         s3DestinationConfiguration: S3DestinationConfiguration? = nil,
-        extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration? = nil, tags: [Tag]? = nil
+        extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration? = nil,
+        httpEndpointDestinationConfiguration: HttpEndpointDestinationConfiguration? = nil, tags: [Tag]? = nil
     ) {
         self.deliveryStreamName = deliveryStreamName
         self.deliveryStreamType = deliveryStreamType
         self.s3DestinationConfiguration = s3DestinationConfiguration
         self.extendedS3DestinationConfiguration = extendedS3DestinationConfiguration
+        self.httpEndpointDestinationConfiguration = httpEndpointDestinationConfiguration
         self.tags = tags
     }
 
@@ -28,6 +31,7 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         case deliveryStreamType = "DeliveryStreamType"
         case s3DestinationConfiguration = "S3DestinationConfiguration"
         case extendedS3DestinationConfiguration = "ExtendedS3DestinationConfiguration"
+        case httpEndpointDestinationConfiguration = "HttpEndpointDestinationConfiguration"
         case tags = "Tags"
     }
 
@@ -36,7 +40,7 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         "DirectPutSourceConfiguration", "KinesisStreamSourceConfiguration",
         "DeliveryStreamEncryptionConfigurationInput", "RedshiftDestinationConfiguration",
         "ElasticsearchDestinationConfiguration", "AmazonopensearchserviceDestinationConfiguration",
-        "SplunkDestinationConfiguration", "HttpEndpointDestinationConfiguration",
+        "SplunkDestinationConfiguration",
         "AmazonOpenSearchServerlessDestinationConfiguration", "MSKSourceConfiguration",
         "SnowflakeDestinationConfiguration", "IcebergDestinationConfiguration", "DatabaseSourceConfiguration",
     ]
@@ -49,6 +53,8 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
             S3DestinationConfiguration.self, forKey: .s3DestinationConfiguration)
         extendedS3DestinationConfiguration = try container.decodeIfPresent(
             ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationConfiguration)
+        httpEndpointDestinationConfiguration = try container.decodeIfPresent(
+            HttpEndpointDestinationConfiguration.self, forKey: .httpEndpointDestinationConfiguration)
         tags = try container.decodeIfPresent([Tag].self, forKey: .tags)
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
         for key in all.allKeys where Self.unsupportedMembers.contains(key.stringValue) {
@@ -69,6 +75,8 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         try container.encodeIfPresent(s3DestinationConfiguration, forKey: .s3DestinationConfiguration)
         try container.encodeIfPresent(
             extendedS3DestinationConfiguration, forKey: .extendedS3DestinationConfiguration)
+        try container.encodeIfPresent(
+            httpEndpointDestinationConfiguration, forKey: .httpEndpointDestinationConfiguration)
         try container.encodeIfPresent(tags, forKey: .tags)
         var others = encoder.container(keyedBy: AnyCodingKey.self)
         for (name, value) in otherMembers {

@@ -602,10 +602,15 @@ CREATE_ERRORS = [
     ("two-destinations", {EXT: _dest(), S3: _dest()}, "InvalidArgumentException",
      ["ExtendedS3DestinationConfiguration", "S3DestinationConfiguration"]),
     ("other-destination",
+     {"SplunkDestinationConfiguration": {
+         "HECEndpoint": "https://splunk.example.com:8088", "HECEndpointType": "Raw", "HECToken": "t",
+         "S3Configuration": _dest()}},
+     "InvalidArgumentException", ["SplunkDestinationConfiguration", "not supported yet"]),
+    ("http-endpoint-https",
      {"HttpEndpointDestinationConfiguration": {
          "EndpointConfiguration": {"Url": "https://example.com"},
          "S3Configuration": _dest()}},
-     "InvalidArgumentException", ["HttpEndpointDestinationConfiguration", "not supported yet"]),
+     "InvalidArgumentException", ["plain http only"]),
     ("kinesis-source",
      {"DeliveryStreamType": "KinesisStreamAsSource",
       "KinesisStreamSourceConfiguration": {

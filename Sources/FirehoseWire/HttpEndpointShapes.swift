@@ -1,0 +1,150 @@
+// `HttpEndpointDestinationConfiguration` and its parts, member for member as in the API model.
+// Members firehose-local does not interpret are kept as `JSONValue` to be checked and described back.
+
+public struct HttpEndpointDestinationConfiguration: Codable, Sendable, Equatable {
+    public var endpointConfiguration: HttpEndpointConfiguration?
+    public var bufferingHints: BufferingHints?
+    public var cloudWatchLoggingOptions: JSONValue?
+    public var requestConfiguration: HttpEndpointRequestConfiguration?
+    public var processingConfiguration: ProcessingConfiguration?
+    public var roleARN: String?
+    public var retryOptions: HttpEndpointRetryOptions?
+    public var s3BackupMode: String?
+    public var s3Configuration: S3DestinationConfiguration?
+    public var secretsManagerConfiguration: JSONValue?
+
+    public init(
+        endpointConfiguration: HttpEndpointConfiguration?, s3Configuration: S3DestinationConfiguration?,
+        bufferingHints: BufferingHints? = nil, requestConfiguration: HttpEndpointRequestConfiguration? = nil,
+        processingConfiguration: ProcessingConfiguration? = nil, retryOptions: HttpEndpointRetryOptions? = nil,
+        s3BackupMode: String? = nil
+    ) {
+        self.endpointConfiguration = endpointConfiguration
+        self.s3Configuration = s3Configuration
+        self.bufferingHints = bufferingHints
+        self.requestConfiguration = requestConfiguration
+        self.processingConfiguration = processingConfiguration
+        self.retryOptions = retryOptions
+        self.s3BackupMode = s3BackupMode
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case endpointConfiguration = "EndpointConfiguration"
+        case bufferingHints = "BufferingHints"
+        case cloudWatchLoggingOptions = "CloudWatchLoggingOptions"
+        case requestConfiguration = "RequestConfiguration"
+        case processingConfiguration = "ProcessingConfiguration"
+        case roleARN = "RoleARN"
+        case retryOptions = "RetryOptions"
+        case s3BackupMode = "S3BackupMode"
+        case s3Configuration = "S3Configuration"
+        case secretsManagerConfiguration = "SecretsManagerConfiguration"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        endpointConfiguration = try container.decodeIfPresent(
+            HttpEndpointConfiguration.self, forKey: .endpointConfiguration)
+        bufferingHints = try container.decodeIfPresent(BufferingHints.self, forKey: .bufferingHints)
+        cloudWatchLoggingOptions = try container.decodeIfPresent(JSONValue.self, forKey: .cloudWatchLoggingOptions)
+        requestConfiguration = try container.decodeIfPresent(
+            HttpEndpointRequestConfiguration.self, forKey: .requestConfiguration)
+        processingConfiguration = try container.decodeIfPresent(
+            ProcessingConfiguration.self, forKey: .processingConfiguration)
+        roleARN = try container.decodeIfPresent(String.self, forKey: .roleARN)
+        retryOptions = try container.decodeIfPresent(HttpEndpointRetryOptions.self, forKey: .retryOptions)
+        s3BackupMode = try container.decodeIfPresent(String.self, forKey: .s3BackupMode)
+        s3Configuration = try container.decodeIfPresent(S3DestinationConfiguration.self, forKey: .s3Configuration)
+        secretsManagerConfiguration = try container.decodeIfPresent(
+            JSONValue.self, forKey: .secretsManagerConfiguration)
+    }
+}
+
+public struct HttpEndpointConfiguration: Codable, Sendable, Equatable {
+    public var url: String?
+    public var name: String?
+    public var accessKey: String?
+
+    public init(url: String?, name: String? = nil, accessKey: String? = nil) {
+        self.url = url
+        self.name = name
+        self.accessKey = accessKey
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case url = "Url"
+        case name = "Name"
+        case accessKey = "AccessKey"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decodeIfPresent(String.self, forKey: .url)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        accessKey = try container.decodeIfPresent(String.self, forKey: .accessKey)
+    }
+}
+
+public struct HttpEndpointRequestConfiguration: Codable, Sendable, Equatable {
+    public var contentEncoding: String?
+    public var commonAttributes: [HttpEndpointCommonAttribute]?
+
+    public init(contentEncoding: String? = nil, commonAttributes: [HttpEndpointCommonAttribute]? = nil) {
+        self.contentEncoding = contentEncoding
+        self.commonAttributes = commonAttributes
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case contentEncoding = "ContentEncoding"
+        case commonAttributes = "CommonAttributes"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        contentEncoding = try container.decodeIfPresent(String.self, forKey: .contentEncoding)
+        commonAttributes = try container.decodeIfPresent([HttpEndpointCommonAttribute].self, forKey: .commonAttributes)
+    }
+}
+
+public struct HttpEndpointCommonAttribute: Codable, Sendable, Equatable {
+    public var attributeName: String?
+    public var attributeValue: String?
+
+    public init(attributeName: String?, attributeValue: String?) {
+        self.attributeName = attributeName
+        self.attributeValue = attributeValue
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case attributeName = "AttributeName"
+        case attributeValue = "AttributeValue"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        attributeName = try container.decodeIfPresent(String.self, forKey: .attributeName)
+        attributeValue = try container.decodeIfPresent(String.self, forKey: .attributeValue)
+    }
+}
+
+public struct HttpEndpointRetryOptions: Codable, Sendable, Equatable {
+    public var durationInSeconds: Int?
+
+    public init(durationInSeconds: Int?) {
+        self.durationInSeconds = durationInSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case durationInSeconds = "DurationInSeconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        durationInSeconds = try container.decodeIfPresent(Int.self, forKey: .durationInSeconds)
+    }
+}

@@ -1,0 +1,228 @@
+"""HTTP endpoint destination: a real HTTP receiver in the test checks every header and body field of
+AWS's HTTP endpoint delivery specification, and can be told to fail or answer malformed JSON."""
+from __future__ import annotations
+
+import base64
+import gzip
+import http.server
+import json
+import threading
+
+import pytest
+
+import fhlocal
+from fhlocal import expect_client_error
+
+S3_BUCKET = "http-failures"
+
+
+class Receiver:
+    """An HTTP endpoint: keeps every request; answers as `mode` says."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.mode = "ok"
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                raw = gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
+                request = json.loads(raw)
+                receiver.requests.append({"path": self.path, "headers": headers, "body": request})
+                if receiver.mode == "ok":
+                    status, answer = 200, json.dumps({"requestId": request["requestId"], "timestamp": 1})
+                elif receiver.mode == "fail":
+                    status, answer = 503, json.dumps({"requestId": request["requestId"], "timestamp": 1,
+                                                      "errorMessage": "down for maintenance"})
+                else:
+                    status, answer = 200, "OK"
+                data = answer.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/ingest?token=abc"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    server = Receiver()
+    yield server
+    server.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh(receiver):
+    receiver.requests.clear()
+    receiver.mode = "ok"
+
+
+@pytest.fixture(scope="module")
+def srv(make_module_server):
+    return make_module_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}, name="http")
+
+
+@pytest.fixture(scope="module")
+def fh(srv):
+    return srv.client()
+
+
+def endpoint_destination(url: str, **fields) -> dict:
+    destination = {
+        "EndpointConfiguration": {"Url": url, "Name": "receiver", "AccessKey": "the-access-key"},
+        "RequestConfiguration": {"ContentEncoding": "GZIP", "CommonAttributes": [
+            {"AttributeName": "env", "AttributeValue": "ci"}]},
+        "BufferingHints": {"SizeInMBs": 1, "IntervalInSeconds": 60},
+        "RoleARN": fhlocal.ROLE_ARN,
+        "S3Configuration": fhlocal.destination(S3_BUCKET),
+    }
+    destination.update(fields)
+    return destination
+
+
+def test_records_arrive_as_the_specification_says(srv, fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-ok", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url))
+    sent = [b"one", b"\x00\xff binary", b"three"]
+    fh.put_record_batch(DeliveryStreamName="h-ok", Records=[{"Data": d} for d in sent])
+    srv.flush("h-ok")
+    [request] = receiver.requests
+    headers, body = request["headers"], request["body"]
+    assert request["path"] == "/ingest?token=abc"
+    assert headers["x-amz-firehose-protocol-version"] == "1.0"
+    assert headers["x-amz-firehose-request-id"] == body["requestId"]
+    assert headers["x-amz-firehose-source-arn"] == "arn:aws:firehose:us-east-1:000000000000:deliverystream/h-ok"
+    assert headers["x-amz-firehose-access-key"] == "the-access-key"
+    assert json.loads(headers["x-amz-firehose-common-attributes"]) == {"commonAttributes": {"env": "ci"}}
+    assert headers["content-type"] == "application/json" and headers["content-encoding"] == "gzip"
+    assert isinstance(body["timestamp"], int)
+    assert [base64.b64decode(r["data"]) for r in body["records"]] == sent
+    assert srv.object_paths(S3_BUCKET) == []
+
+
+def test_records_the_endpoint_never_accepts_go_to_the_s3_error_output(srv, fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-fail", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url, RetryOptions={"DurationInSeconds": 1}))
+    receiver.mode = "fail"
+    fh.put_record_batch(DeliveryStreamName="h-fail", Records=[{"Data": b"lost?"}, {"Data": b"never"}])
+    objects = srv.flush("h-fail")["objects"]
+    # Waits of 1 s, then what is left of the RetryOptions second (jitter +-15 %): 2 or 3 attempts.
+    assert len(receiver.requests) in (2, 3)
+    assert len({r["body"]["requestId"] for r in receiver.requests}) == 1
+    [failed] = objects
+    assert failed["bucket"] == S3_BUCKET and failed["key"].startswith("http-endpoint-failed/")
+    records = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    assert [base64.b64decode(r["rawData"]) for r in records] == [b"lost?", b"never"]
+    assert list(records[0]) == ["attemptsMade", "arrivalTimestamp", "errorCode", "errorMessage",
+                                "attemptEndingTimestamp", "rawData", "subsequenceNumber", "dataId"]
+    assert records[0]["errorCode"] == "HttpEndpoint.DestinationException"
+    assert records[0]["attemptsMade"] == len(receiver.requests)
+    assert "down for maintenance" in records[0]["errorMessage"]
+
+
+def test_a_malformed_answer_is_an_invalid_response(srv, fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-bad", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url, RetryOptions={"DurationInSeconds": 0}))
+    receiver.mode = "malformed"
+    fh.put_record(DeliveryStreamName="h-bad", Record={"Data": b"x"})
+    [failed] = srv.flush("h-bad")["objects"]
+    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    assert record["errorCode"] == "HttpEndpoint.InvalidResponseFromDestination"
+
+
+def test_describe_hides_the_access_key(fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-describe", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url))
+    described = fh.describe_delivery_stream(DeliveryStreamName="h-describe")["DeliveryStreamDescription"]
+    http = described["Destinations"][0]["HttpEndpointDestinationDescription"]
+    assert http["EndpointConfiguration"] == {"Url": receiver.url, "Name": "receiver"}
+    assert http["RetryOptions"] == {"DurationInSeconds": 300} and http["S3BackupMode"] == "FailedDataOnly"
+    assert http["S3DestinationDescription"]["BucketARN"] == f"arn:aws:s3:::{S3_BUCKET}"
+    assert "the-access-key" not in json.dumps(described, default=str)
+
+
+def test_https_is_refused_with_a_clear_message(fh):
+    resp = expect_client_error(
+        lambda: fh.create_delivery_stream(
+            DeliveryStreamName="h-https", HttpEndpointDestinationConfiguration=endpoint_destination(
+                "https://http-intake.logs.datadoghq.com/api/v2/logs")),
+        "InvalidArgumentException")
+    assert "plain http only" in resp["Error"]["Message"]
+
+
+def test_all_data_backs_every_record_up_as_received(srv, fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-all", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url, S3BackupMode="AllData"))
+    fh.put_record(DeliveryStreamName="h-all", Record={"Data": b"kept twice"})
+    [backup] = srv.flush("h-all")["objects"]
+    assert srv.read_object(S3_BUCKET, backup["key"]) == b"kept twice"
+    assert len(receiver.requests) == 1
+
+
+@pytest.mark.timeout_s(90)
+def test_sigkill_loses_no_record_on_its_way_to_the_endpoint(make_server, receiver):
+    config = {
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "DeliveryStreams": [{
+            "DeliveryStreamName": "h-crash",
+            "HttpEndpointDestinationConfiguration": endpoint_destination(
+                receiver.url, BufferingHints={"SizeInMBs": 64, "IntervalInSeconds": 900}),
+        }],
+    }
+    srv = make_server(config, name="http-crash")
+    sent = [b"rec-%03d" % i for i in range(40)]
+    srv.client().put_record_batch(DeliveryStreamName="h-crash", Records=[{"Data": d} for d in sent])
+    srv.kill()
+    assert receiver.requests == []
+
+    restarted = make_server.create(config, name="http-crash-restart")
+    restarted.data_dir = srv.data_dir
+    restarted.start()
+    restarted.flush("h-crash")
+    received = [base64.b64decode(r["data"]) for request in receiver.requests for r in request["body"]["records"]]
+    assert received == sent
+    staging = restarted.data_dir / fhlocal.STAGING_DIR / "staging"
+    assert not any(staging.iterdir()), list(staging.iterdir())
+
+
+def test_a_lambda_function_transforms_records_before_the_endpoint(make_server, receiver, tmp_path):
+    from test_transformation import CommandFunction, lambda_processor
+
+    function = CommandFunction(tmp_path / "function")
+    srv = make_server({
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "LambdaFunctions": [{"FunctionName": "upper", "Command": function.command}],
+        "DeliveryStreams": [{
+            "DeliveryStreamName": "h-lambda",
+            "HttpEndpointDestinationConfiguration": endpoint_destination(
+                receiver.url, ProcessingConfiguration={"Enabled": True, "Processors": [
+                    lambda_processor("upper"), {"Type": "AppendDelimiterToRecord"}]}),
+        }],
+    }, name="http-lambda")
+    srv.client().put_record_batch(
+        DeliveryStreamName="h-lambda", Records=[{"Data": b"abc"}, {"Data": b"please fail"}])
+    objects = srv.flush("h-lambda")["objects"]
+    [request] = receiver.requests
+    assert [base64.b64decode(r["data"]) for r in request["body"]["records"]] == [b"ABC\n"]
+    [failed] = objects
+    assert failed["key"].startswith("processing-failed/") and failed["bucket"] == S3_BUCKET
+    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    assert base64.b64decode(record["rawData"]) == b"please fail"
