@@ -781,7 +781,16 @@ actor DeliveryStream {
         // next buffers' first halves beside it, never this one's again.
         let started = consuming[buffer.id] ?? startConsuming(buffer, with: consumer)
         consuming[buffer.id] = started
-        defer { consuming.removeValue(forKey: buffer.id) }
+        // A second half that fails keeps what the first made, so a retry stages it again rather
+        // than invoke the function, or send to the endpoint, once more.
+        var firstToKeep: Task<Result<StagedBufferConsumer.Finish, FileSystemError>, Never>?
+        defer {
+            if let firstToKeep, !buffer.isAbandoned {
+                consuming[buffer.id] = firstToKeep
+            } else {
+                consuming.removeValue(forKey: buffer.id)
+            }
+        }
         startConsuming()
         var first = await started.value
         if case .failure = first, !buffer.isAbandoned {
@@ -792,7 +801,9 @@ actor DeliveryStream {
         }
         let result: Result<[DeliveredObject], FileSystemError>
         switch first {
-        case .success(let finish): result = buffer.isAbandoned ? .success([]) : await finish()
+        case .success(let finish):
+            result = buffer.isAbandoned ? .success([]) : await finish()
+            if case .failure = result { firstToKeep = Task { .success(finish) } }
         case .failure(let error): result = .failure(error)
         }
         guard !buffer.isAbandoned else {
@@ -814,9 +825,10 @@ actor DeliveryStream {
     private func startConsuming() {
         guard let consumer else { return }
         for (buffer, _) in publishQueue.retired where consuming.count < consumer.ahead {
-            guard buffer.pendingSegments == 0, consuming[buffer.id] == nil, !buffer.isAbandoned,
-                (try? buffer.finishEncoding()) != nil
-            else { continue }
+            guard consuming[buffer.id] == nil, !buffer.isAbandoned else { continue }
+            // In order: a buffer still being written holds back the ones after it (an HTTP endpoint
+            // gets its requests in the order the records came).
+            guard buffer.pendingSegments == 0, (try? buffer.finishEncoding()) != nil else { return }
             consuming[buffer.id] = startConsuming(buffer, with: consumer)
         }
     }

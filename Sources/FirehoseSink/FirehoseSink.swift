@@ -146,6 +146,8 @@ public final class FirehoseSink: Sendable {
     private let observers = DeliveryObservers()
     private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
     private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
+    /// Set when `shutdown` begins: HTTP endpoint deliveries stop retrying.
+    private let shuttingDown = Atomic<Bool>(false)
     let quarantine = Mutex<[QuarantinedBuffer]>([])
     private let streamChanges = AsyncGate()
 
@@ -246,10 +248,10 @@ public final class FirehoseSink: Sendable {
         guard settings.httpEndpoint != nil else { return nil }
         var logger = logger
         logger[metadataKey: "stream"] = .string(settings.name)
-        return HTTPEndpointDelivery(
-            transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger
-        )
-        .consumer(failuresTo: s3)
+        var delivery = HTTPEndpointDelivery(
+            transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger)
+        delivery.retriesStopped = { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true }
+        return delivery.consumer(failuresTo: s3)
     }
 
     /// The stage that stages a transformed stream's source records and transforms them into `delivery`.
@@ -483,6 +485,7 @@ public final class FirehoseSink: Sendable {
     /// Delivers every buffer before the process exits. What could not be delivered stays staged for
     /// the next start, is logged per stream, and is kept in `undeliveredAtShutdown`.
     public func shutdown() async {
+        shuttingDown.store(true, ordering: .relaxed)
         do {
             let delivered = try await flush(reason: .shutdown)
             logger.info(

@@ -27,6 +27,9 @@ struct HTTPEndpointDelivery: Sendable {
     let logger: Logger
     /// A factor from 0.85 to 1.15 for each wait (random in use; tests fix it).
     var jitter: @Sendable () -> Double = { Double.random(in: 0.85...1.15) }
+    /// True once the server shuts down: a failed request is not retried (its records stay staged for
+    /// the next start), and a wait under way ends within a second.
+    var retriesStopped: @Sendable () -> Bool = { false }
 
     /// What became of a batch of records.
     struct Outcome: Sendable {
@@ -128,13 +131,20 @@ struct HTTPEndpointDelivery: Sendable {
                     "error_code": .string(failure.code), "error": .string(failure.message),
                     "retry": .string(next == .giveUp ? "no: retries spent" : "yes"),
                 ])
-            guard !isStopped() else { return .interrupted }
+            guard !isStopped(), !retriesStopped() else { return .interrupted }
             guard case .retry(let delay) = next else { return .failed(failure, attempts: attempts) }
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                // Cancelled (shutdown): the records stay staged and are delivered by the next start.
-                return .interrupted
+            // In slices of a second at most, so that a shutdown does not wait out a 2-minute wait.
+            var left = delay
+            while left > .zero {
+                let slice = min(left, .seconds(1))
+                do {
+                    try await clock.sleep(for: slice)
+                } catch {
+                    // Cancelled: the records stay staged and are delivered by the next start.
+                    return .interrupted
+                }
+                left -= slice
+                guard !isStopped(), !retriesStopped() else { return .interrupted }
             }
         }
     }

@@ -156,11 +156,11 @@ struct RecordPipeline: Sendable {
         }
         partitions += outcome.partitions
         if framesRecords, !outcome.memorySpent {
+            // Framing is a copy the request's memory pays for: refused, the request fails (nothing staged).
             partitions = partitions.map { partition in
-                var framed = ProcessingOutcome()
-                return RecordPartition(
+                RecordPartition(
                     key: partition.key,
-                    records: SourceRecordFraming().process(partition.records, context: context, outcome: &framed))
+                    records: SourceRecordFraming().process(partition.records, context: context, outcome: &outcome))
             }
         }
         return Prepared(

@@ -7,6 +7,7 @@ import gzip
 import http.server
 import json
 import threading
+import time
 
 import pytest
 
@@ -226,3 +227,35 @@ def test_a_lambda_function_transforms_records_before_the_endpoint(make_server, r
     assert failed["key"].startswith("processing-failed/") and failed["bucket"] == S3_BUCKET
     [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
     assert base64.b64decode(record["rawData"]) == b"please fail"
+
+
+@pytest.mark.timeout_s(90)
+def test_sigterm_while_the_endpoint_fails_stops_retrying_and_keeps_the_records(make_server, receiver):
+    config = {
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "DeliveryStreams": [{
+            "DeliveryStreamName": "h-term",
+            "HttpEndpointDestinationConfiguration": endpoint_destination(
+                receiver.url, BufferingHints={"SizeInMBs": 1, "IntervalInSeconds": 1},
+                RetryOptions={"DurationInSeconds": 3600}),
+        }],
+    }
+    srv = make_server(config, name="http-term")
+    receiver.mode = "fail"
+    srv.client().put_record(DeliveryStreamName="h-term", Record={"Data": b"survives"})
+    fhlocal.wait_for(lambda: len(receiver.requests) >= 2, timeout=20, what="a retried request")
+    started = time.monotonic()
+    # Exit 1: records stay staged, named on the way out.
+    assert srv.stop(timeout=30) == 1
+    assert time.monotonic() - started < 10
+    assert "h-term" in srv.stderr_tail()
+    assert srv.object_paths(S3_BUCKET) == []
+
+    receiver.mode = "ok"
+    receiver.requests.clear()
+    restarted = make_server.create(config, name="http-term-restart")
+    restarted.data_dir = srv.data_dir
+    restarted.start()
+    restarted.flush("h-term")
+    received = [base64.b64decode(r["data"]) for request in receiver.requests for r in request["body"]["records"]]
+    assert received == [b"survives"]

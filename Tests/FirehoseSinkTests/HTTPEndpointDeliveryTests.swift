@@ -97,7 +97,7 @@ struct HTTPEndpointDeliveryTests {
         let outcome = await delivery(endpoint, clock: clock).deliver(records(3), settings: settings())
         #expect(outcome.accepted == 1 && outcome.attempts == 3 && outcome.failed.isEmpty)
         #expect(Set(endpoint.requests.map { $0.header("X-Amz-Firehose-Request-Id") }).count == 1)
-        #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+        #expect(clock.sleeps == [.seconds(1), .seconds(1), .seconds(1)])  // 1 s, then 2 s in slices of 1 s
     }
 
     @Test("When RetryOptions runs out, each record of the request becomes AWS's error record")
@@ -106,7 +106,7 @@ struct HTTPEndpointDeliveryTests {
         let clock = ManualClock(advancesWhenSlept: true)
         let outcome = await delivery(endpoint, clock: clock).deliver(records(2), settings: settings(retrySeconds: 3))
         #expect(outcome.accepted == 0 && outcome.attempts == 3)
-        #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+        #expect(clock.sleeps == [.seconds(1), .seconds(1), .seconds(1)])
         #expect(outcome.failed.count == 2)
         for index in 0..<2 {
             let record = try #require(
@@ -137,6 +137,17 @@ struct HTTPEndpointDeliveryTests {
             #expect(record["errorCode"] as? String == code)
             #expect(outcome.attempts == attempts, "\(code)")
         }
+    }
+
+    @Test("At shutdown a failed request is not retried: nothing is reported failed, the records stay staged")
+    func shutdownStopsRetries() async throws {
+        let endpoint = ScriptedEndpoint([], then: .status(503, "busy"))
+        let clock = ManualClock(advancesWhenSlept: true)
+        var delivery = delivery(endpoint, clock: clock)
+        delivery.retriesStopped = { true }
+        let outcome = await delivery.deliver(records(1), settings: settings())
+        #expect(outcome.interrupted && outcome.failed.isEmpty)
+        #expect(endpoint.requests.count == 1 && clock.sleeps.isEmpty)
     }
 
     @Test("Delivery that stops (the stream deleted) reports nothing failed: the records stay staged")
