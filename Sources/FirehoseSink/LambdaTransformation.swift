@@ -189,6 +189,13 @@ struct LambdaTransformation: Sendable {
     /// The source stage's consumer: `invoke`, then `stage`.
     var consumer: StagedBufferConsumer {
         StagedBufferConsumer(ahead: Self.invocationsAhead) { staged, isStopped in
+            if let type = staged.partition.errorOutputType {
+                // Error records a processor before the function made (a record Decompression could
+                // not gunzip): they go on to the stream's error output as they are.
+                return await Self.errorRecords(stagedAt: staged).map { lines in
+                    { await forward(lines, type: type, firstArrival: staged.firstArrival) }
+                }
+            }
             guard let settings = staged.settings.transformation else {
                 preconditionFailure("a source stage's buffer has the Lambda processor's settings")
             }
@@ -196,6 +203,48 @@ struct LambdaTransformation: Sendable {
                 stagedAt: staged.path, length: staged.length, contentCRC: staged.contentCRC, settings: settings,
                 isStopped: isStopped)
             return invoked.map { invoked in { await stage(invoked, firstArrival: staged.firstArrival) } }
+        }
+    }
+
+    /// The error records (one JSON line each) of a source stage's error-output buffer.
+    static func errorRecords(stagedAt staged: StagedBufferConsumer.Staged) async -> Result<RecordBatch, FileSystemError>
+    {
+        let (path, length, crc) = (staged.path, staged.length, staged.contentCRC)
+        return await BlockingIO.run { () -> Result<RecordBatch, FileSystemError> in
+            do throws(FileSystemError) {
+                let bytes = try POSIX.readFile(path)
+                guard bytes.count == length, bytes.withUnsafeBytes({ CRC32.checksum($0) }) == crc else {
+                    return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
+                }
+                return .success(Self.lines(bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// `bytes` cut after each newline (error records are one line each).
+    static func lines(_ bytes: [UInt8]) -> RecordBatch {
+        var lines = RecordBatch()
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append(bytes[start...index])
+            start = index + 1
+        }
+        if start < bytes.count { lines.append(bytes[start...]) }
+        return lines
+    }
+
+    /// Stages error records in the stream's error output of `type`.
+    func forward(_ lines: RecordBatch, type: String, firstArrival: Date) async -> Result<
+        [DeliveredObject], FileSystemError
+    > {
+        do {
+            return .success(try await downstream.append(errorRecords: lines, type: type, arrival: firstArrival))
+        } catch {
+            return .failure(
+                error.storageError ?? FileSystemError(operation: "transform", path: error.description, errno: ECANCELED)
+            )
         }
     }
 

@@ -128,6 +128,22 @@ extension FirehoseSink {
         _ framed: [UInt8], of entry: StreamEntry, journal: StagingJournal.Header,
         files: (data: String, journal: String), into report: inout RecoveryReport
     ) async {
+        if let partition = journal.partition, let type = partition.errorOutputType {
+            // Error records a processor before the function made: not framed, staged as they are.
+            let lines = LambdaTransformation.lines(framed)
+            do throws(SinkError) {
+                if let source = entry.source {
+                    try await source.restage(lines, partition: partition, arrival: journal.firstArrival)
+                } else {
+                    _ = try await entry.actor.append(errorRecords: lines, type: type, arrival: journal.firstArrival)
+                }
+                POSIX.unlink(files.journal)
+                POSIX.unlink(files.data)
+            } catch {
+                report.orphaned.append(files.data)
+            }
+            return
+        }
         guard let frames = SourceRecordFrame.parse(framed) else {
             logger.error(
                 "Staged source records are not framed as firehose-local frames them; moved aside",

@@ -381,3 +381,24 @@ def test_sigkill_while_the_function_runs_loses_no_acknowledged_record(make_serve
     assert sorted(delivered.split(b"\n")[:-1]) == sorted(d.upper() for d in sent)
     staging = restarted.data_dir / fhlocal.STAGING_DIR / "staging"
     assert not any(staging.iterdir()), list(staging.iterdir())
+
+
+def test_records_decompression_fails_on_go_to_the_error_output_and_the_stream_goes_on(srv, fh):
+    """A record the Decompression processor (before the function) cannot gunzip is staged as an error
+    record in the source stage; it goes on to the error output, and what follows is transformed."""
+    import gzip
+    destination = transformed_stream("upper")
+    destination["ProcessingConfiguration"]["Processors"].insert(0, {
+        "Type": "Decompression", "Parameters": [{"ParameterName": "CompressionFormat", "ParameterValue": "GZIP"}]})
+    fh.create_delivery_stream(DeliveryStreamName="t-gunzip", ExtendedS3DestinationConfiguration=destination)
+    fh.put_record_batch(DeliveryStreamName="t-gunzip", Records=[{"Data": gzip.compress(b"good")}, {"Data": b"raw"}])
+    objects = srv.flush("t-gunzip")["objects"]
+    [failed] = [o for o in objects if o.get("errorOutputType")]
+    assert failed["errorOutputType"] == "decompression-failed"
+    [record] = error_records(srv.read_object(BUCKET, failed["key"]))
+    assert base64.b64decode(record["rawData"]) == b"raw"
+    [delivered] = [o for o in objects if not o.get("errorOutputType")]
+    assert srv.read_object(BUCKET, delivered["key"]) == b"GOOD\n"
+    fh.put_record(DeliveryStreamName="t-gunzip", Record={"Data": gzip.compress(b"next")})
+    [after] = srv.flush("t-gunzip")["objects"]
+    assert srv.read_object(BUCKET, after["key"]) == b"NEXT\n"
