@@ -136,7 +136,9 @@ class CommandFunction:
 
     def events(self) -> list[dict]:
         log = self.state / "invocations.jsonl"
-        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        # Complete lines only: the function may be writing the last one (a 1.3 MB event) right now.
+        lines = log.read_text().split("\n")[:-1] if log.exists() else []
+        return [json.loads(line) for line in lines]
 
     def reset(self):
         for name in ("invocations.jsonl", "mode", "release"):
