@@ -301,9 +301,9 @@ public final class FirehoseSink: Sendable {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
         try await save(record)
         do {
-            // What awaits the old function is transformed and delivered under the old settings first.
-            // Every stage delivers under the old settings first; only then do they switch (which
-            // cannot fail), so a failure leaves the stream wholly as it was.
+            // Every stage delivers under the old settings first (what awaits the old function is
+            // transformed by it); only then do they switch, which cannot fail, so a failure leaves
+            // the stream wholly as it was.
             if let old = entry.source { _ = try await old.flush() }
             _ = try await entry.actor.flush()
             _ = try await entry.backup?.flush()
@@ -459,8 +459,8 @@ public final class FirehoseSink: Sendable {
         for (name, entry) in targets {
             // A transformed stream's source records go through the function first, then out; what
             // the function gave back earlier is delivered even when that fails, and so is the
-            // backup. Its stages publish in
-            // the background, so what it delivered meanwhile is what the tracker saw.
+            // backup. Its stages publish in the background, so what it delivered meanwhile is what
+            // the tracker saw.
             let recording = entry.source == nil ? nil : tracker.startRecording(stream: name)
             var failure: FileSystemError?
             for stage in [entry.source, entry.actor, entry.backup].compactMap({ $0 }) {
