@@ -175,7 +175,7 @@ public struct DeliveryStreamSettings: Sendable {
         stage.isSourceStage = true
         stage.backupStorage = []
         stage.httpEndpoint = nil
-        stage.processors = processors + [SourceRecordFraming()]
+        stage.processors = processors
         stage.partitioner = WholeStream()
         stage.appendsNewline = false
         stage.compression = .uncompressed

@@ -66,6 +66,18 @@ enum ErrorOutput {
             ], to: &batch)
     }
 
+    /// Staged error records (`bytes`) cut after each newline: one record each.
+    static func lines(_ bytes: [UInt8]) -> RecordBatch {
+        var lines = RecordBatch()
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append(bytes[start...index])
+            start = index + 1
+        }
+        if start < bytes.count { lines.append(bytes[start...]) }
+        return lines
+    }
+
     /// The output type of records an HTTP endpoint did not accept before `RetryOptions` ran out.
     static let httpEndpointFailedType = "http-endpoint-failed"
 

@@ -153,25 +153,17 @@ struct HTTPEndpointDelivery: Sendable {
 extension HTTPEndpointDelivery {
     /// The consumer of an HTTP endpoint's stage: a buffer's records go to the endpoint, and those no
     /// attempt got accepted to `s3` (the `S3Configuration`), in the `http-endpoint-failed` error
-    /// output; a buffer of error records another processor made goes to `s3`'s error output of its
-    /// type. One buffer at a time: an endpoint gets requests in order.
+    /// output, as do error records processors made. One buffer at a time: an endpoint gets requests
+    /// in order.
     func consumer(failuresTo s3: DeliveryStream) -> StagedBufferConsumer {
-        StagedBufferConsumer(ahead: 1) { staged, isStopped in
-            let records: [(data: ArraySlice<UInt8>, arrival: Int64)]
-            switch await SourceRecordFrame.read(
-                stagedAt: staged.path, length: staged.length, contentCRC: staged.contentCRC)
-            {
-            case .success(let read): records = read
-            case .failure(let error): return .failure(error)
-            }
-            if let type = staged.partition.errorOutputType {
-                var batch = RecordBatch()
-                for record in records { batch.append(record.data) }
-                let lines = batch
-                return .success { await Self.stage(lines, type: type, in: s3, arrival: staged.firstArrival) }
-            }
+        StagedBufferConsumer(ahead: 1, errorsTo: s3) { staged, isStopped in
             guard let endpoint = staged.settings.httpEndpoint else {
                 preconditionFailure("an HTTP endpoint stage's buffer has the endpoint's settings")
+            }
+            let records: [(data: ArraySlice<UInt8>, arrival: Int64)]
+            switch await staged.framedRecords() {
+            case .success(let read): records = read
+            case .failure(let error): return .failure(error)
             }
             let outcome = await deliver(records, settings: endpoint, isStopped: isStopped)
             guard !outcome.interrupted else {
@@ -180,20 +172,9 @@ extension HTTPEndpointDelivery {
             }
             let failed = outcome.failed
             return .success {
-                await Self.stage(failed, type: ErrorOutput.httpEndpointFailedType, in: s3, arrival: staged.firstArrival)
+                await s3.stage(
+                    errorRecords: failed, type: ErrorOutput.httpEndpointFailedType, arrival: staged.firstArrival)
             }
-        }
-    }
-
-    private static func stage(_ lines: RecordBatch, type: String, in s3: DeliveryStream, arrival: Date) async
-        -> Result<[DeliveredObject], FileSystemError>
-    {
-        guard !lines.isEmpty else { return .success([]) }
-        do {
-            return .success(try await s3.append(errorRecords: lines, type: type, arrival: arrival))
-        } catch {
-            return .failure(
-                error.storageError ?? FileSystemError(operation: "stage", path: error.description, errno: ECANCELED))
         }
     }
 }

@@ -84,32 +84,6 @@ enum SourceRecordFrame {
         var frame: Range<Int>
     }
 
-    /// The records of the framed buffer staged at `path`, with their arrivals in epoch milliseconds.
-    /// Staged content that no longer matches what was written (`length`, `contentCRC`) is refused,
-    /// as delivery refuses it.
-    static func read(stagedAt path: String, length: Int, contentCRC: UInt32) async -> Result<
-        [(data: ArraySlice<UInt8>, arrival: Int64)], FileSystemError
-    > {
-        let read = await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
-            do throws(FileSystemError) {
-                return .success(try POSIX.readFile(path))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch read {
-        case .success(let staged):
-            guard staged.count == length, staged.withUnsafeBytes({ CRC32.checksum($0) }) == contentCRC,
-                let frames = parse(staged)
-            else {
-                return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
-            }
-            return .success(frames.map { (staged[$0.record], $0.arrivalMilliseconds) })
-        case .failure(let error):
-            return .failure(error)
-        }
-    }
-
     /// The frames of `bytes`, in order; nil when they do not tile it exactly (not a framed buffer).
     static func parse(_ bytes: [UInt8]) -> [Framed]? {
         var frames: [Framed] = []
@@ -135,8 +109,8 @@ enum SourceRecordFrame {
 
 }
 
-/// The last processor of a transformed stream's source stage: frames each record with its arrival
-/// (`SourceRecordFrame`), the processors before the function having run.
+/// Frames each record with its arrival (`SourceRecordFrame`): the last step of a stage whose buffers
+/// a consumer reads record by record (`RecordPipeline.framesRecords`).
 struct SourceRecordFraming: RecordProcessor {
     func process(_ records: RecordBatch, context: RecordContext, outcome: inout ProcessingOutcome) -> RecordBatch {
         let size = records.totalBytes + records.count * SourceRecordFrame.headerBytes
@@ -186,65 +160,15 @@ struct LambdaTransformation: Sendable {
     /// invokes a function concurrently).
     static let invocationsAhead = 2
 
-    /// The source stage's consumer: `invoke`, then `stage`.
+    /// The source stage's consumer: `invoke`, then `stage`; error records a processor before the
+    /// function made (a record Decompression could not gunzip) go on to the stream's error output.
     var consumer: StagedBufferConsumer {
-        StagedBufferConsumer(ahead: Self.invocationsAhead) { staged, isStopped in
-            if let type = staged.partition.errorOutputType {
-                // Error records a processor before the function made (a record Decompression could
-                // not gunzip): they go on to the stream's error output as they are.
-                return await Self.errorRecords(stagedAt: staged).map { lines in
-                    { await forward(lines, type: type, firstArrival: staged.firstArrival) }
-                }
-            }
+        StagedBufferConsumer(ahead: Self.invocationsAhead, errorsTo: downstream) { staged, isStopped in
             guard let settings = staged.settings.transformation else {
                 preconditionFailure("a source stage's buffer has the Lambda processor's settings")
             }
-            let invoked = await invoke(
-                stagedAt: staged.path, length: staged.length, contentCRC: staged.contentCRC, settings: settings,
-                isStopped: isStopped)
+            let invoked = await invoke(staged, settings: settings, isStopped: isStopped)
             return invoked.map { invoked in { await stage(invoked, firstArrival: staged.firstArrival) } }
-        }
-    }
-
-    /// The error records (one JSON line each) of a source stage's error-output buffer.
-    static func errorRecords(stagedAt staged: StagedBufferConsumer.Staged) async -> Result<RecordBatch, FileSystemError>
-    {
-        let (path, length, crc) = (staged.path, staged.length, staged.contentCRC)
-        return await BlockingIO.run { () -> Result<RecordBatch, FileSystemError> in
-            do throws(FileSystemError) {
-                let bytes = try POSIX.readFile(path)
-                guard bytes.count == length, bytes.withUnsafeBytes({ CRC32.checksum($0) }) == crc else {
-                    return .failure(FileSystemError(operation: "read", path: path, errno: EIO))
-                }
-                return .success(Self.lines(bytes))
-            } catch {
-                return .failure(error)
-            }
-        }
-    }
-
-    /// `bytes` cut after each newline (error records are one line each).
-    static func lines(_ bytes: [UInt8]) -> RecordBatch {
-        var lines = RecordBatch()
-        var start = 0
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
-            lines.append(bytes[start...index])
-            start = index + 1
-        }
-        if start < bytes.count { lines.append(bytes[start...]) }
-        return lines
-    }
-
-    /// Stages error records in the stream's error output of `type`.
-    func forward(_ lines: RecordBatch, type: String, firstArrival: Date) async -> Result<
-        [DeliveredObject], FileSystemError
-    > {
-        do {
-            return .success(try await downstream.append(errorRecords: lines, type: type, arrival: firstArrival))
-        } catch {
-            return .failure(
-                error.storageError ?? FileSystemError(operation: "transform", path: error.description, errno: ECANCELED)
-            )
         }
     }
 
@@ -258,15 +182,15 @@ struct LambdaTransformation: Sendable {
         var dropped: Int
     }
 
-    /// Runs the function over the source buffer staged at `path`. The first half of publishing a
-    /// source buffer; invocations of several buffers may run at once, each staged in turn (`stage`).
+    /// Runs the function over a staged source buffer. The first half of publishing a source buffer;
+    /// invocations of several buffers may run at once, each staged in turn (`stage`).
     /// - Parameter isStopped: true once the stream is deleted: the transformation stops (between
     ///   invocations).
     func invoke(
-        stagedAt path: String, length: Int, contentCRC: UInt32, settings: LambdaTransformationSettings,
+        _ staged: StagedBufferConsumer.Staged, settings: LambdaTransformationSettings,
         isStopped: @escaping @Sendable () -> Bool = { false }
     ) async -> Result<Invoked, FileSystemError> {
-        switch await SourceRecordFrame.read(stagedAt: path, length: length, contentCRC: contentCRC) {
+        switch await staged.framedRecords() {
         case .success(let records): return await invoke(records, settings: settings, isStopped: isStopped)
         case .failure(let error): return .failure(error)
         }
@@ -340,9 +264,7 @@ struct LambdaTransformation: Sendable {
             if invoked.dropped > 0 { onDropped(invoked.dropped) }
             return .success(delivered)
         } catch {
-            return .failure(
-                error.storageError ?? FileSystemError(operation: "transform", path: error.description, errno: ECANCELED)
-            )
+            return .failure(error.asFileSystemError)
         }
     }
 

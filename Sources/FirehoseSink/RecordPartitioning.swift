@@ -116,8 +116,9 @@ struct RecordPipeline: Sendable {
     var processors: [any RecordProcessor]
     var partitioner: any RecordPartitioner
     var appendsNewline: Bool
-    /// An HTTP endpoint's stage: every partition's records are framed with their arrival
-    /// (`SourceRecordFrame`), so its consumer sends them one by one, and forwards error records.
+    /// A stage whose buffers a consumer reads record by record (a transformed stream's source stage,
+    /// an HTTP endpoint's stage): records are framed with their arrival (`SourceRecordFrame`); error
+    /// records stay as they are, to go on to an error output.
     var framesRecords: Bool
 
     init(_ settings: DeliveryStreamSettings, generation: Int) {
@@ -125,7 +126,7 @@ struct RecordPipeline: Sendable {
         processors = settings.processors
         partitioner = settings.partitioner
         appendsNewline = settings.appendsNewline
-        framesRecords = settings.httpEndpoint != nil
+        framesRecords = settings.isSourceStage || settings.httpEndpoint != nil
     }
 
     func prepare(_ input: Input, context: RecordContext) -> Prepared {
@@ -158,7 +159,8 @@ struct RecordPipeline: Sendable {
         if framesRecords, !outcome.memorySpent {
             // Framing is a copy the request's memory pays for: refused, the request fails (nothing staged).
             partitions = partitions.map { partition in
-                RecordPartition(
+                guard partition.key.errorOutputType == nil else { return partition }
+                return RecordPartition(
                     key: partition.key,
                     records: SourceRecordFraming().process(partition.records, context: context, outcome: &outcome))
             }

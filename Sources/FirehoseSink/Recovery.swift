@@ -130,7 +130,7 @@ extension FirehoseSink {
     ) async {
         if let partition = journal.partition, let type = partition.errorOutputType {
             // Error records a processor before the function made: not framed, staged as they are.
-            let lines = LambdaTransformation.lines(framed)
+            let lines = ErrorOutput.lines(framed)
             do throws(SinkError) {
                 if let source = entry.source {
                     try await source.restage(lines, partition: partition, arrival: journal.firstArrival)
@@ -267,18 +267,22 @@ extension FirehoseSink {
                 report.orphaned.append(dataPath)
                 return
             }
-            guard let frames = SourceRecordFrame.parse(raw) else {
+            let partition = journal.header.partition ?? .whole
+            // As the stage staged them: error records line by line, other records frame by frame.
+            var staged = RecordBatch()
+            if partition.errorOutputType != nil {
+                staged = ErrorOutput.lines(raw)
+            } else if let frames = SourceRecordFrame.parse(raw) {
+                for frame in frames { staged.append(raw[frame.frame]) }
+            } else {
                 logger.error(
                     "Staged records for an HTTP endpoint are not framed as firehose-local frames them; left in place",
                     metadata: ["stream": .string(journal.header.stream), "file": .string(dataPath)])
                 report.orphaned.append(dataPath)
                 return
             }
-            var staged = RecordBatch()
-            for frame in frames { staged.append(raw[frame.frame]) }
             do throws(SinkError) {
-                try await entry.actor.restage(
-                    staged, partition: journal.header.partition ?? .whole, arrival: journal.header.firstArrival)
+                try await entry.actor.restage(staged, partition: partition, arrival: journal.header.firstArrival)
                 POSIX.unlink(journalPath)
                 POSIX.unlink(dataPath)
                 report.awaitingDelivery += commit.records

@@ -1,7 +1,10 @@
+import DurableStorage
 import FirehoseKeyLayout
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 @testable import FirehoseSink
@@ -119,6 +122,43 @@ struct BackupTests {
             try await harness.sink.deleteStream("demo")
             #expect(harness.stagingIsEmpty)
             #expect(harness.files(under: harness.bucketPath("backup-bucket")).isEmpty)
+        }
+    }
+}
+
+@Suite("A stage with a consumer (StagedBufferConsumer)")
+struct StagedBufferConsumerTests {
+    @Test("A second half that fails keeps what the first made: the retry stages again, it does not consume again")
+    func failedSecondHalfKeepsTheFirst() async throws {
+        try await SinkHarness.with { harness in
+            let firstHalves = Atomic<Int>(0)
+            let secondHalves = Atomic<Int>(0)
+            let consumer = StagedBufferConsumer(ahead: 1) { staged, _ in
+                firstHalves.add(1, ordering: .relaxed)
+                return .success {
+                    // The first attempt to stage fails (a full disk, say); the next succeeds.
+                    secondHalves.add(1, ordering: .relaxed).oldValue == 0
+                        ? .failure(FileSystemError(operation: "stage", path: staged.path, errno: ENOSPC)) : .success([])
+                }
+            }
+            var stage = try settings(destination())
+            stage.transform(
+                with: LambdaTransformationSettings(
+                    function: .command(["true"]), functionARN: functionARN, deliveryStreamARN: streamARN,
+                    region: "us-east-1"))
+            let stream = DeliveryStream(
+                settings: stage.sourceStage, destination: DirectoryBucket(root: harness.directory),
+                stagingDirectory: harness.stagingDirectory, durability: .fsync, consumer: consumer,
+                clock: harness.clock, now: harness.clock.wallClock,
+                logger: Logger(label: "consumer-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
+                onDelivery: { _ in })
+            _ = try await stream.append(RecordBatch([Array("one".utf8)]), arrival: harness.clock.date)
+            await #expect(throws: FileSystemError.self) { _ = try await stream.flush() }
+            #expect(harness.stagedFiles.count == 1)
+            _ = try await stream.flush()
+            #expect(firstHalves.load(ordering: .relaxed) == 1)
+            #expect(secondHalves.load(ordering: .relaxed) == 2)
+            #expect(harness.stagingIsEmpty)
         }
     }
 }
