@@ -113,6 +113,7 @@ let package = Package(
             name: "FirehoseLocalCLI",
             dependencies: [
                 "CivilTime",
+                "FirehoseKeyLayout",
                 "HTTPTransports",
                 "FirehoseServer",
                 "FirehoseSink",

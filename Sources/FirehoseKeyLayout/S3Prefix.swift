@@ -48,6 +48,11 @@ public struct S3Prefix: Sendable, Equatable {
         parts.contains { if case .literal = $0 { false } else { true } }
     }
 
+    /// What every key under the prefix starts with: the prefix up to its first expression.
+    public var literalStart: String {
+        if case .literal(let text)? = parts.first { text } else { "" }
+    }
+
     /// Whether `!{firehose:error-output-type}` appears.
     public var containsErrorOutputType: Bool {
         parts.contains { $0 == .errorOutputType }

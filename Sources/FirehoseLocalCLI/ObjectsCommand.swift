@@ -1,5 +1,6 @@
 import ArgumentParser
 import CivilTime
+import FirehoseKeyLayout
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
@@ -29,8 +30,10 @@ public struct ObjectsCommand: ParsableCommand {
             number of newlines in the object (decompressed), so a record that itself contains newlines \
             counts more than once. Without the processor records are concatenated with nothing between \
             them and the count is unknowable: "-" in lines, null in JSON (also for objects whose stream \
-            is not defined in --config or created through the API). stream is taken from the object's \
-            name (<stream>-<version>-<time>-<uuid>), null for other files.
+            is not defined in --config or created through the API, for objects of a source-record \
+            backup, and for a backup's objects in its stream's bucket whose prefixes do not tell them \
+            apart). stream is taken from the object's name (<stream>-<version>-<time>-<uuid>), null \
+            for other files.
 
             firehose-local's own folder (.firehose-local: staging, the stream catalog) is never listed.
             """
@@ -91,9 +94,29 @@ public struct ObjectsCommand: ParsableCommand {
 /// it does in the server.
 struct StreamDefinitions: Equatable {
     var appendsNewline: [String: Bool] = [:]
-    /// The bucket of each stream's source-record backup, when it has one of its own: backed-up
-    /// records carry no delimiter.
-    var backupBucket: [String: String] = [:]
+    /// Where each stream's source-record backup writes: backed-up records carry no delimiter.
+    var backups: [String: BackupPlace] = [:]
+
+    /// A backup's bucket and what its keys start with, beside its stream's.
+    struct BackupPlace: Equatable {
+        var bucket: String
+        var keyStart: String
+        var streamBucket: String
+        var streamKeyStart: String
+    }
+
+    /// Whether the object `key` in `bucket`, named after `stream`, holds one line per record: an
+    /// object of a stream that appends a newline, not of its backup. When the backup shares the
+    /// stream's bucket, the longer literal start of the two prefixes that `key` begins with tells
+    /// them apart; when nothing does, the count is unknown.
+    func recordsAreLines(stream: String, bucket: String, key: String) -> Bool {
+        guard appendsNewline[stream] == true else { return false }
+        guard let backup = backups[stream], backup.bucket == bucket else { return true }
+        guard backup.streamBucket == bucket else { return false }
+        let (inStream, inBackup) = (key.hasPrefix(backup.streamKeyStart), key.hasPrefix(backup.keyStart))
+        if inStream && inBackup { return backup.streamKeyStart.count > backup.keyStart.count }
+        return inStream
+    }
 
     static func load(dataDirectory: String, configPath: String?) throws(CLIError) -> StreamDefinitions {
         var definitions = StreamDefinitions()
@@ -118,9 +141,13 @@ struct StreamDefinitions: Equatable {
             let settings = try? DeliveryStreamSettings(
                 validating: definition, gzipLevel: gzipLevel, dataDirectory: nil, lambdaFunctions: nil)
         else { return }
-        appendsNewline[settings.name] = settings.appendsNewline
-        if let backup = settings.backupStage, backup.bucket != settings.bucket {
-            backupBucket[settings.name] = backup.bucket
+        // An HTTP endpoint stream's bucket (its S3 configuration's) holds no delivered record: only
+        // error records and backed-up ones.
+        appendsNewline[settings.name] = settings.appendsNewline && settings.httpEndpoint == nil
+        if let backup = settings.backupStage {
+            backups[settings.name] = BackupPlace(
+                bucket: backup.bucket, keyStart: backup.keyLayout.prefix?.literalStart ?? "",
+                streamBucket: settings.bucket, streamKeyStart: settings.keyLayout.prefix?.literalStart ?? "")
         }
     }
 }
@@ -174,9 +201,7 @@ struct ObjectLister {
                 var object = ListedObject(
                     bucket: bucket, key: key, path: path, size: size, modified: modified, stream: objectStream,
                     records: nil)
-                if let objectStream, definitions.appendsNewline[objectStream] == true,
-                    definitions.backupBucket[objectStream] != bucket
-                {
+                if let objectStream, definitions.recordsAreLines(stream: objectStream, bucket: bucket, key: key) {
                     object.records = Self.newlineCount(path: path)
                 }
                 objects.append(object)

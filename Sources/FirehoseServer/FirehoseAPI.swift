@@ -80,6 +80,7 @@ public final class FirehoseAPI: Sendable {
             metrics.objectsDeliveredEarlier(sink.objectsWritten(stream: name), stream: name)
         }
         sink.addDeliveryFailureObserver { failure in metrics.deliveryFailed(stream: failure.stream) }
+        sink.addEndpointObserver { event, stream in metrics.endpoint(event, stream: stream) }
         sink.addDeliveryObserver { object, time in
             metrics.objectDelivered(object, latencySeconds: time.timeIntervalSince(object.firstArrival))
         }

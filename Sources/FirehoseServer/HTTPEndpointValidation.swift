@@ -32,6 +32,8 @@ extension DeliveryStreamSettings {
             fail(member, .validation([ValidationViolation(value: value, path: memberPath, constraint: constraint)]))
         }
 
+        let redacted = "*** Sensitive Data Redacted ***"
+
         // EndpointConfiguration.
         guard let endpoint = http.endpointConfiguration else {
             throw fail("EndpointConfiguration", .validation([.missing("\(path).endpointConfiguration")]))
@@ -39,10 +41,12 @@ extension DeliveryStreamSettings {
         guard let urlText = endpoint.url else {
             throw fail("EndpointConfiguration.Url", .validation([.missing("\(path).endpointConfiguration.url")]))
         }
-        guard (1...1000).contains(urlText.count) else {
+        guard (1...1000).contains(urlText.utf16.count) else {
             throw violation(
-                "EndpointConfiguration.Url", "*** Sensitive Data Redacted ***", "\(path).endpointConfiguration.url",
-                "Member must have length less than or equal to 1000")
+                "EndpointConfiguration.Url", redacted, "\(path).endpointConfiguration.url",
+                urlText.isEmpty
+                    ? "Member must have length greater than or equal to 1"
+                    : "Member must have length less than or equal to 1000")
         }
         guard let url = URL(string: urlText), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
             url.fragment == nil
@@ -58,22 +62,27 @@ extension DeliveryStreamSettings {
                     : "Url '\(urlText)' is not an http:// URL.")
         }
         if let endpointName = endpoint.name,
-            endpointName.isEmpty || endpointName.count > 256
-                || endpointName.allSatisfy(\.isWhitespace)
+            let constraint = Self.nonBlankConstraint(endpointName, maxLength: 256)
         {
             throw violation(
-                "EndpointConfiguration.Name", endpointName, "\(path).endpointConfiguration.name",
-                "Member must satisfy regular expression pattern: ^(?!\\s*$).+ and have length from 1 to 256")
+                "EndpointConfiguration.Name", endpointName, "\(path).endpointConfiguration.name", constraint)
         }
         if let key = endpoint.accessKey {
-            guard key.utf8.count <= 4096 else {
-                throw violation(
-                    "EndpointConfiguration.AccessKey", "*** Sensitive Data Redacted ***",
-                    "\(path).endpointConfiguration.accessKey", "Member must have length less than or equal to 4096")
+            let member = "EndpointConfiguration.AccessKey"
+            let keyPath = "\(path).endpointConfiguration.accessKey"
+            guard key.utf16.count <= 4096 else {
+                throw violation(member, redacted, keyPath, "Member must have length less than or equal to 4096")
             }
-            // The model's `.*` matches no line terminator; in a header one would end it.
-            guard !key.unicodeScalars.contains(where: { $0.properties.isWhitespace && $0 != " " && $0 != "\t" }) else {
-                throw invalid("EndpointConfiguration.AccessKey", "AccessKey must not contain line breaks.")
+            guard ModelPattern.isSingleLine(key) else {
+                throw violation(member, redacted, keyPath, "Member must satisfy regular expression pattern: .*")
+            }
+            // AWS's pattern allows them, but the key is sent as a header, where no control character
+            // but a tab may stand.
+            guard !key.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+                throw invalid(
+                    member,
+                    "AccessKey must not contain control characters (it is sent as the X-Amz-Firehose-Access-Key header)."
+                )
             }
         }
 
@@ -106,16 +115,25 @@ extension DeliveryStreamSettings {
             }
             for (index, attribute) in given.enumerated() {
                 let member = "RequestConfiguration.CommonAttributes[\(index)]"
-                guard let attributeName = attribute.attributeName, let value = attribute.attributeValue else {
-                    throw invalid(member, "Each common attribute needs an AttributeName and an AttributeValue.")
+                let memberPath = "\(path).requestConfiguration.commonAttributes.\(index + 1).member"
+                guard let attributeName = attribute.attributeName else {
+                    throw fail("\(member).AttributeName", .validation([.missing("\(memberPath).attributeName")]))
                 }
-                guard (1...256).contains(attributeName.count), !attributeName.allSatisfy(\.isWhitespace),
-                    value.count <= 1024
-                else {
-                    throw invalid(
-                        member,
-                        "AttributeName must be 1 to 256 characters, not blank, and AttributeValue at most 1024 characters."
-                    )
+                guard let value = attribute.attributeValue else {
+                    throw fail("\(member).AttributeValue", .validation([.missing("\(memberPath).attributeValue")]))
+                }
+                if let constraint = Self.nonBlankConstraint(attributeName, maxLength: 256) {
+                    throw violation("\(member).AttributeName", redacted, "\(memberPath).attributeName", constraint)
+                }
+                guard value.utf16.count <= 1024 else {
+                    throw violation(
+                        "\(member).AttributeValue", redacted, "\(memberPath).attributeValue",
+                        "Member must have length less than or equal to 1024")
+                }
+                guard ModelPattern.isSingleLine(value) else {
+                    throw violation(
+                        "\(member).AttributeValue", redacted, "\(memberPath).attributeValue",
+                        "Member must satisfy regular expression pattern: .*")
                 }
                 attributes.append(.init(name: attributeName, value: value))
             }
@@ -138,11 +156,27 @@ extension DeliveryStreamSettings {
                 "S3BackupMode", mode, "\(path).s3BackupMode",
                 "Member must satisfy enum value set: [FailedDataOnly, AllData]")
         }
-        if case .object(let secrets)? = http.secretsManagerConfiguration, secrets["Enabled"]?.boolValue == true {
-            throw invalid(
-                "SecretsManagerConfiguration",
-                "Secrets Manager is not supported yet by firehose-local: give the key as EndpointConfiguration.AccessKey."
-            )
+        if let secrets = http.secretsManagerConfiguration {
+            guard case .object(let members) = secrets else {
+                throw fail(
+                    "SecretsManagerConfiguration", .serialization("SecretsManagerConfiguration must be an object."))
+            }
+            guard let enabled = members["Enabled"] else {
+                throw fail(
+                    "SecretsManagerConfiguration.Enabled",
+                    .validation([.missing("\(path).secretsManagerConfiguration.enabled")]))
+            }
+            guard let isEnabled = enabled.boolValue else {
+                throw fail(
+                    "SecretsManagerConfiguration.Enabled",
+                    .serialization("SecretsManagerConfiguration.Enabled must be true or false."))
+            }
+            if isEnabled {
+                throw invalid(
+                    "SecretsManagerConfiguration",
+                    "Secrets Manager is not supported yet by firehose-local: give the key as EndpointConfiguration.AccessKey."
+                )
+            }
         }
         if requireRoleARN || http.roleARN != nil, let role = http.roleARN, !isValidRoleARN(role) {
             throw violation(
@@ -191,5 +225,15 @@ extension DeliveryStreamSettings {
                 retryDuration: .seconds(retrySeconds), backupMode: backupMode, deliveryStreamARN: streamARN),
             s3: s3)
         return settings
+    }
+
+    /// What a value breaks of a `^(?!\s*$).+` member of `maxLength` characters; nil when it is valid.
+    private static func nonBlankConstraint(_ value: String, maxLength: Int) -> String? {
+        if value.isEmpty { return "Member must have length greater than or equal to 1" }
+        if value.utf16.count > maxLength { return "Member must have length less than or equal to \(maxLength)" }
+        if !ModelPattern.isNonBlank(value) {
+            return "Member must satisfy regular expression pattern: \(ModelPattern.nonBlankPattern)"
+        }
+        return nil
     }
 }

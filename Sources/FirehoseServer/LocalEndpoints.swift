@@ -19,7 +19,7 @@ import Synchronization
 /// | `GET /_local/health` | `{"status": "ok"}` |
 /// | `POST /_local/flush[?stream=S]` | delivers buffers now; `{"objects": [...]}` once on disk |
 /// | `GET /_local/streams` | every stream: settings, buffer fill, counters, last delivery |
-/// | `GET /_local/wait?stream=S&objects=N&timeout=T` | answers once S has written N objects |
+/// | `GET /_local/wait?stream=S&objects=N&timeout=T` | answers once S has written N objects (an HTTP endpoint stream: N accepted requests) |
 /// | `GET /_local/metrics` | Prometheus text exposition |
 struct LocalEndpoints {
     let api: FirehoseAPI
@@ -144,7 +144,7 @@ struct LocalEndpoints {
                 writer.key("errorOutputType")
                 writer.string(type)
             }
-            if object.isBackup {
+            if object.isSourceBackup {
                 writer.key("backup")
                 writer.bool(true)
             }
@@ -196,7 +196,7 @@ struct LocalEndpoints {
             writer.integer(counters.objectsWritten)
             writer.key("recordsDropped")
             writer.integer(counters.recordsDropped)
-            if settings.backupStage != nil {
+            if settings.backsUpSourceRecords {
                 // The source-record backup's objects, in its own bucket (not in objectsWritten).
                 writer.key("backup")
                 writer.beginObject()
@@ -206,6 +206,22 @@ struct LocalEndpoints {
                 writer.integer(counters.backupObjectsWritten)
                 writer.key("recordsDelivered")
                 writer.integer(counters.backupRecordsDelivered)
+                writer.endObject()
+            }
+            if let endpoint = settings.httpEndpoint {
+                // Where the records go instead of a bucket; `bucket` is then its S3 configuration's.
+                writer.key("endpoint")
+                writer.beginObject()
+                writer.key("url")
+                writer.string(endpoint.url.absoluteString)
+                writer.key("requestsAccepted")
+                writer.integer(counters.endpoint.requestsAccepted)
+                writer.key("recordsDelivered")
+                writer.integer(counters.endpoint.recordsDelivered)
+                writer.key("attemptsFailed")
+                writer.integer(counters.endpoint.attemptsFailed)
+                writer.key("recordsFailed")
+                writer.integer(counters.endpoint.recordsFailed)
                 writer.endObject()
             }
             // Records delivered to the error output, by error output type.
@@ -360,7 +376,7 @@ struct LocalEndpoints {
             // requests are still open) ends the wait promptly; a cancelled request ends its slice at
             // once. The sink resumes a slice the moment an object is written: nothing here polls.
             while true {
-                if sink.objectsWritten(stream: parameters.stream) >= parameters.objects { return .success(true) }
+                if sink.deliveries(stream: parameters.stream) >= parameters.objects { return .success(true) }
                 if remaining < .milliseconds(10) || shuttingDown.load(ordering: .relaxed) || Task.isCancelled {
                     return .success(false)
                 }
@@ -377,7 +393,7 @@ struct LocalEndpoints {
         } onGracefulShutdown: {
             shuttingDown.store(true, ordering: .relaxed)
         }
-        let count = sink.objectsWritten(stream: parameters.stream)
+        let count = sink.deliveries(stream: parameters.stream)
         switch outcome {
         case .failure(let failure):
             return sinkError(failure, requestID: requestID)

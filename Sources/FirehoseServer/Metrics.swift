@@ -21,6 +21,8 @@ import Synchronization
 /// | `firehose_local_error_records_total` | counter | `stream`, `type` (the error output type, e.g. `metadata-extraction-failed`) |
 /// | `firehose_local_delivery_failures_total` | counter | `stream` (failed delivery attempts; each retry counts) |
 /// | `firehose_local_delivery_failing` | gauge | `stream` (1 while the latest attempt failed and records stay staged) |
+/// | `firehose_local_endpoint_requests_total` | counter | `stream`, `outcome` (`accepted`, or `failed` for each failed attempt) |
+/// | `firehose_local_endpoint_records_total` | counter | `stream`, `outcome` (`delivered`, or `failed`: sent to `http-endpoint-failed`) |
 ///
 /// Label values are bounded: operations are the X-Amz-Target operations (anything else is `unknown`),
 /// codes the AWS error codes the server itself produces, streams the configured ones.
@@ -66,6 +68,8 @@ public final class FirehoseMetrics: Sendable {
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
         var errorRecords: [String: [String: Counter]] = [:]
         var backupRecords: [String: Counter] = [:]
+        /// An HTTP endpoint destination's counters, by stream, then by metric name and outcome.
+        var endpoint: [String: [String: Counter]] = [:]
         /// Gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
         var bufferGauges: [String: StreamGauges] = [:]
     }
@@ -128,7 +132,7 @@ public final class FirehoseMetrics: Sendable {
     /// `latencySeconds`: from the arrival of the object's first record to the object being on disk.
     func objectDelivered(_ object: DeliveredObject, latencySeconds: Double) {
         // The source-record backup delivers the stream's records a second time: counted apart.
-        guard !object.isBackup else {
+        guard !object.isSourceBackup else {
             backupRecords(stream: object.stream).increment(by: Int64(object.records))
             return
         }
@@ -181,6 +185,36 @@ public final class FirehoseMetrics: Sendable {
 
     func deliveryFailed(stream: String) {
         series(stream).deliveryFailures.increment()
+    }
+
+    /// A request to `stream`'s HTTP endpoint destination accepted, failed or given up.
+    func endpoint(_ event: HTTPEndpointEvent, stream: String) {
+        switch event {
+        case .accepted(let records):
+            endpointCounter(stream: stream, metric: "requests", outcome: "accepted").increment()
+            endpointCounter(stream: stream, metric: "records", outcome: "delivered").increment(by: Int64(records))
+        case .attemptFailed:
+            endpointCounter(stream: stream, metric: "requests", outcome: "failed").increment()
+            deliveryFailed(stream: stream)
+        case .gaveUp(let records):
+            endpointCounter(stream: stream, metric: "records", outcome: "failed").increment(by: Int64(records))
+        }
+    }
+
+    private func endpointCounter(stream: String, metric: String, outcome: String) -> Counter {
+        state.withLock { state in
+            let key = "\(metric) \(outcome)"
+            if let counter = state.endpoint[stream]?[key] { return counter }
+            let help =
+                metric == "requests"
+                ? "Requests to the stream's HTTP endpoint destination: accepted, or failed (each failed attempt counts)."
+                : "Records the HTTP endpoint destination accepted (delivered), or that no attempt got accepted (failed, sent to the http-endpoint-failed error output)."
+            let counter = registry.makeCounter(
+                descriptor: Self.descriptor("endpoint_\(metric)", unit: "total", help: help),
+                labels: [("stream", stream), ("outcome", outcome)])
+            state.endpoint[stream, default: [:]][key] = counter
+            return counter
+        }
     }
 
     /// Objects `stream` delivered before these metrics observed its deliveries.

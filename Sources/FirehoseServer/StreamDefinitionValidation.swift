@@ -76,7 +76,7 @@ extension DeliveryStreamSettings {
             throw fail(
                 other,
                 .invalidArgument(
-                    "\(other) is not supported yet by firehose-local; use ExtendedS3DestinationConfiguration or S3DestinationConfiguration."
+                    "\(other) is not supported yet by firehose-local; use ExtendedS3DestinationConfiguration, S3DestinationConfiguration or HttpEndpointDestinationConfiguration."
                 ))
         }
 

@@ -45,8 +45,13 @@ public struct DeliveredObject: Sendable, Equatable {
     public var firstArrival: Date
     /// Set for an object of the error output: its records' `!{firehose:error-output-type}`.
     public var errorOutputType: String? = nil
-    /// Set for an object of the source-record backup (`S3BackupMode: Enabled`), in the backup's bucket.
+    /// Set for an object of a backup stage, in the backup's bucket: the source-record backup
+    /// (`S3BackupMode: Enabled`), or an HTTP endpoint's `S3Configuration`.
     public var isBackup = false
+
+    /// An object of the source-record backup: records as received, delivered a second time (not
+    /// the error output a backup stage also writes, such as an HTTP endpoint's failures).
+    public var isSourceBackup: Bool { isBackup && errorOutputType == nil }
 }
 
 /// How much `put` waits for before acknowledging.
@@ -930,10 +935,10 @@ actor DeliveryStream {
             "records": .stringConvertible(object.records), "bytes": .stringConvertible(object.bytes),
             "stored_bytes": .stringConvertible(object.storedBytes), "reason": .string(object.reason.rawValue),
         ]
-        let isSourceBackup = object.isBackup && object.errorOutputType == nil
-        if isSourceBackup { metadata["backup"] = "source records" }
+        if object.isSourceBackup { metadata["backup"] = "source records" }
         if let type = object.errorOutputType { metadata["error_output_type"] = .string(type) }
-        logger.info(isSourceBackup ? "Delivered source-record backup object" : "Delivered object", metadata: metadata)
+        logger.info(
+            object.isSourceBackup ? "Delivered source-record backup object" : "Delivered object", metadata: metadata)
         onDelivery(object)
     }
 }

@@ -20,6 +20,8 @@ public struct StreamCounters: Sendable, Equatable {
     /// What the source-record backup delivered (counted apart: those records are delivered twice).
     public var backupObjectsWritten = 0
     public var backupRecordsDelivered = 0
+    /// What an HTTP endpoint destination took and refused (a delivery there writes no object).
+    public var endpoint = EndpointCounters()
     public var lastDelivery: DeliveredObject?
     public var lastDeliveryTime: Date?
     /// Failed delivery attempts (each retry that fails counts).
@@ -30,6 +32,30 @@ public struct StreamCounters: Sendable, Equatable {
     public var lastDeliveryErrorTime: Date?
 
     public init() {}
+
+    /// Objects written, and requests an HTTP endpoint accepted: what `/_local/wait` counts.
+    public var deliveries: Int { objectsWritten + endpoint.requestsAccepted }
+}
+
+/// An HTTP endpoint destination's requests and records since the process started.
+public struct EndpointCounters: Sendable, Equatable {
+    /// Requests the endpoint accepted, and the records in them.
+    public var requestsAccepted = 0
+    public var recordsDelivered = 0
+    /// Attempts that failed (each retry counts).
+    public var attemptsFailed = 0
+    /// Records of requests no attempt got accepted: sent to the `http-endpoint-failed` error output.
+    public var recordsFailed = 0
+}
+
+/// What happened to a request to an HTTP endpoint destination.
+public enum HTTPEndpointEvent: Sendable, Equatable {
+    /// The endpoint accepted a request of `records` records.
+    case accepted(records: Int)
+    /// An attempt failed with AWS's error code (`HttpEndpoint.ResponseTooLarge`, ...) and message.
+    case attemptFailed(code: String, message: String)
+    /// No attempt got a request of `records` records accepted: they go to the error output.
+    case gaveUp(records: Int)
 }
 
 /// Counts what every stream received and delivered, and lets callers wait for deliveries without
@@ -66,7 +92,7 @@ final class DeliveryTracker: Sendable {
     func delivered(_ object: DeliveredObject, at time: Date) {
         let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             var counters = state.counters[object.stream, default: StreamCounters()]
-            if object.isBackup {
+            if object.isSourceBackup {
                 counters.backupObjectsWritten += 1
                 counters.backupRecordsDelivered += object.records
             } else {
@@ -99,6 +125,31 @@ final class DeliveryTracker: Sendable {
         }
     }
 
+    func endpoint(_ event: HTTPEndpointEvent, stream: String, at time: Date) {
+        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            var counters = state.counters[stream, default: StreamCounters()]
+            switch event {
+            case .accepted(let records):
+                counters.endpoint.requestsAccepted += 1
+                counters.endpoint.recordsDelivered += records
+                counters.deliveryFailing = false
+            case .attemptFailed(let code, let message):
+                counters.endpoint.attemptsFailed += 1
+                counters.deliveryFailures += 1
+                counters.deliveryFailing = true
+                counters.lastDeliveryError = "\(code): \(message)"
+                counters.lastDeliveryErrorTime = time
+            case .gaveUp(let records):
+                // The records leave the stage for the error output: nothing waits on the endpoint.
+                counters.endpoint.recordsFailed += records
+                counters.deliveryFailing = false
+            }
+            state.counters[stream] = counters
+            return Self.takeSatisfied(&state)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
     /// Starts keeping the objects `stream` delivers, until `stopRecording`.
     func startRecording(stream: String) -> UInt64 {
         state.withLock { state in
@@ -121,13 +172,14 @@ final class DeliveryTracker: Sendable {
         state.withLock { $0.counters[stream] ?? StreamCounters() }
     }
 
-    /// Objects written by `stream` (or all streams) since start.
-    func objectsWritten(_ stream: String?) -> Int {
+    /// Deliveries of `stream` (or all streams) since start: objects written, and requests an HTTP
+    /// endpoint accepted (a delivery there writes no object).
+    func deliveries(_ stream: String?) -> Int {
         state.withLock { Self.objects(in: $0, stream: stream) }
     }
 
-    /// Waits until `stream` (or all streams together) has written at least `objects` objects since
-    /// start; false when `timeout` passes first on `clock`.
+    /// Waits until `stream` (or all streams together) has made at least `objects` deliveries since
+    /// start (`objectsWritten`); false when `timeout` passes first on `clock`.
     func waitForObjects(_ objects: Int, stream: String?, timeout: Duration, clock: any Clock<Duration>) async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -166,8 +218,8 @@ final class DeliveryTracker: Sendable {
     }
 
     private static func objects(in state: State, stream: String?) -> Int {
-        if let stream { return state.counters[stream]?.objectsWritten ?? 0 }
-        return state.counters.values.reduce(0) { $0 + $1.objectsWritten }
+        if let stream { return state.counters[stream]?.deliveries ?? 0 }
+        return state.counters.values.reduce(0) { $0 + $1.deliveries }
     }
 
     private static func takeSatisfied(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {

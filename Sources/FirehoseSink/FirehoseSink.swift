@@ -145,6 +145,7 @@ public final class FirehoseSink: Sendable {
     let tracker = DeliveryTracker()
     private let observers = DeliveryObservers()
     private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
+    private let endpointObservers = Mutex<[@Sendable (HTTPEndpointEvent, String) -> Void]>([])
     private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
     /// Set when `shutdown` begins: HTTP endpoint deliveries stop retrying.
     private let shuttingDown = Atomic<Bool>(false)
@@ -191,6 +192,17 @@ public final class FirehoseSink: Sendable {
         tracker.deliveryFailed(stream: stream, error: error.description, at: now())
         let failure = UndeliveredStream(stream: stream, error: error, stagedRecords: stagedRecords)
         for observer in failureObservers.withLock({ $0 }) { observer(failure) }
+    }
+
+    /// Calls `observer` with every request accepted, attempt failed and request given up by a
+    /// stream's HTTP endpoint destination, and the stream's name.
+    public func addEndpointObserver(_ observer: @escaping @Sendable (HTTPEndpointEvent, String) -> Void) {
+        endpointObservers.withLock { $0.append(observer) }
+    }
+
+    private func endpointEvent(_ event: HTTPEndpointEvent, stream: String) {
+        tracker.endpoint(event, stream: stream, at: now())
+        for observer in endpointObservers.withLock({ $0 }) { observer(event, stream) }
     }
 
     /// Registers a stream. `record` defaults to one for a configuration-file stream, ACTIVE at once.
@@ -251,6 +263,7 @@ public final class FirehoseSink: Sendable {
         var delivery = HTTPEndpointDelivery(
             transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger)
         delivery.retriesStopped = { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true }
+        delivery.onEvent = { [weak self] event in self?.endpointEvent(event, stream: settings.name) }
         return delivery.consumer(failuresTo: s3)
     }
 
@@ -537,8 +550,8 @@ public final class FirehoseSink: Sendable {
         return result
     }
 
-    /// Waits until `stream` (all streams when nil) has written `objects` objects since start.
-    /// Returns false on timeout.
+    /// Waits until `stream` (all streams when nil) has made `objects` deliveries since start
+    /// (`deliveries`: objects, and requests an HTTP endpoint accepted). Returns false on timeout.
     public func waitForObjects(_ objects: Int, stream: String? = nil, timeout: Duration) async throws(SinkError)
         -> Bool
     {
@@ -546,7 +559,12 @@ public final class FirehoseSink: Sendable {
         return await tracker.waitForObjects(objects, stream: stream, timeout: timeout, clock: clock)
     }
 
-    public func objectsWritten(stream: String? = nil) -> Int { tracker.objectsWritten(stream) }
+    /// Objects `stream` has written since start.
+    public func objectsWritten(stream: String) -> Int { tracker.counters(stream).objectsWritten }
+
+    /// What `waitForObjects` counts: objects written by `stream` (all streams when nil) since start,
+    /// and requests an HTTP endpoint destination accepted.
+    public func deliveries(stream: String? = nil) -> Int { tracker.deliveries(stream) }
 }
 
 final class DeliveryObservers: Sendable {

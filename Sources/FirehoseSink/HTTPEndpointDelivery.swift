@@ -30,6 +30,8 @@ struct HTTPEndpointDelivery: Sendable {
     /// True once the server shuts down: a failed request is not retried (its records stay staged for
     /// the next start), and a wait under way ends within a second.
     var retriesStopped: @Sendable () -> Bool = { false }
+    /// Told each request accepted, attempt failed and request given up (counters, metrics).
+    var onEvent: @Sendable (HTTPEndpointEvent) -> Void = { _ in }
 
     /// What became of a batch of records.
     struct Outcome: Sendable {
@@ -75,6 +77,7 @@ struct HTTPEndpointDelivery: Sendable {
                 outcome.attempts += made
                 (failure, attempts) = (last, made)
             }
+            onEvent(.gaveUp(records: batch.count))
             let ending = now()
             for record in batch {
                 let dataID = LambdaTransformation.recordID(Self.nextDataID.add(1, ordering: .relaxed).oldValue)
@@ -121,7 +124,11 @@ struct HTTPEndpointDelivery: Sendable {
                     return .connectionFailed("\(error)")
                 }
             }.value
-            guard let failure else { return .accepted(attempts: attempts) }
+            guard let failure else {
+                onEvent(.accepted(records: records.count))
+                return .accepted(attempts: attempts)
+            }
+            onEvent(.attemptFailed(code: failure.code, message: failure.message))
             let next = retry.attemptFailed(failure, jitter: jitter())
             logger.warning(
                 "HTTP endpoint delivery attempt failed",

@@ -119,6 +119,33 @@ def test_records_arrive_as_the_specification_says(srv, fh, receiver):
     assert srv.object_paths(S3_BUCKET) == []
 
 
+def stream_status(srv, name: str) -> dict:
+    [status] = [s for s in srv.http("GET", "/_local/streams").json()["streams"] if s["name"] == name]
+    return status
+
+
+def metric(srv, line_start: str) -> float:
+    lines = srv.http("GET", "/_local/metrics").body.decode().splitlines()
+    [line] = [line for line in lines if line.startswith(line_start + " ")]
+    return float(line.split()[-1])
+
+
+def test_an_accepted_request_is_counted_and_ends_a_wait(srv, fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-count", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url, BufferingHints={"SizeInMBs": 1, "IntervalInSeconds": 1}))
+    fh.put_record_batch(DeliveryStreamName="h-count", Records=[{"Data": b"a"}, {"Data": b"b"}])
+    # No object is written: the wait counts the request the endpoint accepted (1 s interval).
+    waited = srv.http("GET", "/_local/wait?stream=h-count&objects=1&timeout=30")
+    assert waited.status == 200, waited.body
+    assert len(receiver.requests) == 1
+    status = stream_status(srv, "h-count")
+    assert status["endpoint"] == {"url": receiver.url, "requestsAccepted": 1, "recordsDelivered": 2,
+                                  "attemptsFailed": 0, "recordsFailed": 0}
+    assert status["objectsWritten"] == 0 and status["errorRecords"] == {} and "backup" not in status
+    assert metric(srv, 'firehose_local_endpoint_requests_total{stream="h-count",outcome="accepted"}') == 1
+    assert metric(srv, 'firehose_local_endpoint_records_total{stream="h-count",outcome="delivered"}') == 2
+
+
 def test_records_the_endpoint_never_accepts_go_to_the_s3_error_output(srv, fh, receiver):
     fh.create_delivery_stream(DeliveryStreamName="h-fail", HttpEndpointDestinationConfiguration=endpoint_destination(
         receiver.url, RetryOptions={"DurationInSeconds": 1}))
@@ -137,6 +164,13 @@ def test_records_the_endpoint_never_accepts_go_to_the_s3_error_output(srv, fh, r
     assert records[0]["errorCode"] == "HttpEndpoint.DestinationException"
     assert records[0]["attemptsMade"] == len(receiver.requests)
     assert "down for maintenance" in records[0]["errorMessage"]
+    status = stream_status(srv, "h-fail")
+    assert status["errorRecords"] == {"http-endpoint-failed": 2} and status["objectsWritten"] == 1
+    assert status["endpoint"]["attemptsFailed"] == len(receiver.requests)
+    assert status["endpoint"]["recordsFailed"] == 2 and status["endpoint"]["requestsAccepted"] == 0
+    assert "down for maintenance" in status["delivery"]["lastError"]["message"]
+    assert metric(srv, 'firehose_local_error_records_total{stream="h-fail",type="http-endpoint-failed"}') == 2
+    assert metric(srv, 'firehose_local_endpoint_records_total{stream="h-fail",outcome="failed"}') == 2
 
 
 def test_a_malformed_answer_is_an_invalid_response(srv, fh, receiver):
@@ -174,8 +208,11 @@ def test_all_data_backs_every_record_up_as_received(srv, fh, receiver):
         receiver.url, S3BackupMode="AllData"))
     fh.put_record(DeliveryStreamName="h-all", Record={"Data": b"kept twice"})
     [backup] = srv.flush("h-all")["objects"]
+    assert backup["backup"] is True and "errorOutputType" not in backup
     assert srv.read_object(S3_BUCKET, backup["key"]) == b"kept twice"
     assert len(receiver.requests) == 1
+    status = stream_status(srv, "h-all")
+    assert status["backup"]["objectsWritten"] == 1 and status["objectsWritten"] == 0
 
 
 @pytest.mark.timeout_s(90)

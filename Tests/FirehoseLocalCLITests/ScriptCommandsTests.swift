@@ -422,6 +422,43 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
         let empty = try DataDirectory()
         #expect(try StreamDefinitions.load(dataDirectory: empty.path, configPath: nil).appendsNewline.isEmpty)
     }
+
+    @Test("Records are counted in a stream's objects, not in its backup's, even in one bucket")
+    func backupObjectsAreNotCountedAsLines() throws {
+        let data = try DataDirectory()
+        let config = try data.write(
+            "config.yaml",
+            Array(
+                """
+                DeliveryStreams:
+                  - DeliveryStreamName: apart
+                    ExtendedS3DestinationConfiguration:
+                      BucketARN: arn:aws:s3:::b
+                      Prefix: events/
+                      ProcessingConfiguration: {Enabled: true, Processors: [{Type: AppendDelimiterToRecord}]}
+                      S3BackupMode: Enabled
+                      S3BackupConfiguration: {BucketARN: "arn:aws:s3:::b", Prefix: "events/source/"}
+                  - DeliveryStreamName: alike
+                    ExtendedS3DestinationConfiguration:
+                      BucketARN: arn:aws:s3:::b
+                      ProcessingConfiguration: {Enabled: true, Processors: [{Type: AppendDelimiterToRecord}]}
+                      S3BackupMode: Enabled
+                      S3BackupConfiguration: {BucketARN: "arn:aws:s3:::b"}
+                  - DeliveryStreamName: web
+                    HttpEndpointDestinationConfiguration:
+                      EndpointConfiguration: {Url: "http://127.0.0.1:9/"}
+                      ProcessingConfiguration: {Enabled: true, Processors: [{Type: AppendDelimiterToRecord}]}
+                      S3BackupMode: AllData
+                      S3Configuration: {BucketARN: "arn:aws:s3:::b"}
+                """.utf8))
+        let definitions = try StreamDefinitions.load(dataDirectory: data.path, configPath: config)
+        #expect(definitions.recordsAreLines(stream: "apart", bucket: "b", key: "events/2026/11/26/apart-1-x"))
+        #expect(!definitions.recordsAreLines(stream: "apart", bucket: "b", key: "events/source/2026/apart-1-x"))
+        // The same prefix for both: which is which cannot be told.
+        #expect(!definitions.recordsAreLines(stream: "alike", bucket: "b", key: "2026/11/26/10/alike-1-x"))
+        // An HTTP endpoint stream's bucket holds only failed and backed-up records.
+        #expect(!definitions.recordsAreLines(stream: "web", bucket: "b", key: "2026/11/26/10/web-1-x"))
+    }
 }
 
 // MARK: - cat

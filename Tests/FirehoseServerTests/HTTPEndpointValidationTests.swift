@@ -75,7 +75,36 @@ struct HTTPEndpointValidationTests {
             ),
             (
                 Self.http { $0.endpointConfiguration?.accessKey = "a\r\nX-Injected: 1" },
+                "HttpEndpointDestinationConfiguration.EndpointConfiguration.AccessKey", "ValidationException"
+            ),
+            (
+                Self.http { $0.endpointConfiguration?.accessKey = "a\u{0}b" },
                 "HttpEndpointDestinationConfiguration.EndpointConfiguration.AccessKey", "InvalidArgumentException"
+            ),
+            (
+                Self.http { $0.endpointConfiguration?.accessKey = "key\u{7F}" },
+                "HttpEndpointDestinationConfiguration.EndpointConfiguration.AccessKey", "InvalidArgumentException"
+            ),
+            (
+                Self.http { $0.endpointConfiguration?.accessKey = String(repeating: "é", count: 4097) },
+                "HttpEndpointDestinationConfiguration.EndpointConfiguration.AccessKey", "ValidationException"
+            ),
+            (
+                Self.http { $0.endpointConfiguration?.name = " \t" },
+                "HttpEndpointDestinationConfiguration.EndpointConfiguration.Name", "ValidationException"
+            ),
+            (
+                Self.http {
+                    $0.requestConfiguration = HttpEndpointRequestConfiguration(commonAttributes: [
+                        HttpEndpointCommonAttribute(attributeName: "env", attributeValue: "line\u{2028}break")
+                    ])
+                },
+                "HttpEndpointDestinationConfiguration.RequestConfiguration.CommonAttributes[0].AttributeValue",
+                "ValidationException"
+            ),
+            (
+                Self.http { $0.secretsManagerConfiguration = .object(["SecretARN": .string("x")]) },
+                "HttpEndpointDestinationConfiguration.SecretsManagerConfiguration.Enabled", "ValidationException"
             ),
             (
                 Self.http { $0.bufferingHints = BufferingHints(sizeInMBs: 65, intervalInSeconds: 60) },
@@ -106,6 +135,46 @@ struct HTTPEndpointValidationTests {
         let error = try #require(Self.error(http))
         #expect(error.field == field)
         #expect(error.error.code == code, "\(error)")
+    }
+
+    @Test("The model's messages: an empty Url, a common attribute without a name, at 1-based member paths")
+    func modelMessages() throws {
+        let empty = try #require(Self.error(Self.http(url: "")))
+        #expect(
+            empty.error.message
+                == "1 validation error detected: Value '*** Sensitive Data Redacted ***' at 'httpEndpointDestinationConfiguration.endpointConfiguration.url' failed to satisfy constraint: Member must have length greater than or equal to 1"
+        )
+        let unnamed = try #require(
+            Self.error(
+                Self.http {
+                    $0.requestConfiguration = HttpEndpointRequestConfiguration(commonAttributes: [
+                        HttpEndpointCommonAttribute(attributeName: "env", attributeValue: "ci"),
+                        HttpEndpointCommonAttribute(attributeName: nil, attributeValue: "x"),
+                    ])
+                }))
+        #expect(
+            unnamed.field
+                == "HttpEndpointDestinationConfiguration.RequestConfiguration.CommonAttributes[1].AttributeName")
+        #expect(
+            unnamed.error.message
+                == "1 validation error detected: Value null at 'httpEndpointDestinationConfiguration.requestConfiguration.commonAttributes.2.member.attributeName' failed to satisfy constraint: Member must not be null"
+        )
+    }
+
+    @Test("What the model's Java patterns allow is accepted: Unicode spaces, lengths in characters, Enabled false")
+    func javaPatternsAllow() throws {
+        let key = "k\u{A0}e\u{3000}y" + String(repeating: "é", count: 4000)
+        let settings = try Self.validate(
+            Self.http {
+                $0.endpointConfiguration?.accessKey = key
+                $0.endpointConfiguration?.name = "\u{A0}"
+                $0.requestConfiguration = HttpEndpointRequestConfiguration(commonAttributes: [
+                    HttpEndpointCommonAttribute(attributeName: "\u{2003}name", attributeValue: "")
+                ])
+                $0.secretsManagerConfiguration = .object(["Enabled": .bool(false)])
+            })
+        #expect(settings.httpEndpoint?.accessKey == key)
+        #expect(settings.httpEndpoint?.commonAttributes == [.init(name: "\u{2003}name", value: "")])
     }
 
     @Test("An HTTP endpoint and an S3 destination together are refused")

@@ -164,3 +164,67 @@ struct HTTPEndpointDeliveryTests {
         #expect(outcome.interrupted && outcome.failed.isEmpty)
     }
 }
+
+/// A stream delivering to `endpoint`'s URL, with `http-failures` as its S3 configuration.
+func endpointSettings(retrySeconds: Int, backupMode: HTTPEndpointSettings.BackupMode = .failedDataOnly) throws
+    -> DeliveryStreamSettings
+{
+    let s3 = try settings(destination(bucket: "http-failures", sizeInMBs: 1, intervalInSeconds: 300))
+    var stream = try settings(destination(bucket: "http-failures", sizeInMBs: 1, intervalInSeconds: 60))
+    stream.deliver(
+        to: HTTPEndpointSettings(
+            url: URL(string: "http://127.0.0.1:9/ingest")!, retryDuration: .seconds(retrySeconds),
+            backupMode: backupMode, deliveryStreamARN: "arn:aws:firehose:us-east-1:000000000000:deliverystream/demo"),
+        s3: s3)
+    return stream
+}
+
+@Suite("An HTTP endpoint stream's counters: requests count as deliveries, failures as error records")
+struct HTTPEndpointCounterTests {
+    @Test("An accepted request is a delivery (/_local/wait counts it); a failed attempt marks the stream failing")
+    func acceptedRequests() async throws {
+        let endpoint = ScriptedEndpoint([.status(503, "busy")])
+        try await SinkHarness.with(httpTransport: endpoint) { harness in
+            try harness.sink.createStream(try endpointSettings(retrySeconds: 300))
+            try await harness.put(["one", "two"])
+            let sink = harness.sink
+            let waited = Task { try await sink.waitForObjects(1, stream: "demo", timeout: .seconds(900)) }
+            let flushed = Task { try await sink.flush(stream: "demo") }
+            try await eventually("the first attempt to fail") {
+                harness.sink.tracker.counters("demo").deliveryFailing
+            }
+            var counters = harness.sink.tracker.counters("demo")
+            #expect(counters.endpoint == EndpointCounters(attemptsFailed: 1))
+            #expect(counters.lastDeliveryError?.hasPrefix("HttpEndpoint.DestinationException: ") == true)
+            // The retry waits about a second on the clock, in slices.
+            try await eventually("the retry to be accepted") {
+                harness.clock.advance(by: .milliseconds(500))
+                return endpoint.requests.count == 2
+            }
+            #expect(try await flushed.value.isEmpty)
+            #expect(try await waited.value)
+            counters = harness.sink.tracker.counters("demo")
+            #expect(counters.endpoint == EndpointCounters(requestsAccepted: 1, recordsDelivered: 2, attemptsFailed: 1))
+            #expect(!counters.deliveryFailing && counters.objectsWritten == 0 && counters.deliveries == 1)
+            #expect(endpoint.requests.count == 2)
+        }
+    }
+
+    @Test("Records no attempt got accepted are error records of the stream, not a source-record backup")
+    func failedRecords() async throws {
+        let endpoint = ScriptedEndpoint([], then: .status(500, "broken"))
+        try await SinkHarness.with(httpTransport: endpoint) { harness in
+            try harness.sink.createStream(try endpointSettings(retrySeconds: 0))
+            try await harness.put(["one", "two"])
+            let objects = try await harness.sink.flush(stream: "demo")
+            let failed = try #require(objects.first)
+            #expect(objects.count == 1 && failed.errorOutputType == "http-endpoint-failed")
+            #expect(failed.isBackup && !failed.isSourceBackup)
+            let counters = harness.sink.tracker.counters("demo")
+            #expect(counters.endpoint == EndpointCounters(attemptsFailed: 1, recordsFailed: 2))
+            #expect(counters.errorRecords == ["http-endpoint-failed": 2])
+            #expect(counters.objectsWritten == 1 && counters.backupObjectsWritten == 0)
+            #expect(!counters.deliveryFailing)
+        }
+    }
+}

@@ -3,6 +3,7 @@ import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import HTTPTransports
 import Logging
 import Synchronization
 import Testing
@@ -89,7 +90,11 @@ final class SinkHarness: Sendable {
     let sink: FirehoseSink
 
     /// - Parameter destination: the destination stage; nil: the data directory's bucket folders.
-    init(now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500) throws {
+    /// - Parameter httpTransport: what HTTP endpoint destinations are sent through.
+    init(
+        now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
+        httpTransport: (any HTTPTransport)? = nil
+    ) throws {
         let path = try Self.makeDirectory()
         directory = path
         clock = ManualClock(date: now)
@@ -98,6 +103,7 @@ final class SinkHarness: Sendable {
         var configuration = FirehoseSink.Configuration(dataDirectory: path)
         configuration.destination = destination
         configuration.maxActivePartitions = maxActivePartitions
+        if let httpTransport { configuration.httpTransport = httpTransport }
         sink = try FirehoseSink(
             configuration: configuration, clock: clock, now: clock.wallClock,
             logger: Logger(label: "firehose-sink-tests", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -125,9 +131,10 @@ final class SinkHarness: Sendable {
     /// timers), ends the delivery stream and removes the directory.
     static func with(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
-        _ body: (SinkHarness) async throws -> Void
+        httpTransport: (any HTTPTransport)? = nil, _ body: (SinkHarness) async throws -> Void
     ) async throws {
-        let harness = try SinkHarness(now: now, destination: destination, maxActivePartitions: maxActivePartitions)
+        let harness = try SinkHarness(
+            now: now, destination: destination, maxActivePartitions: maxActivePartitions, httpTransport: httpTransport)
         do {
             try await body(harness)
         } catch {
