@@ -91,8 +91,9 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("shutdown-timeout"),
         help: """
-            Seconds SIGTERM/SIGINT waits for in-flight requests and the final delivery; anything still \
-            staged is recovered at the next start. [FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT] (default: 60)
+            Seconds SIGTERM/SIGINT waits for in-flight requests and the final delivery; then Lambda \
+            function invocations and HTTP endpoint requests still under way are abandoned. Anything \
+            still staged is recovered at the next start. [FIREHOSE_LOCAL_SHUTDOWN_TIMEOUT] (default: 60)
             """)
     var shutdownTimeout: Int?
 

@@ -23,23 +23,40 @@ enum CommandInvocation {
         case answerTooLarge
         /// It could not be started (no such program, not executable): `errno`.
         case couldNotStart(Int32)
+        /// The task running it was cancelled: it was killed (or never started).
+        case cancelled
     }
+
+    /// How long a cancellation may go unnoticed while the command runs.
+    static let cancellationCheck = Duration.milliseconds(100)
 
     /// What is kept of standard error: its last bytes.
     static let standardErrorTail = 4096
 
     /// Runs `arguments` (the first found on `PATH` if it has no `/`) with `input` on standard input,
-    /// on a thread of its own, and returns once it has exited (or been killed).
+    /// on a thread of its own, and returns once it has exited (or been killed). Cancelling the
+    /// calling task kills it.
     static func run(_ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int) async -> Outcome {
         precondition(!arguments.isEmpty, "a command needs a program")
-        return await withCheckedContinuation { continuation in
-            // A serial queue of its own gets a thread outside the cooperative pool (see BlockingIO),
-            // so a slow function never holds one of the threads that serve requests.
-            DispatchQueue(label: "firehose-local.lambda-command").async {
-                continuation.resume(
-                    returning: runBlocking(arguments, input: input, timeout: timeout, maxAnswerBytes: maxAnswerBytes))
+        let cancelled = Cancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // A serial queue of its own gets a thread outside the cooperative pool (see BlockingIO),
+                // so a slow function never holds one of the threads that serve requests.
+                DispatchQueue(label: "firehose-local.lambda-command").async {
+                    continuation.resume(
+                        returning: runBlocking(
+                            arguments, input: input, timeout: timeout, maxAnswerBytes: maxAnswerBytes,
+                            isCancelled: { cancelled.flag.load(ordering: .relaxed) }))
+                }
             }
+        } onCancel: {
+            cancelled.flag.store(true, ordering: .relaxed)
         }
+    }
+
+    private final class Cancellation: Sendable {
+        let flag = Atomic<Bool>(false)
     }
 
     private static let ignoreBrokenPipes: Void = {
@@ -48,10 +65,11 @@ enum CommandInvocation {
         signal(SIGPIPE, SIG_IGN)
     }()
 
-    private static func runBlocking(_ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int)
-        -> Outcome
-    {
+    private static func runBlocking(
+        _ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int, isCancelled: () -> Bool
+    ) -> Outcome {
         _ = ignoreBrokenPipes
+        guard !isCancelled() else { return .cancelled }
         // pipe2 is not imported: close-on-exec is set just after pipe(), and spawns are serialized so
         // no other command inherits these pipes in between (it would hold them open).
         let started = spawning.withLock { _ in spawn(arguments) }
@@ -65,7 +83,7 @@ enum CommandInvocation {
         let deadline = clock.now.advanced(by: timeout)
         var outcome = exchange(
             pid: pid, input: input, stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
-            deadline: deadline, maxAnswerBytes: maxAnswerBytes)
+            deadline: deadline, maxAnswerBytes: maxAnswerBytes, isCancelled: isCancelled)
         var status: Int32 = 0
         var reaped = false
         if case .answer = outcome {
@@ -80,6 +98,11 @@ enum CommandInvocation {
                 guard clock.now < deadline else {
                     killAll(pid)
                     outcome = .timedOut
+                    break
+                }
+                if isCancelled() {
+                    killAll(pid)
+                    outcome = .cancelled
                     break
                 }
                 if waited == 0 { usleep(1000) }
@@ -103,6 +126,7 @@ enum CommandInvocation {
             return code == 0 ? .answered(answer) : .failed(status: code, signal: nil, standardError: standardError)
         case .timedOut: return .timedOut
         case .tooLarge: return .answerTooLarge
+        case .cancelled: return .cancelled
         }
     }
 
@@ -110,6 +134,7 @@ enum CommandInvocation {
         case answer([UInt8], standardError: String)
         case timedOut
         case tooLarge
+        case cancelled
     }
 
     /// Writes `input` and reads both outputs at once (a command may answer before it has read
@@ -117,7 +142,7 @@ enum CommandInvocation {
     /// three descriptors; kills the process group on the way out unless it ended on its own.
     private static func exchange(
         pid: pid_t, input: [UInt8], stdin: Int32, stdout: Int32, stderr: Int32, deadline: ContinuousClock.Instant,
-        maxAnswerBytes: Int
+        maxAnswerBytes: Int, isCancelled: () -> Bool
     ) -> Exchange {
         var stdin = stdin
         for descriptor in [stdin, stdout, stderr] {
@@ -140,6 +165,12 @@ enum CommandInvocation {
                 killAll(pid)
                 return .timedOut
             }
+            if isCancelled() {
+                killAll(pid)
+                return .cancelled
+            }
+            // In slices, so that a cancellation is seen soon.
+            let wait = min(left, cancellationCheck)
             var fds = [
                 // A stream at its end is left out (fd -1): polled, its hang-up would wake us at once.
                 pollfd(fd: open.stdout ? stdout : -1, events: Int16(POLLIN), revents: 0),
@@ -147,7 +178,7 @@ enum CommandInvocation {
                 pollfd(fd: stdin, events: Int16(POLLOUT), revents: 0),
             ]
             let milliseconds = Int32(
-                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+                clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&fds, nfds_t(fds.count), milliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }

@@ -149,6 +149,8 @@ public final class FirehoseSink: Sendable {
     private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
     /// Set when `shutdown` begins: HTTP endpoint deliveries stop retrying.
     private let shuttingDown = Atomic<Bool>(false)
+    /// Function invocations and HTTP endpoint requests, abandoned when shutdown is cancelled.
+    private let outgoing = OutgoingWork()
     let quarantine = Mutex<[QuarantinedBuffer]>([])
     private let streamChanges = AsyncGate()
 
@@ -264,6 +266,7 @@ public final class FirehoseSink: Sendable {
             transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger)
         delivery.retriesStopped = { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true }
         delivery.onEvent = { [weak self] event in self?.endpointEvent(event, stream: settings.name) }
+        delivery.outgoing = outgoing
         return delivery.consumer(failuresTo: s3)
     }
 
@@ -273,7 +276,8 @@ public final class FirehoseSink: Sendable {
         logger[metadataKey: "stream"] = .string(settings.name)
         let transformation = LambdaTransformation(
             downstream: delivery, now: wallClock, logger: logger,
-            onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
+            onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) },
+            outgoing: outgoing)
         return makeStage(settings, consumer: transformation.consumer)
     }
 
@@ -496,14 +500,28 @@ public final class FirehoseSink: Sendable {
     }
 
     /// Delivers every buffer before the process exits. What could not be delivered stays staged for
-    /// the next start, is logged per stream, and is kept in `undeliveredAtShutdown`.
+    /// the next start, is logged per stream, and is kept in `undeliveredAtShutdown`. Cancelling the
+    /// calling task (the server's shutdown time is up) abandons function invocations and HTTP
+    /// endpoint requests under way: their records stay staged too.
     public func shutdown() async {
         shuttingDown.store(true, ordering: .relaxed)
-        do {
-            let delivered = try await flush(reason: .shutdown)
+        let flushed: Result<[DeliveredObject], SinkError> = await withTaskCancellationHandler {
+            do throws(SinkError) {
+                return .success(try await flush(reason: .shutdown))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: { [outgoing, logger] in
+            let abandoned = outgoing.abandon()
+            logger.warning(
+                "Shutdown time is up: function invocations and HTTP endpoint requests under way are abandoned; their records stay staged for the next start",
+                metadata: ["abandoned": .stringConvertible(abandoned)])
+        }
+        switch flushed {
+        case .success(let delivered):
             logger.info(
                 "Delivered all buffers for shutdown", metadata: ["objects": .stringConvertible(delivered.count)])
-        } catch {
+        case .failure(let error):
             let failures = error.undelivered?.failures ?? []
             for failure in failures {
                 logger.error(

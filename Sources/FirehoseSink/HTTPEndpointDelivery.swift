@@ -32,6 +32,8 @@ struct HTTPEndpointDelivery: Sendable {
     var retriesStopped: @Sendable () -> Bool = { false }
     /// Told each request accepted, attempt failed and request given up (counters, metrics).
     var onEvent: @Sendable (HTTPEndpointEvent) -> Void = { _ in }
+    /// Where requests run: a shutdown whose time is up abandons them, and their records stay staged.
+    var outgoing = OutgoingWork()
 
     /// What became of a batch of records.
     struct Outcome: Sendable {
@@ -111,9 +113,7 @@ struct HTTPEndpointDelivery: Sendable {
             id: requestID, timestamp: now(), records: records, settings: settings)
         while true {
             attempts += 1
-            // In a task of its own: publishing may run in a cancelled task (a flush whose client went
-            // away), and a cancelled request fails at once.
-            let failure = await Task { [transport] in
+            let answer = await outgoing.run { [transport] () -> HTTPEndpointContract.Failure? in
                 do {
                     return HTTPEndpointContract.check(try await transport.send(request), requestID: requestID)
                 } catch let failure as TransportFailure {
@@ -123,11 +123,15 @@ struct HTTPEndpointDelivery: Sendable {
                 } catch {
                     return .connectionFailed("\(error)")
                 }
-            }.value
-            guard let failure else {
+            }
+            // Abandoned at shutdown before it started.
+            guard let answer else { return .interrupted }
+            guard let failure = answer else {
                 onEvent(.accepted(records: records.count))
                 return .accepted(attempts: attempts)
             }
+            // Abandoned on its way (the failure is the cancellation): the records are sent again.
+            guard !outgoing.isAbandoned else { return .interrupted }
             onEvent(.attemptFailed(code: failure.code, message: failure.message))
             let next = retry.attemptFailed(failure, jitter: jitter())
             logger.warning(

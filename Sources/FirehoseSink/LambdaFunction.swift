@@ -65,6 +65,8 @@ package enum LambdaFunction: Sendable, Equatable {
             return .failure(.functionError("The command \(how)\(detail)"))
         case .timedOut:
             return .failure(.functionTimedOut)
+        case .cancelled:
+            return .failure(.invocationFailed("The command was stopped: firehose-local is shutting down."))
         case .answerTooLarge:
             return .failure(.functionError("The command wrote more than the 6 MB a Lambda answer may hold."))
         case .couldNotStart(let error):

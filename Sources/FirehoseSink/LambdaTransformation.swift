@@ -154,6 +154,8 @@ struct LambdaTransformation: Sendable {
     let logger: Logger
     /// Told how many records the function dropped on purpose (`Dropped`).
     let onDropped: @Sendable (Int) -> Void
+    /// Where invocations run: a shutdown whose time is up abandons them, and their records stay staged.
+    var outgoing = OutgoingWork()
 
     /// How many buffers' functions run at once, the one of the buffer being published included: the
     /// function is invoked for the next buffer while the previous result is staged (Firehose, too,
@@ -167,7 +169,8 @@ struct LambdaTransformation: Sendable {
             guard let settings = staged.settings.transformation else {
                 preconditionFailure("a source stage's buffer has the Lambda processor's settings")
             }
-            let invoked = await invoke(staged, settings: settings, isStopped: isStopped)
+            let invoked = await invoke(
+                staged, settings: settings, isStopped: { [outgoing] in isStopped() || outgoing.isAbandoned })
             return invoked.map { invoked in { await stage(invoked, firstArrival: staged.firstArrival) } }
         }
     }
@@ -281,12 +284,11 @@ struct LambdaTransformation: Sendable {
             region: settings.region, records: batch)
         while attempts <= settings.numberOfRetries, !isStopped() {
             attempts += 1
-            // In a task of its own: publishing may run in a cancelled task (a flush whose client
-            // went away, shutdown past its grace period), and a cancelled HTTP request fails at once,
-            // which would fail the records without asking the function.
-            let answer = await Task { [event] in
-                await settings.function.invoke(event, timeout: settings.invocationTimeout)
-            }.value
+            guard
+                let answer = await outgoing.run({ [event] in
+                    await settings.function.invoke(event, timeout: settings.invocationTimeout)
+                }), !isStopped()
+            else { break }
             switch answer.flatMap({ LambdaContract.outcomes(of: $0, for: batch) }) {
             case .success(let outcomes):
                 return (outcomes, attempts)

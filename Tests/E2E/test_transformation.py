@@ -385,6 +385,38 @@ def test_sigkill_while_the_function_runs_loses_no_acknowledged_record(make_serve
     assert not any(staging.iterdir()), list(staging.iterdir())
 
 
+@pytest.mark.timeout_s(90)
+def test_sigterm_with_a_hung_function_gives_up_after_the_shutdown_timeout(make_server, tmp_path):
+    """SIGTERM while the function hangs (its Timeout is 300 s): once --shutdown-timeout has passed, the
+    invocation is abandoned (the command killed), the records stay staged, serve exits 1 naming the
+    stream, and the next start transforms them."""
+    function = CommandFunction(tmp_path / "function")
+    config = {
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "LambdaFunctions": [{"FunctionName": "upper", "Command": function.command}],
+        "DeliveryStreams": [{"DeliveryStreamName": "t-term",
+                             "ExtendedS3DestinationConfiguration": transformed_stream("upper")}],
+    }
+    srv = make_server(config, name="term", extra_args=["--shutdown-timeout", "2"])
+    function.set_mode("hang")
+    srv.client().put_record(DeliveryStreamName="t-term", Record={"Data": b"kept"})
+    started = time.monotonic()
+    assert srv.stop(timeout=60) == 1
+    # 2 s of shutdown time, then the abandonment: far from the function's 300 s.
+    assert time.monotonic() - started < 30
+    log = srv.stderr_text()
+    assert "Shutdown time is up" in log and "t-term" in log
+    assert srv.object_paths() == []
+    assert len(function.events()) == 1
+
+    function.set_mode("transform")
+    restarted = make_server.create(config, name="term-restart")
+    restarted.data_dir = srv.data_dir
+    restarted.start()
+    restarted.flush("t-term")
+    assert [restarted.read_object(BUCKET, k) for k in restarted.stream_keys("t-term")] == [b"KEPT\n"]
+
+
 def test_records_decompression_fails_on_go_to_the_error_output_and_the_stream_goes_on(srv, fh):
     """A record the Decompression processor (before the function) cannot gunzip is staged as an error
     record in the source stage; it goes on to the error output, and what follows is transformed."""

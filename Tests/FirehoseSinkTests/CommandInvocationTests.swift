@@ -55,6 +55,33 @@ struct CommandInvocationTests {
         #expect(lingering == .timedOut)
     }
 
+    @Test("Cancelling the task kills the command with what it started; a cancelled task starts none")
+    func cancellation() async throws {
+        let directory = try SinkHarness.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let running = Task {
+            await CommandInvocation.run(
+                ["sh", "-c", "sleep 300 & echo $! > \(directory)/child; sleep 300"], input: [],
+                timeout: .seconds(600), maxAnswerBytes: 100)
+        }
+        try await eventually("the command's child to start") {
+            FileManager.default.fileExists(atPath: "\(directory)/child")
+        }
+        running.cancel()
+        // Without the cancellation this waits out the 600 s timeout and answers .timedOut.
+        #expect(await running.value == .cancelled)
+        let written = try String(contentsOfFile: "\(directory)/child", encoding: .utf8)
+        let child = try #require(Int32(written.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try await eventually("the command's own child to be gone") { kill(child, 0) != 0 }
+        let never = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await CommandInvocation.run(
+                ["sh", "-c", "touch \(directory)/started"], input: [], timeout: .seconds(10), maxAnswerBytes: 100)
+        }
+        #expect(await never.value == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/started"))
+    }
+
     @Test("An answer beyond the limit stops the command")
     func answerTooLarge() async {
         #expect(await run(["sh", "-c", "yes"], maxAnswerBytes: 100_000) == .answerTooLarge)

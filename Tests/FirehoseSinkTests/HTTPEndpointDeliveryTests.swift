@@ -15,6 +15,8 @@ final class ScriptedEndpoint: HTTPTransport {
         /// The request's own id echoed, as a conforming endpoint answers.
         case acknowledge
         case failure(TransportFailure)
+        /// No answer until the request is cancelled.
+        case hang
     }
 
     private let state: Mutex<(answers: [Answer], requests: [HTTPRequest])>
@@ -43,6 +45,9 @@ final class ScriptedEndpoint: HTTPTransport {
                 body: Array(#"{"requestId":"\#(id)","timestamp":1}"#.utf8))
         case .failure(let failure):
             throw failure
+        case .hang:
+            try await Task.sleep(for: .seconds(3600))
+            throw TransportFailure("unanswered", reason: "no answer")
         }
     }
 }
@@ -208,6 +213,26 @@ struct HTTPEndpointCounterTests {
             #expect(!counters.deliveryFailing && counters.objectsWritten == 0 && counters.deliveries == 1)
             #expect(endpoint.requests.count == 2)
         }
+    }
+
+    @Test("A shutdown whose time is up abandons a request the endpoint does not answer: the records stay staged")
+    func shutdownAbandonsAHungRequest() async throws {
+        let endpoint = ScriptedEndpoint([.hang])
+        let harness = try SinkHarness(httpTransport: endpoint)
+        defer { try? FileManager.default.removeItem(atPath: harness.directory) }
+        try harness.sink.createStream(try endpointSettings(retrySeconds: 300))
+        try await harness.put(["one"])
+        let sink = harness.sink
+        let shutdown = Task { await sink.shutdown() }
+        try await eventually("the request to be sent") { endpoint.requests.count == 1 }
+        // What the server's ServiceGroup does once --shutdown-timeout has passed; without the
+        // abandonment the request waits for its answer (180 s), then is retried.
+        shutdown.cancel()
+        await shutdown.value
+        #expect(harness.sink.undeliveredAtShutdown.map(\.stream) == ["demo"])
+        let counters = harness.sink.tracker.counters("demo")
+        #expect(counters.endpoint == EndpointCounters() && counters.errorRecords.isEmpty)
+        #expect(!harness.stagedFiles.isEmpty && endpoint.requests.count == 1)
     }
 
     @Test("Records no attempt got accepted are error records of the stream, not a source-record backup")

@@ -183,6 +183,41 @@ struct TransformationTests {
     }
 
     @Test(
+        "A shutdown whose time is up abandons a hung function: its records stay staged, not failed, and the next start transforms them"
+    )
+    func shutdownAbandonsAHungFunction() async throws {
+        let function = try TransformFunction()
+        defer { function.remove() }
+        let harness = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: harness.directory) }
+        try harness.sink.createStream(try transformedSettings(function.function("hang"), timeout: .seconds(600)))
+        try await harness.put(["one", "two"])
+        let sink = harness.sink
+        let shutdown = Task { await sink.shutdown() }
+        try await eventually("the function to be invoked") { function.events.count == 1 }
+        // What the server's ServiceGroup does once --shutdown-timeout has passed.
+        shutdown.cancel()
+        // Without the abandonment this waits for the function (600 s), then retries it.
+        await shutdown.value
+        #expect(harness.sink.undeliveredAtShutdown.map(\.stream) == ["demo"])
+        #expect(harness.sink.tracker.counters("demo").errorRecords.isEmpty)
+        #expect(harness.files(under: harness.bucketPath()).isEmpty)
+        #expect(!harness.stagedFiles.isEmpty)
+        // The next start transforms them.
+        function.release()
+        let log = DeliveryLog()
+        let restarted = try restartedSink(
+            over: harness.directory, streams: [transformedSettings(function.function("hang"))], log: log)
+        #expect(await restarted.recoverStagedBuffers().awaitingTransformation == 2)
+        _ = try await restarted.flush()
+        let objects = try await log.wait(count: 1)
+        #expect(objects.map(\.errorOutputType) == [nil])
+        #expect(try harness.contents(of: objects[0]) == Array("ONE\nTWO\n".utf8))
+        await restarted.shutdown()
+        await log.finish()
+    }
+
+    @Test(
         "A failed invocation is retried NumberOfRetries times; records of an invocation that never succeeds go to the error output"
     )
     func retriesInvocations() async throws {
