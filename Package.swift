@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // zlib from the system (Debian: zlib1g-dev); used directly so the sink controls flushing,
@@ -69,7 +71,8 @@ let package = Package(
         .target(name: "DurableStorage", swiftSettings: swiftSettings),
         // S3 prefix expressions (`!{timestamp:...}`, `!{firehose:...}`) and object key layout.
         .target(name: "FirehoseKeyLayout", dependencies: ["CivilTime"], swiftSettings: swiftSettings),
-        // Delivery streams, buffers, compression and atomic publishing into the data directory. No HTTP.
+        // Delivery streams, buffers, compression and atomic publishing into the data directory; what
+        // leaves through HTTP (endpoint destinations, Lambda functions) goes through an `HTTPTransport`.
         .target(
             name: "FirehoseSink",
             dependencies: [
@@ -80,6 +83,7 @@ let package = Package(
                 "FirehoseKeyLayout",
                 "DurableStorage",
                 "HTTPTransports",
+                "AsyncHTTPClientTransport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -115,6 +119,7 @@ let package = Package(
                 "CivilTime",
                 "FirehoseKeyLayout",
                 "HTTPTransports",
+                "AsyncHTTPClientTransport",
                 "FirehoseServer",
                 "FirehoseSink",
                 "FirehoseWire",
@@ -134,6 +139,20 @@ let package = Package(
         // The client's transport abstraction and its HTTP/1.1 over plain TCP, without FoundationNetworking
         // (no libcurl): the client uses it on loopback, the CLI's `flush` to reach a running server.
         .target(name: "HTTPTransports", swiftSettings: swiftSettings),
+        // The server's outbound HTTP (HTTP endpoint destinations, Lambda Invoke API endpoints) over
+        // AsyncHTTPClient: https as well as http, behind the same `HTTPTransport` abstraction.
+        .target(
+            name: "AsyncHTTPClientTransport",
+            dependencies: [
+                "HTTPTransports",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Firehose data-plane client: SigV4, credentials providers, pluggable transport. No NIO/Hummingbird,
         // so an iOS app can link it.
         .target(
@@ -151,7 +170,7 @@ let package = Package(
         // Scriptable fake endpoint, test clocks and sleepers, a real firehose-local process helper.
         .target(
             name: "FirehoseTestSupport",
-            dependencies: ["CivilTime", "FirehoseClient", "FirehoseWire", "AWSSigV4"],
+            dependencies: ["CivilTime", "FirehoseClient", "FirehoseWire", "AWSSigV4", "HTTPTransports"],
             swiftSettings: swiftSettings
         ),
         // Example: records lines from stdin and submits them.
@@ -192,6 +211,7 @@ let package = Package(
             name: "FirehoseSinkTests",
             dependencies: [
                 "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage", "FirehoseTestSupport",
+                "HTTPTransports", "AsyncHTTPClientTransport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

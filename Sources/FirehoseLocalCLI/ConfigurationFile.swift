@@ -355,7 +355,7 @@ private struct FunctionShape: Decodable {
         case (nil, let text?):
             guard let url = LambdaFunctionDirectory.endpointURL(text) else {
                 throw fail(
-                    "Endpoint", "must be an http:// URL such as http://127.0.0.1:3001, not '\(text)'.")
+                    "Endpoint", "must be an http:// or https:// URL such as http://127.0.0.1:3001, not '\(text)'.")
             }
             let name = InvokeName ?? FunctionName ?? LambdaFunctionDirectory.functionName(inARN: FunctionArn!)!
             function = .invokeAPI(endpoint: url, functionName: name)

@@ -1,5 +1,6 @@
 import AWSSigV4
 import ArgumentParser
+import AsyncHTTPClientTransport
 import DurableStorage
 import FirehoseServer
 import FirehoseSink
@@ -124,6 +125,15 @@ public struct ServeCommand: AsyncParsableCommand {
     var lambdaEndpoint: String?
 
     @Option(
+        name: .customLong("endpoint-ca-file"),
+        help: """
+            A PEM file of certificates to trust, beyond the system's, for https:// HTTP endpoint \
+            destinations and Lambda Invoke API endpoints (a local receiver's self-signed certificate). \
+            [FIREHOSE_LOCAL_ENDPOINT_CA_FILE] (default: none)
+            """)
+    var endpointCAFile: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -205,8 +215,10 @@ public struct ServeCommand: AsyncParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let sink: FirehoseSink
         do {
-            sink = try FirehoseSink(
-                configuration: .init(dataDirectory: settings.dataDirectory, durability: durability), logger: logger)
+            var configuration = FirehoseSink.Configuration(
+                dataDirectory: settings.dataDirectory, durability: durability)
+            configuration.httpTransport = AsyncHTTPClientTransport(trust: .init(caFile: settings.endpointCAFile))
+            sink = try FirehoseSink(configuration: configuration, logger: logger)
         } catch {
             throw ServeError(description: "data directory \(settings.dataDirectory): \(error)")
         }
@@ -341,6 +353,7 @@ struct ResolvedSettings {
     var activationDelay: Double = 0
     var localEndpointsOpen = false
     var lambdaEndpoint: URL?
+    var endpointCAFile: String?
 
     init(command: ServeCommand, environment: [String: String]) throws(ServeError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -407,10 +420,17 @@ struct ResolvedSettings {
             guard let url = LambdaFunctionDirectory.endpointURL(text) else {
                 throw ServeError(
                     description:
-                        "lambda endpoint must be an http:// URL such as http://127.0.0.1:3001, not '\(text)'."
+                        "lambda endpoint must be an http:// or https:// URL such as http://127.0.0.1:3001, not '\(text)'."
                 )
             }
             lambdaEndpoint = url
+        }
+        if let path = value(command.endpointCAFile, "FIREHOSE_LOCAL_ENDPOINT_CA_FILE") {
+            let absolute = Self.absolute(path)
+            guard FileManager.default.isReadableFile(atPath: absolute) else {
+                throw ServeError(description: "endpoint CA file \(absolute) cannot be read.")
+            }
+            endpointCAFile = absolute
         }
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {
             guard let mode = Durability(rawValue: text.lowercased()) else {

@@ -54,12 +54,9 @@ extension DeliveryStreamSettings {
             throw invalid(
                 "EndpointConfiguration.Url", "Url '\(urlText)' is not an http:// or https:// URL with a host.")
         }
-        guard scheme == "http" else {
-            throw invalid(
-                "EndpointConfiguration.Url",
-                scheme == "https"
-                    ? "firehose-local delivers to HTTP endpoints over plain http only (AWS requires https): point Url at an http:// receiver, e.g. http://127.0.0.1:8080/."
-                    : "Url '\(urlText)' is not an http:// URL.")
+        // AWS's pattern is `https://.*`; plain http is allowed here for local receivers.
+        guard scheme == "http" || scheme == "https" else {
+            throw invalid("EndpointConfiguration.Url", "Url '\(urlText)' is not an http:// or https:// URL.")
         }
         if let endpointName = endpoint.name,
             let constraint = Self.nonBlankConstraint(endpointName, maxLength: 256)

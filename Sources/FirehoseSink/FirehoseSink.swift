@@ -1,3 +1,4 @@
+import AsyncHTTPClientTransport
 import DurableStorage
 import FirehoseWire
 import HTTPTransports
@@ -106,8 +107,9 @@ public final class FirehoseSink: Sendable {
         /// Partitions a dynamically partitioned stream may have with records not yet delivered;
         /// records of further partitions go to the error output (AWS's default quota: 500).
         public var maxActivePartitions = 500
-        /// How HTTP endpoint destinations are reached (tests plug in another).
-        package var httpTransport: any HTTPTransport = HTTP1Transport()
+        /// How HTTP endpoint destinations and Lambda Invoke API endpoints are reached (tests plug in
+        /// another).
+        package var httpTransport: any HTTPTransport = AsyncHTTPClientTransport()
 
         public init(dataDirectory: String, durability: Durability = .fsync) {
             self.dataDirectory = dataDirectory
@@ -277,7 +279,7 @@ public final class FirehoseSink: Sendable {
         let transformation = LambdaTransformation(
             downstream: delivery, now: wallClock, logger: logger,
             onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) },
-            outgoing: outgoing)
+            transport: configuration.httpTransport, outgoing: outgoing)
         return makeStage(settings, consumer: transformation.consumer)
     }
 

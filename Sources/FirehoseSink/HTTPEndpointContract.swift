@@ -183,7 +183,9 @@ package enum HTTPEndpointContract {
             content = compressed
             headers.append(("Content-Encoding", "gzip"))
         }
-        return HTTPRequest(url: settings.url, method: "POST", headers: headers, body: content, timeout: responseTimeout)
+        return HTTPRequest(
+            url: settings.url, method: "POST", headers: headers, body: content, timeout: responseTimeout,
+            maxResponseBytes: maxResponseBytes)
     }
 
     /// Nil when `response` acknowledges the request `requestID` as the specification says: status

@@ -1,3 +1,4 @@
+import AsyncHTTPClientTransport
 import FirehoseWire
 import HTTPTransports
 
@@ -24,11 +25,9 @@ package enum LambdaFunction: Sendable, Equatable {
     /// `sam local start-lambda` serve it.
     case invokeAPI(endpoint: URL, functionName: String)
 
-    /// One connection pool for every Invoke API call, so invocations reuse connections.
-    package static let transport: any HTTPTransport = HTTP1Transport()
-
     /// Invokes the function with `event`, waiting at most `timeout`.
-    package func invoke(_ event: [UInt8], timeout: Duration, transport: any HTTPTransport = Self.transport)
+    /// - Parameter transport: how an Invoke API endpoint is reached (the sink's outbound HTTP).
+    package func invoke(_ event: [UInt8], timeout: Duration, transport: any HTTPTransport = AsyncHTTPClientTransport())
         async -> Result<[UInt8], LambdaContract.Failure>
     {
         switch self {
@@ -41,12 +40,14 @@ package enum LambdaFunction: Sendable, Equatable {
             let request = HTTPRequest(
                 url: url, method: "POST",
                 headers: [("Content-Type", "application/json"), ("X-Amz-Invocation-Type", "RequestResponse")],
-                body: event, timeout: timeout)
+                body: event, timeout: timeout, maxResponseBytes: LambdaContract.maxPayloadBytes + 1)
             let response: HTTPResponse
             do {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure where failure.timedOut {
                 return .failure(.functionTimedOut)
+            } catch let failure as TransportFailure where failure.answerTooLarge {
+                return .failure(.functionError("The Invoke API answered more than the 6 MB a Lambda answer may hold."))
             } catch {
                 return .failure(
                     .invocationFailed("The Invoke API at \(url.absoluteString) could not be reached: \(error)."))
@@ -143,7 +144,7 @@ package struct LambdaFunctionDirectory: Sendable, Equatable {
     /// HTTP, and so does the transport), a host, no query or fragment (the path
     /// `/2015-03-31/functions/NAME/invocations` is added to it).
     package static func endpointURL(_ text: String) -> URL? {
-        guard let url = URL(string: text), url.scheme?.lowercased() == "http",
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased()),
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
         else { return nil }
         return url

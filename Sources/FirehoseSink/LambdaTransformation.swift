@@ -1,5 +1,7 @@
+import AsyncHTTPClientTransport
 import DurableStorage
 import FirehoseWire
+import HTTPTransports
 import Logging
 import Synchronization
 
@@ -154,6 +156,8 @@ struct LambdaTransformation: Sendable {
     let logger: Logger
     /// Told how many records the function dropped on purpose (`Dropped`).
     let onDropped: @Sendable (Int) -> Void
+    /// How an Invoke API endpoint is reached.
+    var transport: any HTTPTransport = AsyncHTTPClientTransport()
     /// Where invocations run: a shutdown whose time is up abandons them, and their records stay staged.
     var outgoing = OutgoingWork()
 
@@ -285,8 +289,8 @@ struct LambdaTransformation: Sendable {
         while attempts <= settings.numberOfRetries, !isStopped() {
             attempts += 1
             guard
-                let answer = await outgoing.run({ [event] in
-                    await settings.function.invoke(event, timeout: settings.invocationTimeout)
+                let answer = await outgoing.run({ [event, transport] in
+                    await settings.function.invoke(event, timeout: settings.invocationTimeout, transport: transport)
                 }), !isStopped()
             else { break }
             switch answer.flatMap({ LambdaContract.outcomes(of: $0, for: batch) }) {

@@ -42,7 +42,8 @@ public final class HTTP1Transport: HTTPTransport, Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let endpoint = try Endpoint(request.url)
         let head = try Self.head(of: request, endpoint: endpoint)
-        let exchange = Exchange(deadline: ContinuousClock.now + request.timeout)
+        let exchange = Exchange(
+            deadline: ContinuousClock.now + request.timeout, maxBody: request.maxResponseBytes ?? Connection.maxBody)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let reused = checkOut(endpoint)
@@ -99,7 +100,7 @@ public final class HTTP1Transport: HTTPTransport, Sendable {
         guard exchange.use(connection.descriptor) else { throw CancellationError() }
         try connection.write(head, deadline: exchange.deadline, startsRequest: true)
         try connection.write(body, deadline: exchange.deadline, startsRequest: false)
-        return try connection.readResponse(deadline: exchange.deadline)
+        return try connection.readResponse(deadline: exchange.deadline, maxBody: exchange.maxBody)
     }
 
     // MARK: Pool
@@ -173,13 +174,13 @@ package struct TransportFailure: Error, CustomStringConvertible {
     /// The cause without the operation: "Connection refused", "timed out", ...
     package var reason: String
 
-    init(_ description: String, requestUnsent: Bool = false, reason: String? = nil) {
+    package init(_ description: String, requestUnsent: Bool = false, reason: String? = nil) {
         self.description = description
         self.requestUnsent = requestUnsent
         self.reason = reason ?? description
     }
 
-    static func tooLarge(_ description: String) -> TransportFailure {
+    package static func tooLarge(_ description: String) -> TransportFailure {
         var failure = TransportFailure(description)
         failure.answerTooLarge = true
         return failure
@@ -214,14 +215,17 @@ struct Endpoint: Hashable, Sendable {
 /// One request's claim on a connection, and the cancellation that may reach it from another thread.
 final class Exchange: Sendable {
     let deadline: ContinuousClock.Instant
+    /// The largest answer body read.
+    let maxBody: Int
     private struct State {
         var cancelled = false
         var descriptor: Int32?
     }
     private let state = Mutex(State())
 
-    init(deadline: ContinuousClock.Instant) {
+    init(deadline: ContinuousClock.Instant, maxBody: Int) {
         self.deadline = deadline
+        self.maxBody = maxBody
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
@@ -409,7 +413,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    func readResponse(deadline: ContinuousClock.Instant) throws -> ParsedResponse {
+    func readResponse(deadline: ContinuousClock.Instant, maxBody: Int) throws -> ParsedResponse {
         while true {
             let headEnd = try readHead(deadline: deadline)
             let head = try Self.parseHead(buffer[0..<headEnd])
@@ -419,9 +423,9 @@ final class Connection: @unchecked Sendable {
             var keepAlive = head.keepAlive
             let body: [UInt8]
             if head.chunked {
-                body = try readChunked(deadline: deadline)
+                body = try readChunked(deadline: deadline, maxBody: maxBody)
             } else if let length = head.contentLength {
-                guard length <= Self.maxBody else {
+                guard length <= maxBody else {
                     throw TransportFailure.tooLarge("answer of \(length) bytes is too large")
                 }
                 while buffer.count < length {
@@ -436,7 +440,7 @@ final class Connection: @unchecked Sendable {
             } else {
                 // Delimited by the end of the connection.
                 while try fill(deadline: deadline) {
-                    guard buffer.count <= Self.maxBody else { throw TransportFailure.tooLarge("answer is too large") }
+                    guard buffer.count <= maxBody else { throw TransportFailure.tooLarge("answer is too large") }
                 }
                 body = buffer
                 buffer.removeAll()
@@ -514,7 +518,7 @@ final class Connection: @unchecked Sendable {
         return head
     }
 
-    private func readChunked(deadline: ContinuousClock.Instant) throws -> [UInt8] {
+    private func readChunked(deadline: ContinuousClock.Instant, maxBody: Int) throws -> [UInt8] {
         var body: [UInt8] = []
         while true {
             let lineEnd = try readLine(deadline: deadline)
@@ -533,7 +537,7 @@ final class Connection: @unchecked Sendable {
                     if end == 0 { return body }
                 }
             }
-            guard body.count + size <= Self.maxBody else { throw TransportFailure.tooLarge("answer is too large") }
+            guard body.count + size <= maxBody else { throw TransportFailure.tooLarge("answer is too large") }
             while buffer.count < size + 2 {
                 guard try fill(deadline: deadline) else {
                     throw TransportFailure("connection closed inside the answer")

@@ -13,13 +13,19 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// How long the whole exchange may take before the transport gives up with a network error.
     public var timeout: Duration
+    /// The largest answer body read; a larger one fails the exchange (nil: the transport's own limit).
+    public var maxResponseBytes: Int?
 
-    public init(url: URL, method: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) {
+    public init(
+        url: URL, method: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration,
+        maxResponseBytes: Int? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
     }
 
     /// The first value of a header, matched case-insensitively.

@@ -606,11 +606,11 @@ CREATE_ERRORS = [
          "HECEndpoint": "https://splunk.example.com:8088", "HECEndpointType": "Raw", "HECToken": "t",
          "S3Configuration": _dest()}},
      "InvalidArgumentException", ["SplunkDestinationConfiguration", "not supported yet"]),
-    ("http-endpoint-https",
+    ("http-endpoint-ftp",
      {"HttpEndpointDestinationConfiguration": {
-         "EndpointConfiguration": {"Url": "https://example.com"},
+         "EndpointConfiguration": {"Url": "ftp://example.com"},
          "S3Configuration": _dest()}},
-     "InvalidArgumentException", ["plain http only"]),
+     "InvalidArgumentException", ["is not an http:// or https:// URL"]),
     ("kinesis-source",
      {"DeliveryStreamType": "KinesisStreamAsSource",
       "KinesisStreamSourceConfiguration": {

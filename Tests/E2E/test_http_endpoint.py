@@ -6,8 +6,11 @@ import base64
 import gzip
 import http.server
 import json
+import ssl
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +23,7 @@ S3_BUCKET = "http-failures"
 class Receiver:
     """An HTTP endpoint: keeps every request; answers as `mode` says."""
 
-    def __init__(self):
+    def __init__(self, tls: "ssl.SSLContext | None" = None):
         self.requests: list[dict] = []
         self.mode = "ok"
         receiver = self
@@ -52,11 +55,14 @@ class Receiver:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.scheme = "http" if tls is None else "https"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/ingest?token=abc"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}/ingest?token=abc"
 
     def close(self):
         self.server.shutdown()
@@ -194,13 +200,63 @@ def test_describe_hides_the_access_key(fh, receiver):
     assert "the-access-key" not in json.dumps(described, default=str)
 
 
-def test_https_is_refused_with_a_clear_message(fh):
+def test_a_url_that_is_not_http_is_refused_with_a_clear_message(fh):
     resp = expect_client_error(
         lambda: fh.create_delivery_stream(
-            DeliveryStreamName="h-https", HttpEndpointDestinationConfiguration=endpoint_destination(
-                "https://http-intake.logs.datadoghq.com/api/v2/logs")),
+            DeliveryStreamName="h-ftp", HttpEndpointDestinationConfiguration=endpoint_destination(
+                "ftp://127.0.0.1/in")),
         "InvalidArgumentException")
-    assert "plain http only" in resp["Error"]["Message"]
+    assert "is not an http:// or https:// URL" in resp["Error"]["Message"]
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory) -> Path:
+    """A CA and a certificate it signed for 127.0.0.1, made with the openssl command."""
+    folder = tmp_path_factory.mktemp("tls")
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=firehose-local test CA")
+    openssl("req", *ec, "-keyout", "receiver.key", "-out", "receiver.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "receiver.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "receiver.pem", "-days", "2", "-extfile", "san.ext")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tls_receiver(certificates):
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificates / "receiver.pem", certificates / "receiver.key")
+    server = Receiver(tls=context)
+    yield server
+    server.close()
+
+
+def test_https_delivers_to_a_receiver_the_ca_file_trusts(make_server, tls_receiver, certificates):
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}
+    srv = make_server(config, name="https", extra_args=["--endpoint-ca-file", str(certificates / "ca.pem")])
+    fh = srv.client()
+    fh.create_delivery_stream(DeliveryStreamName="h-tls", HttpEndpointDestinationConfiguration=endpoint_destination(
+        tls_receiver.url))
+    fh.put_record(DeliveryStreamName="h-tls", Record={"Data": b"over tls"})
+    srv.flush("h-tls")
+    [request] = tls_receiver.requests
+    assert [base64.b64decode(r["data"]) for r in request["body"]["records"]] == [b"over tls"]
+    assert request["headers"]["x-amz-firehose-access-key"] == "the-access-key"
+
+
+def test_https_to_a_receiver_nothing_trusts_fails_the_attempts(srv, fh, tls_receiver):
+    """Without --endpoint-ca-file the test CA is unknown: the certificate is refused, as it must be."""
+    tls_receiver.requests.clear()
+    fh.create_delivery_stream(DeliveryStreamName="h-untrusted", HttpEndpointDestinationConfiguration=endpoint_destination(
+        tls_receiver.url, RetryOptions={"DurationInSeconds": 0}))
+    fh.put_record(DeliveryStreamName="h-untrusted", Record={"Data": b"refused"})
+    [failed] = srv.flush("h-untrusted")["objects"]
+    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    assert record["errorCode"] == "HttpEndpoint.ConnectionFailed"
+    assert "the endpoint's certificate is not trusted" in record["errorMessage"], record
+    assert tls_receiver.requests == []
 
 
 def test_all_data_backs_every_record_up_as_received(srv, fh, receiver):

@@ -108,7 +108,7 @@ import Testing
             ),
             (
                 "{FunctionName: f, Endpoint: \"localhost:9000\"}", "LambdaFunctions[0].Endpoint",
-                "must be an http:// URL such as http://127.0.0.1:3001, not 'localhost:9000'."
+                "must be an http:// or https:// URL such as http://127.0.0.1:3001, not 'localhost:9000'."
             ),
             (
                 "{FunctionName: f, Command: [a], InvokeName: g}", "LambdaFunctions[0].InvokeName",

@@ -51,6 +51,9 @@ struct HTTPEndpointValidationTests {
         #expect(!settings.backsUpSourceRecords)
         let allData = try Self.validate(Self.http { $0.s3BackupMode = "AllData" })
         #expect(allData.backsUpSourceRecords)
+        // AWS's own scheme, as production definitions give it.
+        let https = try Self.validate(Self.http(url: "https://http-intake.logs.datadoghq.com/api/v2/logs"))
+        #expect(https.httpEndpoint?.url.scheme == "https")
     }
 
     @Test(
@@ -65,7 +68,7 @@ struct HTTPEndpointValidationTests {
                 "ValidationException"
             ),
             (
-                Self.http(url: "https://example.com/in"),
+                Self.http(url: "ftp://example.com/in"),
                 "HttpEndpointDestinationConfiguration.EndpointConfiguration.Url",
                 "InvalidArgumentException"
             ),

@@ -137,7 +137,8 @@ struct LambdaFunctionTests {
             #expect(LambdaFunctionDirectory.functionName(inARN: arn) == nil, "\(arn)")
         }
         #expect(LambdaFunctionDirectory.endpointURL("http://127.0.0.1:9000") != nil)
-        for text in ["127.0.0.1:9000", "ftp://h", "https://h", "http://", "http://h/?q=1"] {
+        #expect(LambdaFunctionDirectory.endpointURL("https://lambda.example.com") != nil)
+        for text in ["127.0.0.1:9000", "ftp://h", "http://", "http://h/?q=1"] {
             #expect(LambdaFunctionDirectory.endpointURL(text) == nil, "\(text)")
         }
     }
