@@ -134,6 +134,15 @@ public struct ServeCommand: AsyncParsableCommand {
     var endpointCAFile: String?
 
     @Option(
+        name: .customLong("endpoint-response-timeout"),
+        help: """
+            Seconds an HTTP endpoint destination has to answer each request before the attempt fails \
+            with HttpEndpoint.RequestTimeout (AWS: 180); lower it to test a receiver's slow path \
+            quickly. [FIREHOSE_LOCAL_ENDPOINT_RESPONSE_TIMEOUT] (default: 180)
+            """)
+    var endpointResponseTimeout: Int?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical. [FIREHOSE_LOCAL_LOG_LEVEL] (default: info)")
     var logLevel: String?
@@ -218,6 +227,7 @@ public struct ServeCommand: AsyncParsableCommand {
             var configuration = FirehoseSink.Configuration(
                 dataDirectory: settings.dataDirectory, durability: durability)
             configuration.httpTransport = AsyncHTTPClientTransport(trust: .init(caFile: settings.endpointCAFile))
+            configuration.endpointResponseTimeout = .seconds(settings.endpointResponseTimeout)
             sink = try FirehoseSink(configuration: configuration, logger: logger)
         } catch {
             throw ServeError(description: "data directory \(settings.dataDirectory): \(error)")
@@ -354,6 +364,7 @@ struct ResolvedSettings {
     var localEndpointsOpen = false
     var lambdaEndpoint: URL?
     var endpointCAFile: String?
+    var endpointResponseTimeout = 180
 
     init(command: ServeCommand, environment: [String: String]) throws(ServeError) {
         func value(_ flag: String?, _ variable: String) -> String? {
@@ -425,6 +436,10 @@ struct ResolvedSettings {
             }
             lambdaEndpoint = url
         }
+        endpointResponseTimeout =
+            try positive(
+                command.endpointResponseTimeout, "FIREHOSE_LOCAL_ENDPOINT_RESPONSE_TIMEOUT",
+                "endpoint response timeout") ?? 180
         if let path = value(command.endpointCAFile, "FIREHOSE_LOCAL_ENDPOINT_CA_FILE") {
             let absolute = Self.absolute(path)
             guard FileManager.default.isReadableFile(atPath: absolute) else {

@@ -200,13 +200,44 @@ struct ControlPlane {
                 "Destination Id \(input.destinationId!) not found for firehose \(name); its destination is \(Self.destinationID)."
             )
         }
-        if record.definition.httpEndpointDestinationConfiguration != nil {
+        if let other = input.otherUpdates.first {
             throw .invalidArgument(
-                "UpdateDestination of an HTTP endpoint destination is not supported yet by firehose-local; delete and create the stream again."
+                "\(other) is not supported yet by firehose-local; give ExtendedS3DestinationUpdate, S3DestinationUpdate or HttpEndpointDestinationUpdate."
             )
         }
-        if let other = input.otherUpdates.first {
-            throw .invalidArgument("\(other) is not supported yet by firehose-local; update the S3 destination.")
+        let (definition, settings) =
+            if let current = record.definition.httpEndpointDestinationConfiguration {
+                try Self.httpEndpointUpdate(input, of: record, current: current, validate: validatedSettings)
+            } else {
+                try Self.s3Update(input, of: record, validate: validatedSettings)
+            }
+        var updated = record
+        updated.definition = definition
+        updated.versionID += 1
+        updated.lastUpdateTime = now
+        updated.origin = .api
+        do {
+            try await sink.updateStream(settings, record: updated)
+        } catch {
+            throw error.firehoseError(accountID: configuration.accountID)
+        }
+        api.log("Destination updated", ["stream": .string(name), "version": .stringConvertible(updated.versionID)])
+        return Array("{}".utf8)
+    }
+
+    /// The definition and settings an update leaves: `validate` checks the definition (as
+    /// `validatedSettings`, with the update's member named in errors).
+    typealias Validate = (CreateDeliveryStreamInput, Int, String?) throws(FirehoseError) -> DeliveryStreamSettings
+
+    /// ExtendedS3DestinationUpdate or S3DestinationUpdate, merged into an S3 stream's destination.
+    private static func s3Update(
+        _ input: UpdateDestinationInput, of record: StreamRecord, validate: Validate
+    ) throws(FirehoseError) -> (CreateDeliveryStreamInput, DeliveryStreamSettings) {
+        let name = record.definition.deliveryStreamName ?? ""
+        guard input.httpEndpointDestinationUpdate == nil else {
+            throw .invalidArgument(
+                "\(name) delivers to S3: give ExtendedS3DestinationUpdate or S3DestinationUpdate (changing the destination type is not supported yet by firehose-local; delete and create the stream again)."
+            )
         }
         guard input.extendedS3DestinationUpdate != nil || input.s3DestinationUpdate != nil else {
             throw .invalidArgument(
@@ -250,22 +281,29 @@ struct ControlPlane {
         if current.s3BackupMode == "Enabled", destination?.s3BackupMode != "Enabled" {
             throw .invalidArgument("Disabling S3 backup is not currently supported.")
         }
-        let settings = try validatedSettings(
-            definition, versionID: record.versionID + 1,
-            destinationMember: input.extendedS3DestinationUpdate != nil
-                ? "ExtendedS3DestinationUpdate" : "S3DestinationUpdate")
-        var updated = record
-        updated.definition = definition
-        updated.versionID += 1
-        updated.lastUpdateTime = now
-        updated.origin = .api
-        do {
-            try await sink.updateStream(settings, record: updated)
-        } catch {
-            throw error.firehoseError(accountID: configuration.accountID)
+        let settings = try validate(
+            definition, record.versionID + 1,
+            input.extendedS3DestinationUpdate != nil ? "ExtendedS3DestinationUpdate" : "S3DestinationUpdate")
+        return (definition, settings)
+    }
+
+    /// HttpEndpointDestinationUpdate, merged into an HTTP endpoint stream's destination.
+    private static func httpEndpointUpdate(
+        _ input: UpdateDestinationInput, of record: StreamRecord, current: HttpEndpointDestinationConfiguration,
+        validate: Validate
+    ) throws(FirehoseError) -> (CreateDeliveryStreamInput, DeliveryStreamSettings) {
+        let name = record.definition.deliveryStreamName ?? ""
+        guard input.extendedS3DestinationUpdate == nil, input.s3DestinationUpdate == nil else {
+            throw .invalidArgument(
+                "\(name) delivers to an HTTP endpoint: give HttpEndpointDestinationUpdate (changing the destination type is not supported yet by firehose-local; delete and create the stream again)."
+            )
         }
-        api.log("Destination updated", ["stream": .string(name), "version": .stringConvertible(updated.versionID)])
-        return Array("{}".utf8)
+        guard let update = input.httpEndpointDestinationUpdate else {
+            throw .invalidArgument("A destination update is required: give HttpEndpointDestinationUpdate.")
+        }
+        var definition = record.definition
+        definition.httpEndpointDestinationConfiguration = current.merging(update)
+        return (definition, try validate(definition, record.versionID + 1, "HttpEndpointDestinationUpdate"))
     }
 
     private func tag(_ body: [UInt8]) async throws(FirehoseError) -> [UInt8] {

@@ -16,10 +16,13 @@ extension DeliveryStreamSettings {
     static func httpEndpointStream(
         _ http: HttpEndpointDestinationConfiguration, definition: CreateDeliveryStreamInput, name: String,
         gzipLevel: Int32, versionID: Int, requireRoleARN: Bool, dataDirectory: String?,
-        lambdaFunctions: LambdaFunctionDirectory?, region: String, accountID: String
+        lambdaFunctions: LambdaFunctionDirectory?, region: String, accountID: String,
+        updateMember: String? = nil
     ) throws(StreamConfigurationError) -> DeliveryStreamSettings {
-        let field = httpEndpointField
-        let path = "httpEndpointDestinationConfiguration"
+        // UpdateDestination reports its own member (HttpEndpointDestinationUpdate, with S3Update).
+        let field = updateMember ?? httpEndpointField
+        let path = field.prefix(1).lowercased() + field.dropFirst()
+        let s3Member = updateMember == nil ? "S3Configuration" : "S3Update"
         func fail(_ member: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: member.isEmpty ? field : "\(field).\(member)", error: error)
         }
@@ -183,13 +186,14 @@ extension DeliveryStreamSettings {
 
         // S3Configuration: checked as the S3 destination it is.
         guard let s3Configuration = http.s3Configuration else {
-            throw fail("S3Configuration", .validation([.missing("\(path).s3Configuration")]))
+            throw fail(
+                s3Member, .validation([.missing("\(path).\(s3Member.prefix(1).lowercased() + s3Member.dropFirst())")]))
         }
         let s3 = try DeliveryStreamSettings(
             validating: CreateDeliveryStreamInput(
                 deliveryStreamName: name, s3DestinationConfiguration: s3Configuration),
             gzipLevel: gzipLevel, versionID: versionID, requireRoleARN: requireRoleARN,
-            destinationMember: "\(field).S3Configuration", dataDirectory: dataDirectory, lambdaFunctions: nil,
+            destinationMember: "\(field).\(s3Member)", dataDirectory: dataDirectory, lambdaFunctions: nil,
             region: region, accountID: accountID)
 
         // The processors, as for an S3 destination; no dynamic partitioning (the shape has none).

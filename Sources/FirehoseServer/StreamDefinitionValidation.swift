@@ -92,7 +92,7 @@ extension DeliveryStreamSettings {
             self = try Self.httpEndpointStream(
                 http, definition: definition, name: name, gzipLevel: gzipLevel, versionID: versionID,
                 requireRoleARN: requireRoleARN, dataDirectory: dataDirectory, lambdaFunctions: lambdaFunctions,
-                region: region, accountID: accountID)
+                region: region, accountID: accountID, updateMember: destinationMember)
             return
         }
         let destination: ExtendedS3DestinationConfiguration

@@ -534,12 +534,18 @@ actor DeliveryStream {
 
     /// Switches to `newSettings` without delivering first (the caller flushed): what arrived since
     /// is delivered under the settings it was buffered with.
-    func adopt(_ newSettings: DeliveryStreamSettings) async -> [DeliveredObject] {
+    /// - Parameter waitsForDelivery: false: what is retired is published in the background (an HTTP
+    ///   endpoint's stage, whose delivery may retry for as long as `RetryOptions` says).
+    func adopt(_ newSettings: DeliveryStreamSettings, waitsForDelivery: Bool = true) async -> [DeliveredObject] {
         // Requests that arrived while the flush waited opened buffers under the old settings; they
         // are delivered under them (each buffer keeps its own), and the next ones use the new.
         for buffer in buffers.all { retire(buffer, reason: .flush) }
         settings = newSettings
         currentPipeline.withLock { $0 = RecordPipeline(newSettings, generation: $0.generation + 1) }
+        guard waitsForDelivery else {
+            Task { _ = await publishLoggingFailure() }
+            return []
+        }
         return await publishLoggingFailure()
     }
 

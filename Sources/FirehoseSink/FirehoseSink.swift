@@ -110,6 +110,8 @@ public final class FirehoseSink: Sendable {
         /// How HTTP endpoint destinations and Lambda Invoke API endpoints are reached (tests plug in
         /// another).
         package var httpTransport: any HTTPTransport = AsyncHTTPClientTransport()
+        /// How long an HTTP endpoint destination has to answer each attempt (AWS: 3 minutes).
+        package var endpointResponseTimeout = HTTPEndpointContract.responseTimeout
 
         public init(dataDirectory: String, durability: Durability = .fsync) {
             self.dataDirectory = dataDirectory
@@ -269,6 +271,7 @@ public final class FirehoseSink: Sendable {
         delivery.retriesStopped = { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true }
         delivery.onEvent = { [weak self] event in self?.endpointEvent(event, stream: settings.name) }
         delivery.outgoing = outgoing
+        delivery.responseTimeout = configuration.endpointResponseTimeout
         return delivery.consumer(failuresTo: s3)
     }
 
@@ -319,12 +322,16 @@ public final class FirehoseSink: Sendable {
     public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
         try await save(record)
+        // An HTTP endpoint's stage is not delivered first: its buffers keep the settings they were
+        // staged with and go out in the background, so an endpoint that fails does not hold the
+        // update for as long as its RetryOptions say.
+        let sendsToEndpoint = entry.settings.httpEndpoint != nil
         do {
             // Every stage delivers under the old settings first (what awaits the old function is
             // transformed by it); only then do they switch, which cannot fail, so a failure leaves
             // the stream wholly as it was.
             if let old = entry.source { _ = try await old.flush() }
-            _ = try await entry.actor.flush()
+            if !sendsToEndpoint { _ = try await entry.actor.flush() }
             _ = try await entry.backup?.flush()
         } catch {
             if entry.record.origin == .api {
@@ -334,7 +341,7 @@ public final class FirehoseSink: Sendable {
             }
             throw .storage(error)
         }
-        _ = await entry.actor.adopt(settings)
+        _ = await entry.actor.adopt(settings, waitsForDelivery: !sendsToEndpoint)
         if let backup = entry.backup, let stage = settings.backupStage { _ = await backup.adopt(stage) }
         // A new source stage (nothing can fail from here on): the old one keeps what requests that
         // reached it meanwhile staged, transforms it with the function each buffer was staged for,

@@ -73,7 +73,8 @@ package enum HTTPEndpointContract {
     package static let maxRecordsPerRequest = 10_000
     /// The largest answer read; a larger one is `HttpEndpoint.ResponseTooLarge`.
     package static let maxResponseBytes = 1_048_576
-    /// How long Firehose waits for an answer, each attempt.
+    /// How long Firehose waits for an answer, each attempt ("within 3 minutes"); `serve
+    /// --endpoint-response-timeout` changes it here.
     package static let responseTimeout = Duration.seconds(180)
     /// AWS documents none; this is what receivers' tests record from Firehose.
     package static let userAgent = "Amazon Kinesis Data Firehose Agent/1.0"
@@ -140,7 +141,7 @@ package enum HTTPEndpointContract {
     /// The request that delivers `records`: the same `requestID` on every attempt.
     package static func request(
         id requestID: String, timestamp: Date, records: some Collection<ArraySlice<UInt8>>,
-        settings: HTTPEndpointSettings
+        settings: HTTPEndpointSettings, timeout: Duration = responseTimeout
     ) -> HTTPRequest {
         var body = JSONWriter(reservingCapacity: 96 + records.reduce(0) { $0 + 16 + $1.count * 4 / 3 })
         body.beginObject()
@@ -184,7 +185,7 @@ package enum HTTPEndpointContract {
             headers.append(("Content-Encoding", "gzip"))
         }
         return HTTPRequest(
-            url: settings.url, method: "POST", headers: headers, body: content, timeout: responseTimeout,
+            url: settings.url, method: "POST", headers: headers, body: content, timeout: timeout,
             maxResponseBytes: maxResponseBytes)
     }
 

@@ -34,6 +34,8 @@ struct HTTPEndpointDelivery: Sendable {
     var onEvent: @Sendable (HTTPEndpointEvent) -> Void = { _ in }
     /// Where requests run: a shutdown whose time is up abandons them, and their records stay staged.
     var outgoing = OutgoingWork()
+    /// How long an endpoint has to answer each attempt.
+    var responseTimeout = HTTPEndpointContract.responseTimeout
 
     /// What became of a batch of records.
     struct Outcome: Sendable {
@@ -110,7 +112,7 @@ struct HTTPEndpointDelivery: Sendable {
         var attempts = 0
         // Built once: every attempt sends the same request, id and timestamp included.
         let request = HTTPEndpointContract.request(
-            id: requestID, timestamp: now(), records: records, settings: settings)
+            id: requestID, timestamp: now(), records: records, settings: settings, timeout: responseTimeout)
         while true {
             attempts += 1
             let answer = await outgoing.run { [transport] () -> HTTPEndpointContract.Failure? in

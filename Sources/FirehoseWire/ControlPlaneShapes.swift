@@ -42,15 +42,17 @@ package struct UpdateDestinationInput: Decodable, Sendable {
     package var destinationId: String?
     package var s3DestinationUpdate: S3DestinationConfiguration?
     package var extendedS3DestinationUpdate: ExtendedS3DestinationConfiguration?
-    /// Updates for destinations other than S3, present only to be refused clearly.
+    package var httpEndpointDestinationUpdate: HttpEndpointDestinationUpdate?
+    /// Updates for destinations firehose-local does not have, present only to be refused clearly.
     package var otherUpdates: [String] = []
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case deliveryStreamName = "DeliveryStreamName"
         case currentDeliveryStreamVersionId = "CurrentDeliveryStreamVersionId"
         case destinationId = "DestinationId"
         case s3DestinationUpdate = "S3DestinationUpdate"
         case extendedS3DestinationUpdate = "ExtendedS3DestinationUpdate"
+        case httpEndpointDestinationUpdate = "HttpEndpointDestinationUpdate"
     }
 
     package init(from decoder: any Decoder) throws {
@@ -63,6 +65,8 @@ package struct UpdateDestinationInput: Decodable, Sendable {
             S3DestinationConfiguration.self, forKey: .s3DestinationUpdate)
         extendedS3DestinationUpdate = try container.decodeIfPresent(
             ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationUpdate)
+        httpEndpointDestinationUpdate = try container.decodeIfPresent(
+            HttpEndpointDestinationUpdate.self, forKey: .httpEndpointDestinationUpdate)
         // The update shape names the backup's member S3BackupUpdate (an S3DestinationUpdate).
         if extendedS3DestinationUpdate != nil {
             let members = try container.nestedContainer(
@@ -72,7 +76,7 @@ package struct UpdateDestinationInput: Decodable, Sendable {
         }
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
         otherUpdates = all.allKeys.map(\.stringValue).filter { $0.hasSuffix("DestinationUpdate") }
-            .filter { $0 != "S3DestinationUpdate" && $0 != "ExtendedS3DestinationUpdate" }.sorted()
+            .filter { !CodingKeys.allCases.map(\.rawValue).contains($0) }.sorted()
     }
 }
 

@@ -148,3 +148,82 @@ public struct HttpEndpointRetryOptions: Codable, Sendable, Equatable {
         durationInSeconds = try container.decodeIfPresent(Int.self, forKey: .durationInSeconds)
     }
 }
+
+/// UpdateDestination's `HttpEndpointDestinationUpdate`: the configuration's members, with `S3Update`
+/// (an `S3DestinationUpdate`) for `S3Configuration`.
+public struct HttpEndpointDestinationUpdate: Decodable, Sendable, Equatable {
+    public var endpointConfiguration: HttpEndpointConfiguration?
+    public var bufferingHints: BufferingHints?
+    public var cloudWatchLoggingOptions: JSONValue?
+    public var requestConfiguration: HttpEndpointRequestConfiguration?
+    public var processingConfiguration: ProcessingConfiguration?
+    public var roleARN: String?
+    public var retryOptions: HttpEndpointRetryOptions?
+    public var s3BackupMode: String?
+    public var s3Update: S3DestinationConfiguration?
+    public var secretsManagerConfiguration: JSONValue?
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case endpointConfiguration = "EndpointConfiguration"
+        case bufferingHints = "BufferingHints"
+        case cloudWatchLoggingOptions = "CloudWatchLoggingOptions"
+        case requestConfiguration = "RequestConfiguration"
+        case processingConfiguration = "ProcessingConfiguration"
+        case roleARN = "RoleARN"
+        case retryOptions = "RetryOptions"
+        case s3BackupMode = "S3BackupMode"
+        case s3Update = "S3Update"
+        case secretsManagerConfiguration = "SecretsManagerConfiguration"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        endpointConfiguration = try container.decodeIfPresent(
+            HttpEndpointConfiguration.self, forKey: .endpointConfiguration)
+        bufferingHints = try container.decodeIfPresent(BufferingHints.self, forKey: .bufferingHints)
+        cloudWatchLoggingOptions = try container.decodeIfPresent(JSONValue.self, forKey: .cloudWatchLoggingOptions)
+        requestConfiguration = try container.decodeIfPresent(
+            HttpEndpointRequestConfiguration.self, forKey: .requestConfiguration)
+        processingConfiguration = try container.decodeIfPresent(
+            ProcessingConfiguration.self, forKey: .processingConfiguration)
+        roleARN = try container.decodeIfPresent(String.self, forKey: .roleARN)
+        retryOptions = try container.decodeIfPresent(HttpEndpointRetryOptions.self, forKey: .retryOptions)
+        s3BackupMode = try container.decodeIfPresent(String.self, forKey: .s3BackupMode)
+        s3Update = try container.decodeIfPresent(S3DestinationConfiguration.self, forKey: .s3Update)
+        secretsManagerConfiguration = try container.decodeIfPresent(
+            JSONValue.self, forKey: .secretsManagerConfiguration)
+    }
+}
+
+extension HttpEndpointDestinationConfiguration {
+    /// What an UpdateDestination leaves: each member `update` gives replaces this one's, as for an S3
+    /// destination, except that the endpoint's `Url`, `Name` and `AccessKey` are taken one by one (an
+    /// `AccessKey` can never be read back, so an update that does not give it keeps it) and `S3Update`
+    /// merges into `S3Configuration` as an S3 update does.
+    package func merging(_ update: HttpEndpointDestinationUpdate) -> HttpEndpointDestinationConfiguration {
+        var merged = self
+        if let endpoint = update.endpointConfiguration {
+            var current = merged.endpointConfiguration ?? HttpEndpointConfiguration(url: nil)
+            if let value = endpoint.url { current.url = value }
+            if let value = endpoint.name { current.name = value }
+            if let value = endpoint.accessKey { current.accessKey = value }
+            merged.endpointConfiguration = current
+        }
+        if let value = update.bufferingHints { merged.bufferingHints = value }
+        if let value = update.cloudWatchLoggingOptions { merged.cloudWatchLoggingOptions = value }
+        if let value = update.requestConfiguration { merged.requestConfiguration = value }
+        if let value = update.processingConfiguration { merged.processingConfiguration = value }
+        if let value = update.roleARN { merged.roleARN = value }
+        if let value = update.retryOptions { merged.retryOptions = value }
+        if let value = update.s3BackupMode { merged.s3BackupMode = value }
+        if let value = update.s3Update {
+            merged.s3Configuration = S3DestinationConfiguration(
+                merged.s3Configuration.map { $0.configuration.merging(value.configuration) } ?? value.configuration)
+        }
+        if let value = update.secretsManagerConfiguration { merged.secretsManagerConfiguration = value }
+        return merged
+    }
+}

@@ -37,7 +37,10 @@ class Receiver:
                 raw = gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
                 request = json.loads(raw)
                 receiver.requests.append({"path": self.path, "headers": headers, "body": request})
-                if receiver.mode == "ok":
+                if receiver.mode == "slow":
+                    # Answers well, but after the server's --endpoint-response-timeout.
+                    time.sleep(3)
+                if receiver.mode in ("ok", "slow"):
                     status, answer = 200, json.dumps({"requestId": request["requestId"], "timestamp": 1})
                 elif receiver.mode == "fail":
                     status, answer = 503, json.dumps({"requestId": request["requestId"], "timestamp": 1,
@@ -187,6 +190,76 @@ def test_a_malformed_answer_is_an_invalid_response(srv, fh, receiver):
     [failed] = srv.flush("h-bad")["objects"]
     [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
     assert record["errorCode"] == "HttpEndpoint.InvalidResponseFromDestination"
+
+
+def test_a_receiver_that_answers_too_late_times_the_attempt_out(make_server, receiver):
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}
+    srv = make_server(config, name="slow", extra_args=["--endpoint-response-timeout", "1"])
+    fh = srv.client()
+    fh.create_delivery_stream(DeliveryStreamName="h-slow", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url, RetryOptions={"DurationInSeconds": 0}))
+    receiver.mode = "slow"
+    fh.put_record(DeliveryStreamName="h-slow", Record={"Data": b"late"})
+    [failed] = srv.flush("h-slow")["objects"]
+    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    assert record["errorCode"] == "HttpEndpoint.RequestTimeout", record
+    assert base64.b64decode(record["rawData"]) == b"late"
+    assert len(receiver.requests) == 1
+
+
+def test_update_destination_moves_the_stream_to_another_url_and_keeps_the_access_key(srv, fh, receiver):
+    fh.create_delivery_stream(DeliveryStreamName="h-update", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url))
+    fh.put_record(DeliveryStreamName="h-update", Record={"Data": b"before"})
+    new_url = receiver.url.replace("/ingest?token=abc", "/v2/ingest")
+    fh.update_destination(
+        DeliveryStreamName="h-update", CurrentDeliveryStreamVersionId="1",
+        DestinationId="destinationId-000000000001",
+        HttpEndpointDestinationUpdate={
+            "EndpointConfiguration": {"Url": new_url},
+            "RequestConfiguration": {"ContentEncoding": "NONE",
+                                     "CommonAttributes": [{"AttributeName": "env", "AttributeValue": "staging"}]}})
+    fh.put_record(DeliveryStreamName="h-update", Record={"Data": b"after"})
+    srv.flush("h-update")
+    # What was buffered before the update went out under the old settings when it was made.
+    paths = [(r["path"], [base64.b64decode(x["data"]) for x in r["body"]["records"]]) for r in receiver.requests]
+    assert paths == [("/ingest?token=abc", [b"before"]), ("/v2/ingest", [b"after"])]
+    after = receiver.requests[1]["headers"]
+    assert after["x-amz-firehose-access-key"] == "the-access-key" and "content-encoding" not in after
+    assert json.loads(after["x-amz-firehose-common-attributes"]) == {"commonAttributes": {"env": "staging"}}
+    described = fh.describe_delivery_stream(DeliveryStreamName="h-update")["DeliveryStreamDescription"]
+    assert described["VersionId"] == "2"
+    http = described["Destinations"][0]["HttpEndpointDestinationDescription"]
+    assert http["EndpointConfiguration"] == {"Url": new_url, "Name": "receiver"}
+    resp = expect_client_error(
+        lambda: fh.update_destination(
+            DeliveryStreamName="h-update", CurrentDeliveryStreamVersionId="2",
+            DestinationId="destinationId-000000000001", ExtendedS3DestinationUpdate={"Prefix": "x/"}),
+        "InvalidArgumentException")
+    assert "give HttpEndpointDestinationUpdate" in resp["Error"]["Message"]
+
+
+@pytest.mark.timeout_s(90)
+def test_update_destination_answers_while_the_endpoint_fails(make_server, receiver):
+    """The update is what fixes a failing endpoint: it must not wait for the old buffer's retries."""
+    srv = make_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}, name="update-failing")
+    fh = srv.client()
+    fh.create_delivery_stream(DeliveryStreamName="h-fix", HttpEndpointDestinationConfiguration=endpoint_destination(
+        receiver.url, RetryOptions={"DurationInSeconds": 3600}))
+    receiver.mode = "fail"
+    fh.put_record(DeliveryStreamName="h-fix", Record={"Data": b"waits"})
+    started = time.monotonic()
+    fh.update_destination(
+        DeliveryStreamName="h-fix", CurrentDeliveryStreamVersionId="1", DestinationId="destinationId-000000000001",
+        HttpEndpointDestinationUpdate={"RetryOptions": {"DurationInSeconds": 60}})
+    assert time.monotonic() - started < 10
+    # The old buffer goes on being retried in the background, and is accepted once the endpoint is.
+    fhlocal.wait_for(lambda: len(receiver.requests) >= 1, timeout=20, what="the old buffer's first attempt")
+    receiver.mode = "ok"
+    fhlocal.wait_for(
+        lambda: stream_status(srv, "h-fix")["endpoint"]["requestsAccepted"] == 1, timeout=30,
+        what="the request accepted")
+    assert srv.stop() == 0
 
 
 def test_describe_hides_the_access_key(fh, receiver):

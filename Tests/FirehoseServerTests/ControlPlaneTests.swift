@@ -1,4 +1,5 @@
 import AWSSigV4
+import FirehoseKeyLayout
 import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
@@ -116,6 +117,53 @@ struct ControlPlaneTests {
         #expect((other["DeliveryStreamNames"] as? [String]) == [])
         _ = try expectError(
             await harness.call("ListDeliveryStreams", #"{"Limit": 0}"#), status: 400, code: "ValidationException")
+    }
+
+    @Test("UpdateDestination of an HTTP endpoint stream merges HttpEndpointDestinationUpdate; the AccessKey stays")
+    func updateDestinationOfAnHTTPEndpoint() async throws {
+        let harness = try APIHarness()
+        let created = await harness.call(
+            "CreateDeliveryStream",
+            #"{"DeliveryStreamName": "web", "HttpEndpointDestinationConfiguration": {"RoleARN": "\#(APIHarness.role)", "EndpointConfiguration": {"Url": "http://127.0.0.1:9/old", "Name": "receiver", "AccessKey": "key"}, "S3Configuration": {"RoleARN": "\#(APIHarness.role)", "BucketARN": "arn:aws:s3:::fails"}}}"#
+        )
+        #expect(created.status == 200)
+        func update(_ version: Int, _ member: String) async -> APIResponse {
+            await harness.call(
+                "UpdateDestination",
+                #"{"DeliveryStreamName": "web", "CurrentDeliveryStreamVersionId": "\#(version)", "DestinationId": "destinationId-000000000001", \#(member)}"#
+            )
+        }
+        let merged = await update(
+            1,
+            #""HttpEndpointDestinationUpdate": {"EndpointConfiguration": {"Url": "https://receiver.example.com/new"}, "RetryOptions": {"DurationInSeconds": 10}, "S3Update": {"Prefix": "fails/"}}"#
+        )
+        #expect(merged.status == 200)
+        let settings = try #require(harness.sink.settings(of: "web"))
+        let endpoint = try #require(settings.httpEndpoint)
+        #expect(endpoint.url.absoluteString == "https://receiver.example.com/new")
+        #expect(endpoint.accessKey == "key" && endpoint.retryDuration == .seconds(10))
+        #expect(settings.versionID == 2 && settings.backupStage?.keyLayout.prefix?.raw == "fails/")
+        let described = try json(await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "web"}"#))
+        let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
+        let destination = try #require((description["Destinations"] as? [[String: Any]])?.first)
+        let http = try #require(destination["HttpEndpointDestinationDescription"] as? [String: Any])
+        #expect(
+            http["EndpointConfiguration"] as? [String: String]
+                == ["Url": "https://receiver.example.com/new", "Name": "receiver"])
+
+        let wrongType = await update(2, #""ExtendedS3DestinationUpdate": {"Prefix": "x/"}"#)
+        #expect(
+            try expectError(wrongType, status: 400, code: "InvalidArgumentException").contains(
+                "give HttpEndpointDestinationUpdate"))
+        let invalid = await update(2, #""HttpEndpointDestinationUpdate": {"EndpointConfiguration": {"Url": ""}}"#)
+        #expect(
+            try expectError(invalid, status: 400, code: "ValidationException").contains(
+                "'httpEndpointDestinationUpdate.endpointConfiguration.url'"))
+        let s3Invalid = await update(2, #""HttpEndpointDestinationUpdate": {"S3Update": {"BucketARN": "nope"}}"#)
+        #expect(
+            try expectError(s3Invalid, status: 400, code: "ValidationException").contains(
+                "httpEndpointDestinationUpdate.s3Update.bucketARN"))
+        #expect(harness.sink.settings(of: "web")?.versionID == 2)
     }
 
     @Test func updateDestinationMergesChecksTheVersionAndNewObjectsCarryIt() async throws {
