@@ -42,7 +42,13 @@ public struct HttpEndpointDestinationConfiguration: Codable, Sendable, Equatable
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
+        try self.init(from: decoder, s3Member: CodingKeys.s3Configuration.rawValue)
+    }
+
+    /// The members, the S3 configuration's named `s3Member` (`S3Update` in an update).
+    init(from decoder: any Decoder, s3Member: String) throws {
+        try decoder.rejectUnknownMembers(
+            known: CodingKeys.allCases.filter { $0 != .s3Configuration }.map(\.rawValue) + [s3Member])
         let container = try decoder.container(keyedBy: CodingKeys.self)
         endpointConfiguration = try container.decodeIfPresent(
             HttpEndpointConfiguration.self, forKey: .endpointConfiguration)
@@ -55,7 +61,8 @@ public struct HttpEndpointDestinationConfiguration: Codable, Sendable, Equatable
         roleARN = try container.decodeIfPresent(String.self, forKey: .roleARN)
         retryOptions = try container.decodeIfPresent(HttpEndpointRetryOptions.self, forKey: .retryOptions)
         s3BackupMode = try container.decodeIfPresent(String.self, forKey: .s3BackupMode)
-        s3Configuration = try container.decodeIfPresent(S3DestinationConfiguration.self, forKey: .s3Configuration)
+        s3Configuration = try decoder.container(keyedBy: AnyCodingKey.self).decodeIfPresent(
+            S3DestinationConfiguration.self, forKey: AnyCodingKey(stringValue: s3Member))
         secretsManagerConfiguration = try container.decodeIfPresent(
             JSONValue.self, forKey: .secretsManagerConfiguration)
     }
@@ -152,49 +159,15 @@ public struct HttpEndpointRetryOptions: Codable, Sendable, Equatable {
 /// UpdateDestination's `HttpEndpointDestinationUpdate`: the configuration's members, with `S3Update`
 /// (an `S3DestinationUpdate`) for `S3Configuration`.
 public struct HttpEndpointDestinationUpdate: Decodable, Sendable, Equatable {
-    public var endpointConfiguration: HttpEndpointConfiguration?
-    public var bufferingHints: BufferingHints?
-    public var cloudWatchLoggingOptions: JSONValue?
-    public var requestConfiguration: HttpEndpointRequestConfiguration?
-    public var processingConfiguration: ProcessingConfiguration?
-    public var roleARN: String?
-    public var retryOptions: HttpEndpointRetryOptions?
-    public var s3BackupMode: String?
-    public var s3Update: S3DestinationConfiguration?
-    public var secretsManagerConfiguration: JSONValue?
+    /// The members given, `S3Update` as `s3Configuration`.
+    public var members: HttpEndpointDestinationConfiguration
 
-    public init() {}
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case endpointConfiguration = "EndpointConfiguration"
-        case bufferingHints = "BufferingHints"
-        case cloudWatchLoggingOptions = "CloudWatchLoggingOptions"
-        case requestConfiguration = "RequestConfiguration"
-        case processingConfiguration = "ProcessingConfiguration"
-        case roleARN = "RoleARN"
-        case retryOptions = "RetryOptions"
-        case s3BackupMode = "S3BackupMode"
-        case s3Update = "S3Update"
-        case secretsManagerConfiguration = "SecretsManagerConfiguration"
+    public init(_ members: HttpEndpointDestinationConfiguration) {
+        self.members = members
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        endpointConfiguration = try container.decodeIfPresent(
-            HttpEndpointConfiguration.self, forKey: .endpointConfiguration)
-        bufferingHints = try container.decodeIfPresent(BufferingHints.self, forKey: .bufferingHints)
-        cloudWatchLoggingOptions = try container.decodeIfPresent(JSONValue.self, forKey: .cloudWatchLoggingOptions)
-        requestConfiguration = try container.decodeIfPresent(
-            HttpEndpointRequestConfiguration.self, forKey: .requestConfiguration)
-        processingConfiguration = try container.decodeIfPresent(
-            ProcessingConfiguration.self, forKey: .processingConfiguration)
-        roleARN = try container.decodeIfPresent(String.self, forKey: .roleARN)
-        retryOptions = try container.decodeIfPresent(HttpEndpointRetryOptions.self, forKey: .retryOptions)
-        s3BackupMode = try container.decodeIfPresent(String.self, forKey: .s3BackupMode)
-        s3Update = try container.decodeIfPresent(S3DestinationConfiguration.self, forKey: .s3Update)
-        secretsManagerConfiguration = try container.decodeIfPresent(
-            JSONValue.self, forKey: .secretsManagerConfiguration)
+        members = try HttpEndpointDestinationConfiguration(from: decoder, s3Member: "S3Update")
     }
 }
 
@@ -203,7 +176,8 @@ extension HttpEndpointDestinationConfiguration {
     /// destination, except that the endpoint's `Url`, `Name` and `AccessKey` are taken one by one (an
     /// `AccessKey` can never be read back, so an update that does not give it keeps it) and `S3Update`
     /// merges into `S3Configuration` as an S3 update does.
-    package func merging(_ update: HttpEndpointDestinationUpdate) -> HttpEndpointDestinationConfiguration {
+    package func merging(_ change: HttpEndpointDestinationUpdate) -> HttpEndpointDestinationConfiguration {
+        let update = change.members
         var merged = self
         if let endpoint = update.endpointConfiguration {
             var current = merged.endpointConfiguration ?? HttpEndpointConfiguration(url: nil)
@@ -219,7 +193,7 @@ extension HttpEndpointDestinationConfiguration {
         if let value = update.roleARN { merged.roleARN = value }
         if let value = update.retryOptions { merged.retryOptions = value }
         if let value = update.s3BackupMode { merged.s3BackupMode = value }
-        if let value = update.s3Update {
+        if let value = update.s3Configuration {
             merged.s3Configuration = S3DestinationConfiguration(
                 merged.s3Configuration.map { $0.configuration.merging(value.configuration) } ?? value.configuration)
         }
