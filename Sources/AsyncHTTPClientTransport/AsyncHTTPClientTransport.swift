@@ -41,6 +41,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
             // A connection that cannot be made fails the attempt at once: the caller's retries (as
             // Firehose's) decide what comes next, not a pool retrying until the deadline.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // As many connections to one host as requests under way (AsyncHTTPClient's default of 8
+            // would queue the rest, their timeouts running): every Lambda stream invokes up to two
+            // batches at once, and many streams may share one endpoint.
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1024
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[trust] = client
             return client
@@ -48,6 +52,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
     }
 
     private static let clients = Mutex<[Trust: HTTPClient]>([:])
+
+    /// Checks that `caFile` holds PEM certificates; returns how many.
+    public static func certificates(inCAFile caFile: String) throws -> Int {
+        let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+        guard !certificates.isEmpty else { throw NIOSSLError.failedToLoadCertificate }
+        return certificates.count
+    }
 
     /// Answers larger than this are refused when the request sets no `maxResponseBytes`.
     static let defaultMaxResponseBytes = 64 << 20
@@ -115,6 +126,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
         if let client = error as? HTTPClientError {
             if client == .connectTimeout { return "no connection within 10 s" }
             if client == .tlsHandshakeTimeout { return "TLS: no handshake within 10 s" }
+            // Without what it carries: a header it refused may hold a secret (a common attribute).
+            let text = String(describing: client)
+            return String(text.prefix { $0 != "(" })
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
             // BoringSSL's reason (`...:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at <source path>`).

@@ -97,25 +97,26 @@ struct StreamDefinitions: Equatable {
     /// Where each stream's source-record backup writes: backed-up records carry no delimiter.
     var backups: [String: BackupPlace] = [:]
 
-    /// A backup's bucket and what its keys start with, beside its stream's.
+    /// A backup's bucket and what its keys start with, beside its stream's (objects and error
+    /// output).
     struct BackupPlace: Equatable {
         var bucket: String
         var keyStart: String
         var streamBucket: String
-        var streamKeyStart: String
+        var streamKeyStarts: [String]
     }
 
     /// Whether the object `key` in `bucket`, named after `stream`, holds one line per record: an
     /// object of a stream that appends a newline, not of its backup. When the backup shares the
-    /// stream's bucket, the longer literal start of the two prefixes that `key` begins with tells
+    /// stream's bucket, the longest literal start of their prefixes that `key` begins with tells
     /// them apart; when nothing does, the count is unknown.
     func recordsAreLines(stream: String, bucket: String, key: String) -> Bool {
         guard appendsNewline[stream] == true else { return false }
         guard let backup = backups[stream], backup.bucket == bucket else { return true }
         guard backup.streamBucket == bucket else { return false }
-        let (inStream, inBackup) = (key.hasPrefix(backup.streamKeyStart), key.hasPrefix(backup.keyStart))
-        if inStream && inBackup { return backup.streamKeyStart.count > backup.keyStart.count }
-        return inStream
+        let stream = backup.streamKeyStarts.filter { key.hasPrefix($0) }.map(\.count).max()
+        guard let stream else { return false }
+        return !key.hasPrefix(backup.keyStart) || stream > backup.keyStart.count
     }
 
     static func load(dataDirectory: String, configPath: String?) throws(CLIError) -> StreamDefinitions {
@@ -145,9 +146,11 @@ struct StreamDefinitions: Equatable {
         // error records and backed-up ones.
         appendsNewline[settings.name] = settings.appendsNewline && settings.httpEndpoint == nil
         if let backup = settings.backupStage {
+            let layout = settings.keyLayout
             backups[settings.name] = BackupPlace(
                 bucket: backup.bucket, keyStart: backup.keyLayout.prefix?.literalStart ?? "",
-                streamBucket: settings.bucket, streamKeyStart: settings.keyLayout.prefix?.literalStart ?? "")
+                streamBucket: settings.bucket,
+                streamKeyStarts: [layout.prefix?.literalStart ?? "", layout.errorOutputPrefix?.literalStart ?? ""])
         }
     }
 }

@@ -445,6 +445,9 @@ struct ResolvedSettings {
             guard FileManager.default.isReadableFile(atPath: absolute) else {
                 throw ServeError(description: "endpoint CA file \(absolute) cannot be read.")
             }
+            guard (try? AsyncHTTPClientTransport.certificates(inCAFile: absolute)) != nil else {
+                throw ServeError(description: "endpoint CA file \(absolute) holds no PEM certificate.")
+            }
             endpointCAFile = absolute
         }
         if let text = value(command.durability, "FIREHOSE_LOCAL_DURABILITY") {

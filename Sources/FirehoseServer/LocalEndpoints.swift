@@ -19,7 +19,7 @@ import Synchronization
 /// | `GET /_local/health` | `{"status": "ok"}` |
 /// | `POST /_local/flush[?stream=S]` | delivers buffers now; `{"objects": [...]}` once on disk |
 /// | `GET /_local/streams` | every stream: settings, buffer fill, counters, last delivery |
-/// | `GET /_local/wait?stream=S&objects=N&timeout=T` | answers once S has written N objects (an HTTP endpoint stream: N accepted requests) |
+/// | `GET /_local/wait?stream=S&objects=N&timeout=T` | answers once S has written N objects (an HTTP endpoint stream's accepted requests count too) |
 /// | `GET /_local/metrics` | Prometheus text exposition |
 struct LocalEndpoints {
     let api: FirehoseAPI

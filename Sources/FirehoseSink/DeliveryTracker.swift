@@ -102,8 +102,9 @@ final class DeliveryTracker: Sendable {
                 if let type = object.errorOutputType { counters.errorRecords[type, default: 0] += object.records }
                 counters.lastDelivery = object
                 counters.lastDeliveryTime = time
-                // The destination delivers again (a backup delivery says nothing about it).
-                counters.deliveryFailing = false
+                // The destination delivers again. An object of a backup stage says nothing about it
+                // (an HTTP endpoint's S3 configuration writes error objects while the endpoint fails).
+                if !object.isBackup { counters.deliveryFailing = false }
             }
             state.counters[object.stream] = counters
             for (id, recording) in state.recordings where recording.stream == object.stream {

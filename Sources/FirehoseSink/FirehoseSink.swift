@@ -272,6 +272,10 @@ public final class FirehoseSink: Sendable {
         delivery.onEvent = { [weak self] event in self?.endpointEvent(event, stream: settings.name) }
         delivery.outgoing = outgoing
         delivery.responseTimeout = configuration.endpointResponseTimeout
+        let name = settings.name
+        delivery.currentSettings = { [weak self] staged in
+            self?.streams.withLock { $0[name]?.settings.httpEndpoint } ?? staged
+        }
         return delivery.consumer(failuresTo: s3)
     }
 
@@ -322,9 +326,9 @@ public final class FirehoseSink: Sendable {
     public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
         try await save(record)
-        // An HTTP endpoint's stage is not delivered first: its buffers keep the settings they were
-        // staged with and go out in the background, so an endpoint that fails does not hold the
-        // update for as long as its RetryOptions say.
+        // An HTTP endpoint's stage is not delivered first: what it holds goes out in the background
+        // under the endpoint settings in force at each attempt (`HTTPEndpointDelivery.currentSettings`),
+        // so an endpoint that fails does not hold the update, and the update reaches what waits.
         let sendsToEndpoint = entry.settings.httpEndpoint != nil
         do {
             // Every stage delivers under the old settings first (what awaits the old function is

@@ -36,6 +36,10 @@ struct HTTPEndpointDelivery: Sendable {
     var outgoing = OutgoingWork()
     /// How long an endpoint has to answer each attempt.
     var responseTimeout = HTTPEndpointContract.responseTimeout
+    /// The endpoint settings in force now, for a request staged under the given ones: read again
+    /// before every attempt, so that UpdateDestination (a new Url, key or RetryOptions) also reaches
+    /// what waits to be retried.
+    var currentSettings: @Sendable (HTTPEndpointSettings) -> HTTPEndpointSettings = { $0 }
 
     /// What became of a batch of records.
     struct Outcome: Sendable {
@@ -108,14 +112,23 @@ struct HTTPEndpointDelivery: Sendable {
         _ records: [ArraySlice<UInt8>], settings: HTTPEndpointSettings, isStopped: () -> Bool
     ) async -> Sent {
         let requestID = UUID().uuidString.lowercased()
+        let timestamp = now()
+        var settings = currentSettings(settings)
         var retry = HTTPEndpointRetry(duration: settings.retryDuration)
         var attempts = 0
-        // Built once: every attempt sends the same request, id and timestamp included.
-        let request = HTTPEndpointContract.request(
-            id: requestID, timestamp: now(), records: records, settings: settings, timeout: responseTimeout)
+        // Every attempt sends the same request, id and timestamp included, unless the settings change.
+        var request = HTTPEndpointContract.request(
+            id: requestID, timestamp: timestamp, records: records, settings: settings, timeout: responseTimeout)
         while true {
+            if attempts > 0, case let latest = currentSettings(settings), latest != settings {
+                // Updated while this request waited: the new settings, and their retry window.
+                settings = latest
+                retry = HTTPEndpointRetry(duration: latest.retryDuration)
+                request = HTTPEndpointContract.request(
+                    id: requestID, timestamp: timestamp, records: records, settings: latest, timeout: responseTimeout)
+            }
             attempts += 1
-            let answer = await outgoing.run { [transport] () -> HTTPEndpointContract.Failure? in
+            let answer = await outgoing.run { [transport, request] () -> HTTPEndpointContract.Failure? in
                 do {
                     return HTTPEndpointContract.check(try await transport.send(request), requestID: requestID)
                 } catch let failure as TransportFailure {
@@ -129,11 +142,12 @@ struct HTTPEndpointDelivery: Sendable {
             // Abandoned at shutdown before it started.
             guard let answer else { return .interrupted }
             guard let failure = answer else {
-                onEvent(.accepted(records: records.count))
+                // Not for a deleted stream: its counters are gone, and a stream of that name may come.
+                if !isStopped() { onEvent(.accepted(records: records.count)) }
                 return .accepted(attempts: attempts)
             }
             // Abandoned on its way (the failure is the cancellation): the records are sent again.
-            guard !outgoing.isAbandoned else { return .interrupted }
+            guard !outgoing.isAbandoned, !isStopped() else { return .interrupted }
             onEvent(.attemptFailed(code: failure.code, message: failure.message))
             let next = retry.attemptFailed(failure, jitter: jitter())
             logger.warning(

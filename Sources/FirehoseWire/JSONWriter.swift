@@ -81,7 +81,8 @@ package struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         // Record ids, names and most messages need no escaping: copy them in one go.
         let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for byte in utf8
+            where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return false
             }
             bytes.append(contentsOf: utf8)
@@ -99,7 +100,9 @@ package struct JSONWriter: Sendable {
             case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
+            // DEL too, though JSON allows it raw: a JSON text may go into an HTTP header (an HTTP
+            // endpoint's common attributes), where it cannot stand.
+            case 0..<0x20, 0x7F:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: [
                     UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),

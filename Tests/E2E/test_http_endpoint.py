@@ -221,10 +221,11 @@ def test_update_destination_moves_the_stream_to_another_url_and_keeps_the_access
                                      "CommonAttributes": [{"AttributeName": "env", "AttributeValue": "staging"}]}})
     fh.put_record(DeliveryStreamName="h-update", Record={"Data": b"after"})
     srv.flush("h-update")
-    # What was buffered before the update went out under the old settings when it was made.
-    paths = [(r["path"], [base64.b64decode(x["data"]) for x in r["body"]["records"]]) for r in receiver.requests]
-    assert paths == [("/ingest?token=abc", [b"before"]), ("/v2/ingest", [b"after"])]
-    after = receiver.requests[1]["headers"]
+    # What waited for the endpoint when the update came goes out under the new settings too.
+    assert {r["path"] for r in receiver.requests} == {"/v2/ingest"}
+    sent = [base64.b64decode(x["data"]) for r in receiver.requests for x in r["body"]["records"]]
+    assert sent == [b"before", b"after"]
+    after = receiver.requests[-1]["headers"]
     assert after["x-amz-firehose-access-key"] == "the-access-key" and "content-encoding" not in after
     assert json.loads(after["x-amz-firehose-common-attributes"]) == {"commonAttributes": {"env": "staging"}}
     described = fh.describe_delivery_stream(DeliveryStreamName="h-update")["DeliveryStreamDescription"]
@@ -240,26 +241,30 @@ def test_update_destination_moves_the_stream_to_another_url_and_keeps_the_access
 
 
 @pytest.mark.timeout_s(90)
-def test_update_destination_answers_while_the_endpoint_fails(make_server, receiver):
-    """The update is what fixes a failing endpoint: it must not wait for the old buffer's retries."""
+def test_an_update_that_fixes_a_failing_url_reaches_what_waits_for_a_retry(make_server, receiver):
+    """The update is what fixes a failing endpoint: it answers at once (not after the old buffer's
+    retries), and the buffer waiting for its next attempt goes to the new Url."""
     srv = make_server({"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}, name="update-failing")
     fh = srv.client()
     fh.create_delivery_stream(DeliveryStreamName="h-fix", HttpEndpointDestinationConfiguration=endpoint_destination(
-        receiver.url, RetryOptions={"DurationInSeconds": 3600}))
+        receiver.url, RetryOptions={"DurationInSeconds": 3600}, BufferingHints={"SizeInMBs": 1, "IntervalInSeconds": 1}))
     receiver.mode = "fail"
     fh.put_record(DeliveryStreamName="h-fix", Record={"Data": b"waits"})
-    started = time.monotonic()
-    fh.update_destination(
-        DeliveryStreamName="h-fix", CurrentDeliveryStreamVersionId="1", DestinationId="destinationId-000000000001",
-        HttpEndpointDestinationUpdate={"RetryOptions": {"DurationInSeconds": 60}})
-    assert time.monotonic() - started < 10
-    # The old buffer goes on being retried in the background, and is accepted once the endpoint is.
-    fhlocal.wait_for(lambda: len(receiver.requests) >= 1, timeout=20, what="the old buffer's first attempt")
-    receiver.mode = "ok"
-    fhlocal.wait_for(
-        lambda: stream_status(srv, "h-fix")["endpoint"]["requestsAccepted"] == 1, timeout=30,
-        what="the request accepted")
-    assert srv.stop() == 0
+    fhlocal.wait_for(lambda: len(receiver.requests) >= 1, timeout=20, what="a first attempt at the failing Url")
+    fixed = Receiver()
+    try:
+        started = time.monotonic()
+        fh.update_destination(
+            DeliveryStreamName="h-fix", CurrentDeliveryStreamVersionId="1", DestinationId="destinationId-000000000001",
+            HttpEndpointDestinationUpdate={"EndpointConfiguration": {"Url": fixed.url}})
+        assert time.monotonic() - started < 10
+        fhlocal.wait_for(lambda: len(fixed.requests) == 1, timeout=30, what="the retry at the new Url")
+        [request] = fixed.requests
+        assert [base64.b64decode(r["data"]) for r in request["body"]["records"]] == [b"waits"]
+        assert request["headers"]["x-amz-firehose-request-id"] in {r["body"]["requestId"] for r in receiver.requests}
+        assert srv.stop() == 0
+    finally:
+        fixed.close()
 
 
 def test_describe_hides_the_access_key(fh, receiver):

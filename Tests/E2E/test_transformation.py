@@ -53,7 +53,9 @@ with open(os.path.join(state, "invocations.jsonl"), "a") as log:
     log.write(json.dumps(event) + "\n")
 mode_file = os.path.join(state, "mode")
 mode = open(mode_file).read().strip() if os.path.exists(mode_file) else "transform"
-while mode == "hang" and not os.path.exists(os.path.join(state, "release")):
+# Hangs until released, or for 120 s at most: a hung function orphaned by a killed server ends.
+hung_until = time.monotonic() + 120
+while mode == "hang" and not os.path.exists(os.path.join(state, "release")) and time.monotonic() < hung_until:
     time.sleep(0.02)
 if mode == "fail":
     sys.stderr.write("transform.py was told to fail\n")
@@ -374,6 +376,8 @@ def test_sigkill_while_the_function_runs_loses_no_acknowledged_record(make_serve
     assert srv.object_paths() == []
 
     function.set_mode("transform")
+    # The hung invocation outlived the killed server: let it end.
+    function.release()
     restarted = make_server.create(config, name="crash-restart")
     restarted.data_dir = srv.data_dir
     restarted.start()

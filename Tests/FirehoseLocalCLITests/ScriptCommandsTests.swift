@@ -444,6 +444,14 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
                       ProcessingConfiguration: {Enabled: true, Processors: [{Type: AppendDelimiterToRecord}]}
                       S3BackupMode: Enabled
                       S3BackupConfiguration: {BucketARN: "arn:aws:s3:::b"}
+                  - DeliveryStreamName: errors
+                    ExtendedS3DestinationConfiguration:
+                      BucketARN: arn:aws:s3:::b
+                      Prefix: data/
+                      ErrorOutputPrefix: errors/
+                      ProcessingConfiguration: {Enabled: true, Processors: [{Type: AppendDelimiterToRecord}]}
+                      S3BackupMode: Enabled
+                      S3BackupConfiguration: {BucketARN: "arn:aws:s3:::b", Prefix: "backup/"}
                   - DeliveryStreamName: web
                     HttpEndpointDestinationConfiguration:
                       EndpointConfiguration: {Url: "http://127.0.0.1:9/"}
@@ -454,6 +462,10 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
         let definitions = try StreamDefinitions.load(dataDirectory: data.path, configPath: config)
         #expect(definitions.recordsAreLines(stream: "apart", bucket: "b", key: "events/2026/11/26/apart-1-x"))
         #expect(!definitions.recordsAreLines(stream: "apart", bucket: "b", key: "events/source/2026/apart-1-x"))
+        // Error objects under their own prefix hold one JSON line per record too.
+        #expect(definitions.recordsAreLines(stream: "errors", bucket: "b", key: "errors/processing-failed/errors-1-x"))
+        #expect(definitions.recordsAreLines(stream: "errors", bucket: "b", key: "data/2026/errors-1-x"))
+        #expect(!definitions.recordsAreLines(stream: "errors", bucket: "b", key: "backup/2026/errors-1-x"))
         // The same prefix for both: which is which cannot be told.
         #expect(!definitions.recordsAreLines(stream: "alike", bucket: "b", key: "2026/11/26/10/alike-1-x"))
         // An HTTP endpoint stream's bucket holds only failed and backed-up records.

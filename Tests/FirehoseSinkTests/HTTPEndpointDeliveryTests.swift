@@ -105,6 +105,27 @@ struct HTTPEndpointDeliveryTests {
         #expect(clock.sleeps == [.seconds(1), .seconds(1), .seconds(1)])  // 1 s, then 2 s in slices of 1 s
     }
 
+    @Test("A request waiting for its retry goes out under settings updated meanwhile, with the same id")
+    func retriesUseUpdatedSettings() async throws {
+        let endpoint = ScriptedEndpoint([.status(503, "busy")])
+        let clock = ManualClock(advancesWhenSlept: true)
+        var updated = settings()
+        updated.url = URL(string: "http://127.0.0.1:9/fixed")!
+        updated.accessKey = "new-key"
+        let fixed = updated
+        let attempts = Atomic<Int>(0)
+        var delivery = delivery(endpoint, clock: clock)
+        // The update lands after the first attempt.
+        delivery.currentSettings = { staged in attempts.add(1, ordering: .relaxed).oldValue == 0 ? staged : fixed }
+        let outcome = await delivery.deliver(records(2), settings: settings())
+        #expect(outcome.accepted == 1 && outcome.attempts == 2)
+        let requests = endpoint.requests
+        #expect(requests.map(\.url.path) == ["/ingest", "/fixed"])
+        #expect(requests[1].header("X-Amz-Firehose-Access-Key") == "new-key")
+        #expect(Set(requests.map { $0.header("X-Amz-Firehose-Request-Id") }).count == 1)
+        #expect(try sentData(requests[1]) == ["record-0", "record-1"])
+    }
+
     @Test("When RetryOptions runs out, each record of the request becomes AWS's error record")
     func retriesSpent() async throws {
         let endpoint = ScriptedEndpoint([], then: .status(500, #"{"errorMessage":"broken"}"#))
@@ -233,6 +254,21 @@ struct HTTPEndpointCounterTests {
         let counters = harness.sink.tracker.counters("demo")
         #expect(counters.endpoint == EndpointCounters() && counters.errorRecords.isEmpty)
         #expect(!harness.stagedFiles.isEmpty && endpoint.requests.count == 1)
+    }
+
+    @Test("Error objects of the S3 configuration leave delivery.failing set while the endpoint fails")
+    func backupErrorObjectsDoNotClearFailing() {
+        let tracker = DeliveryTracker()
+        tracker.endpoint(
+            .attemptFailed(code: "HttpEndpoint.DestinationException", message: "503"), stream: "web", at: fixedNow)
+        let processingFailed = DeliveredObject(
+            stream: "web", bucket: "fails", key: "processing-failed/x", path: "/tmp/x", records: 1, bytes: 10,
+            storedBytes: 10, reason: .flush, firstArrival: fixedNow, errorOutputType: "processing-failed",
+            isBackup: true)
+        tracker.delivered(processingFailed, at: fixedNow)
+        let counters = tracker.counters("web")
+        #expect(counters.deliveryFailing && counters.errorRecords == ["processing-failed": 1])
+        #expect(counters.objectsWritten == 1 && counters.deliveries == 1)
     }
 
     @Test("Records no attempt got accepted are error records of the stream, not a source-record backup")
