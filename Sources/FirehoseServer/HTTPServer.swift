@@ -61,7 +61,10 @@ public struct FirehoseHTTPServer: Sendable {
         var group = ServiceGroupConfiguration(
             services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
-        group.maximumCancellationDuration = .seconds(5)
+        // After --shutdown-timeout the sink's shutdown is cancelled: it abandons what waits on a
+        // function or an endpoint and starts no further delivery, but a buffer being written out
+        // finishes. The group ends the process (fatalError) past this bound.
+        group.maximumCancellationDuration = .seconds(30)
         try await ServiceGroup(configuration: group).run()
     }
 

@@ -494,6 +494,13 @@ public final class FirehoseSink: Sendable {
             let recording = entry.source == nil ? nil : tracker.startRecording(stream: name)
             var failure: FileSystemError?
             for stage in [entry.source, entry.actor, entry.backup].compactMap({ $0 }) {
+                // A shutdown whose time is up starts no further delivery: what is staged stays for
+                // the next start, and the process exits before the service group's short grace
+                // for cancellation runs out.
+                if reason == .shutdown, Task.isCancelled {
+                    failure = failure ?? FileSystemError(operation: "deliver at shutdown", path: name, errno: ECANCELED)
+                    continue
+                }
                 do {
                     let objects = try await stage.flush(reason: reason)
                     if recording == nil { delivered += objects }

@@ -217,6 +217,24 @@ struct TransformationTests {
         await log.finish()
     }
 
+    @Test("A shutdown cancelled before it starts delivers nothing more: every stream's records stay staged")
+    func cancelledShutdownStartsNoDelivery() async throws {
+        let harness = try SinkHarness()
+        defer { try? FileManager.default.removeItem(atPath: harness.directory) }
+        try harness.sink.createStream(try settings(stream: "a"))
+        try harness.sink.createStream(try settings(stream: "b"))
+        try await harness.put(["one"], to: "a")
+        try await harness.put(["two"], to: "b")
+        let sink = harness.sink
+        await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await sink.shutdown()
+        }.value
+        #expect(harness.sink.undeliveredAtShutdown.map(\.stream).sorted() == ["a", "b"])
+        #expect(harness.files(under: harness.bucketPath()).isEmpty)
+        #expect(harness.stagedFiles.count == 2)
+    }
+
     @Test(
         "A failed invocation is retried NumberOfRetries times; records of an invocation that never succeeds go to the error output"
     )
