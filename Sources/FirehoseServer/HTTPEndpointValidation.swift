@@ -21,7 +21,7 @@ extension DeliveryStreamSettings {
     ) throws(StreamConfigurationError) -> DeliveryStreamSettings {
         // UpdateDestination reports its own member (HttpEndpointDestinationUpdate, with S3Update).
         let field = updateMember ?? httpEndpointField
-        let path = field.prefix(1).lowercased() + field.dropFirst()
+        let path = Self.memberPath(field)
         let s3Member = updateMember == nil ? "S3Configuration" : "S3Update"
         func fail(_ member: String, _ error: FirehoseError) -> StreamConfigurationError {
             StreamConfigurationError(field: member.isEmpty ? field : "\(field).\(member)", error: error)
@@ -187,7 +187,7 @@ extension DeliveryStreamSettings {
         // S3Configuration: checked as the S3 destination it is.
         guard let s3Configuration = http.s3Configuration else {
             throw fail(
-                s3Member, .validation([.missing("\(path).\(s3Member.prefix(1).lowercased() + s3Member.dropFirst())")]))
+                s3Member, .validation([.missing("\(path).\(Self.memberPath(s3Member))")]))
         }
         let s3 = try DeliveryStreamSettings(
             validating: CreateDeliveryStreamInput(

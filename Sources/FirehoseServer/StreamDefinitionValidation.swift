@@ -118,8 +118,7 @@ extension DeliveryStreamSettings {
                 ))
         }
         if let destinationMember { field = destinationMember }
-        let path = field.split(separator: ".").map { $0.prefix(1).lowercased() + $0.dropFirst() }.joined(
-            separator: ".")
+        let path = Self.memberPath(field)
 
         guard let bucketARN = destination.bucketARN else {
             throw fail("\(field).BucketARN", .validation([.missing("\(path).bucketARN")]))
@@ -286,6 +285,12 @@ extension DeliveryStreamSettings {
             }
         }
         self = settings
+    }
+
+    /// A member as AWS's messages spell its path: `ExtendedS3DestinationUpdate.S3BackupUpdate` is
+    /// `extendedS3DestinationUpdate.s3BackupUpdate`.
+    static func memberPath(_ field: String) -> String {
+        field.split(separator: ".").map { $0.prefix(1).lowercased() + $0.dropFirst() }.joined(separator: ".")
     }
 
     /// `BufferingHints` checked (both members or neither, each in its range), or AWS's defaults
@@ -748,7 +753,7 @@ extension DeliveryStreamSettings {
                     throw typeError("CloudWatchLoggingOptions.\(member)", "text")
                 }
                 let memberPath =
-                    "\(path).cloudWatchLoggingOptions.\(member.prefix(1).lowercased() + member.dropFirst())"
+                    "\(path).cloudWatchLoggingOptions.\(Self.memberPath(member))"
                 if text.count > 512 || !text.unicodeScalars.allSatisfy(allowed) {
                     throw fail(
                         "CloudWatchLoggingOptions.\(member)",

@@ -74,10 +74,7 @@ enum StreamDescription {
         var endpointDescription: [String: JSONValue] = ["Url": .string(endpoint.url.absoluteString)]
         if let name = http.endpointConfiguration?.name { endpointDescription["Name"] = .string(name) }
         described["EndpointConfiguration"] = .object(endpointDescription)
-        described["BufferingHints"] = .object([
-            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
-            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
-        ])
+        described["BufferingHints"] = bufferingHints(of: settings)
         described["CloudWatchLoggingOptions"] = given["CloudWatchLoggingOptions"] ?? .object(["Enabled": .bool(false)])
         var request: [String: JSONValue] = ["ContentEncoding": .string(endpoint.contentEncoding.rawValue)]
         if !endpoint.commonAttributes.isEmpty {
@@ -105,6 +102,14 @@ enum StreamDescription {
         ])
     }
 
+    /// The buffering hints a stage runs with, as AWS describes them.
+    private static func bufferingHints(of settings: DeliveryStreamSettings) -> JSONValue {
+        .object([
+            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
+            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
+        ])
+    }
+
     /// An S3 destination's members as AWS describes them (`S3DestinationDescription`): those of the
     /// plain shape, with the defaults AWS fills in; `ErrorOutputPrefix` only when given.
     private static func s3Description(
@@ -116,10 +121,7 @@ enum StreamDescription {
         ]
         var described = given.filter { plainKeys.contains($0.key) }
         described["RoleARN"] = described["RoleARN"] ?? .string("arn:aws:iam::\(accountID):role/firehose-local")
-        described["BufferingHints"] = .object([
-            "SizeInMBs": .number(Double(settings.bufferSizeBytes / (1024 * 1024))),
-            "IntervalInSeconds": .number(Double(settings.bufferIntervalSeconds)),
-        ])
+        described["BufferingHints"] = bufferingHints(of: settings)
         described["CompressionFormat"] = .string(settings.compression.rawValue)
         described["EncryptionConfiguration"] =
             described["EncryptionConfiguration"] ?? .object(["NoEncryptionConfig": .string("NoEncryption")])

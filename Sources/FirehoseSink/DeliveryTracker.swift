@@ -180,7 +180,7 @@ final class DeliveryTracker: Sendable {
     }
 
     /// Waits until `stream` (or all streams together) has made at least `objects` deliveries since
-    /// start (`objectsWritten`); false when `timeout` passes first on `clock`.
+    /// start (`StreamCounters.deliveries`); false when `timeout` passes first on `clock`.
     func waitForObjects(_ objects: Int, stream: String?, timeout: Duration, clock: any Clock<Duration>) async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

@@ -151,9 +151,8 @@ public final class FirehoseSink: Sendable {
     private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
     private let endpointObservers = Mutex<[@Sendable (HTTPEndpointEvent, String) -> Void]>([])
     private let strandedAtShutdown = Mutex<[UndeliveredStream]>([])
-    /// Set when `shutdown` begins: HTTP endpoint deliveries stop retrying.
-    private let shuttingDown = Atomic<Bool>(false)
-    /// Function invocations and HTTP endpoint requests, abandoned when shutdown is cancelled.
+    /// Function invocations and HTTP endpoint requests: retries stop when shutdown begins, and what
+    /// is under way is abandoned when shutdown is cancelled.
     private let outgoing = OutgoingWork()
     let quarantine = Mutex<[QuarantinedBuffer]>([])
     private let streamChanges = AsyncGate()
@@ -268,7 +267,6 @@ public final class FirehoseSink: Sendable {
         logger[metadataKey: "stream"] = .string(settings.name)
         var delivery = HTTPEndpointDelivery(
             transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger)
-        delivery.retriesStopped = { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true }
         delivery.onEvent = { [weak self] event in self?.endpointEvent(event, stream: settings.name) }
         delivery.outgoing = outgoing
         delivery.responseTimeout = configuration.endpointResponseTimeout
@@ -524,7 +522,7 @@ public final class FirehoseSink: Sendable {
     /// calling task (the server's shutdown time is up) abandons function invocations and HTTP
     /// endpoint requests under way: their records stay staged too.
     public func shutdown() async {
-        shuttingDown.store(true, ordering: .relaxed)
+        outgoing.stopRetries()
         let flushed: Result<[DeliveredObject], SinkError> = await withTaskCancellationHandler {
             do throws(SinkError) {
                 return .success(try await flush(reason: .shutdown))

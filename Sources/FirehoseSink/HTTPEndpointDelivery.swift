@@ -27,12 +27,10 @@ struct HTTPEndpointDelivery: Sendable {
     let logger: Logger
     /// A factor from 0.85 to 1.15 for each wait (random in use; tests fix it).
     var jitter: @Sendable () -> Double = { Double.random(in: 0.85...1.15) }
-    /// True once the server shuts down: a failed request is not retried (its records stay staged for
-    /// the next start), and a wait under way ends within a second.
-    var retriesStopped: @Sendable () -> Bool = { false }
     /// Told each request accepted, attempt failed and request given up (counters, metrics).
     var onEvent: @Sendable (HTTPEndpointEvent) -> Void = { _ in }
-    /// Where requests run: a shutdown whose time is up abandons them, and their records stay staged.
+    /// Where requests run. Once shutdown begins a failed request is not retried and a wait under way
+    /// ends within a second; once its time is up, requests are abandoned. Their records stay staged.
     var outgoing = OutgoingWork()
     /// How long an endpoint has to answer each attempt.
     var responseTimeout = HTTPEndpointContract.responseTimeout
@@ -158,7 +156,7 @@ struct HTTPEndpointDelivery: Sendable {
                     "error_code": .string(failure.code), "error": .string(failure.message),
                     "retry": .string(next == .giveUp ? "no: retries spent" : "yes"),
                 ])
-            guard !isStopped(), !retriesStopped() else { return .interrupted }
+            guard !isStopped(), !outgoing.retriesStopped else { return .interrupted }
             guard case .retry(let delay) = next else { return .failed(failure, attempts: attempts) }
             // In slices of a second at most, so that a shutdown does not wait out a 2-minute wait.
             var left = delay
@@ -171,7 +169,7 @@ struct HTTPEndpointDelivery: Sendable {
                     return .interrupted
                 }
                 left -= slice
-                guard !isStopped(), !retriesStopped() else { return .interrupted }
+                guard !isStopped(), !outgoing.retriesStopped else { return .interrupted }
             }
         }
     }

@@ -2,11 +2,13 @@ import Synchronization
 
 /// Work that leaves the process and may not come back in time: a function invocation, a request to
 /// an HTTP endpoint. Each runs in a task of its own, so that a flush whose client went away does not
-/// cancel it (a cancelled invocation would fail records the function never saw). A shutdown whose
-/// time is up abandons them all at once (`abandon`): each is cancelled — a command killed, a request
-/// dropped — and what it carried stays staged for the next start.
+/// cancel it (a cancelled invocation would fail records the function never saw). Shutdown winds it
+/// down in two steps: when it begins, failed requests are no longer retried (`stopRetries`); when its
+/// time is up, everything under way is abandoned (`abandon`): each is cancelled — a command killed, a
+/// request dropped — and what it carried stays staged for the next start.
 final class OutgoingWork: Sendable {
     private struct State {
+        var retriesStopped = false
         var abandoned = false
         var nextID: UInt64 = 0
         var running: [UInt64: @Sendable () -> Void] = [:]
@@ -18,6 +20,14 @@ final class OutgoingWork: Sendable {
 
     /// True once `abandon` was called: whatever `run` returns is to be thrown away.
     var isAbandoned: Bool { state.withLock { $0.abandoned } }
+
+    /// True once shutdown has begun (`stopRetries`): a failed request is not tried again, and a wait
+    /// for the next attempt ends.
+    var retriesStopped: Bool { state.withLock { $0.retriesStopped || $0.abandoned } }
+
+    func stopRetries() {
+        state.withLock { $0.retriesStopped = true }
+    }
 
     /// Runs `operation` in a task of its own; nil when the work was abandoned before it started.
     func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T? {

@@ -169,8 +169,8 @@ struct HTTPEndpointDeliveryTests {
     func shutdownStopsRetries() async throws {
         let endpoint = ScriptedEndpoint([], then: .status(503, "busy"))
         let clock = ManualClock(advancesWhenSlept: true)
-        var delivery = delivery(endpoint, clock: clock)
-        delivery.retriesStopped = { true }
+        let delivery = delivery(endpoint, clock: clock)
+        delivery.outgoing.stopRetries()
         let outcome = await delivery.deliver(records(1), settings: settings())
         #expect(outcome.interrupted && outcome.failed.isEmpty)
         #expect(endpoint.requests.count == 1 && clock.sleeps.isEmpty)
