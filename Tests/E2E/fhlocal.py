@@ -746,6 +746,17 @@ class FirehoseLocal:
 # --------------------------------------------------------------------------
 
 
+def stream_status(server: "FirehoseLocal", name: str) -> dict:
+    """One stream's entry in /_local/streams."""
+    [status] = [s for s in server.http("GET", "/_local/streams").json()["streams"] if s["name"] == name]
+    return status
+
+
+def error_records(content: bytes) -> list[dict]:
+    """The records of an error-output object: one JSON document a line."""
+    return [json.loads(line) for line in content.decode().splitlines()]
+
+
 def expect_client_error(fn: Callable[[], Any], code: str, status: int = 400) -> dict:
     """Call ``fn`` expecting a botocore ClientError with ``code`` and HTTP ``status``;
     returns ``e.response``.  Also checks the error headers every error must carry."""

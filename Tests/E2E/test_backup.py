@@ -78,7 +78,7 @@ def test_transformed_streams_back_up_source_records_as_received(srv, fh):
     assert base64.b64decode(json.loads(delivered.pop(failed))["rawData"]) == b"fail me"
     assert list(delivered.values()) == [b"ONE\nTWO\n"]
 
-    [status] = [s for s in srv.http("GET", "/_local/streams").json()["streams"] if s["name"] == "b-lambda"]
+    status = fhlocal.stream_status(srv, "b-lambda")
     assert status["backup"] == {"bucket": BACKUP_BUCKET, "objectsWritten": 1, "recordsDelivered": 4}
     assert status["objectsWritten"] == 2
     metrics = srv.http("GET", "/_local/metrics").body.decode()
@@ -128,26 +128,24 @@ def test_describe_gives_the_backup_with_aws_defaults(fh):
     }
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda d: d.pop("S3BackupConfiguration"),
+@pytest.mark.parametrize("change,code,message", [
+    (lambda d: d.pop("S3BackupConfiguration"), "InvalidArgumentException",
      "S3BackupMode Enabled requires S3BackupConfiguration"),
     (lambda d: d["S3BackupConfiguration"].update(BufferingHints={"SizeInMBs": 1, "IntervalInSeconds": 0}),
-     "Zero buffering is not available for the Amazon S3 backup destination"),
-    (lambda d: d["S3BackupConfiguration"].update(BucketARN="arn:aws:s3:::Not_A_Bucket!"), "Not_A_Bucket!"),
+     "InvalidArgumentException", "Zero buffering is not available for the Amazon S3 backup destination"),
+    (lambda d: d["S3BackupConfiguration"].update(BucketARN="arn:aws:s3:::Not_A_Bucket!"), "ValidationException",
+     "Not_A_Bucket!"),
     (lambda d: d["S3BackupConfiguration"].update(
-        Prefix="k=!{partitionKeyFromQuery:k}/", ErrorOutputPrefix="e/"),
+        Prefix="k=!{partitionKeyFromQuery:k}/", ErrorOutputPrefix="e/"), "InvalidArgumentException",
      "Dynamic Partitioning Namespaces can only be part of a prefix expression when Dynamic Partitioning is enabled"),
 ])
-def test_bad_backups_are_refused(fh, change, message):
+def test_bad_backups_are_refused(fh, change, code, message):
     destination = backed_up_stream()
     change(destination)
-    try:
-        fh.create_delivery_stream(DeliveryStreamName="b-bad", ExtendedS3DestinationConfiguration=destination)
-    except fh.exceptions.ClientError as error:
-        assert error.response["Error"]["Code"] in ("InvalidArgumentException", "ValidationException")
-        assert message in error.response["Error"]["Message"], error.response["Error"]["Message"]
-    else:
-        pytest.fail("accepted")
+    resp = expect_client_error(
+        lambda: fh.create_delivery_stream(DeliveryStreamName="b-bad", ExtendedS3DestinationConfiguration=destination),
+        code)
+    assert message in resp["Error"]["Message"], resp["Error"]["Message"]
 
 
 def test_update_enables_and_changes_the_backup_but_never_disables_it(srv, fh):

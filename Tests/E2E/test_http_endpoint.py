@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import fhlocal
-from fhlocal import expect_client_error
+from fhlocal import error_records, expect_client_error, stream_status
 
 S3_BUCKET = "http-failures"
 
@@ -128,11 +128,6 @@ def test_records_arrive_as_the_specification_says(srv, fh, receiver):
     assert srv.object_paths(S3_BUCKET) == []
 
 
-def stream_status(srv, name: str) -> dict:
-    [status] = [s for s in srv.http("GET", "/_local/streams").json()["streams"] if s["name"] == name]
-    return status
-
-
 def metric(srv, line_start: str) -> float:
     lines = srv.http("GET", "/_local/metrics").body.decode().splitlines()
     [line] = [line for line in lines if line.startswith(line_start + " ")]
@@ -166,7 +161,7 @@ def test_records_the_endpoint_never_accepts_go_to_the_s3_error_output(srv, fh, r
     assert len({r["body"]["requestId"] for r in receiver.requests}) == 1
     [failed] = objects
     assert failed["bucket"] == S3_BUCKET and failed["key"].startswith("http-endpoint-failed/")
-    records = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    records = error_records(srv.read_object(S3_BUCKET, failed["key"]))
     assert [base64.b64decode(r["rawData"]) for r in records] == [b"lost?", b"never"]
     assert list(records[0]) == ["attemptsMade", "arrivalTimestamp", "errorCode", "errorMessage",
                                 "attemptEndingTimestamp", "rawData", "subsequenceNumber", "dataId"]
@@ -184,12 +179,16 @@ def test_records_the_endpoint_never_accepts_go_to_the_s3_error_output(srv, fh, r
 
 def test_a_malformed_answer_is_an_invalid_response(srv, fh, receiver):
     fh.create_delivery_stream(DeliveryStreamName="h-bad", HttpEndpointDestinationConfiguration=endpoint_destination(
-        receiver.url, RetryOptions={"DurationInSeconds": 0}))
+        receiver.url, RetryOptions={"DurationInSeconds": 0},
+        ProcessingConfiguration={"Enabled": True, "Processors": [{"Type": "AppendDelimiterToRecord"}]}))
     receiver.mode = "malformed"
     fh.put_record(DeliveryStreamName="h-bad", Record={"Data": b"x"})
     [failed] = srv.flush("h-bad")["objects"]
-    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    [record] = error_records(srv.read_object(S3_BUCKET, failed["key"]))
     assert record["errorCode"] == "HttpEndpoint.InvalidResponseFromDestination"
+    # rawData is the record as it was sent: the delimiter the processor added included.
+    assert base64.b64decode(record["rawData"]) == b"x\n"
+    assert base64.b64decode(receiver.requests[0]["body"]["records"][0]["data"]) == b"x\n"
 
 
 def test_a_receiver_that_answers_too_late_times_the_attempt_out(make_server, receiver):
@@ -201,7 +200,7 @@ def test_a_receiver_that_answers_too_late_times_the_attempt_out(make_server, rec
     receiver.mode = "slow"
     fh.put_record(DeliveryStreamName="h-slow", Record={"Data": b"late"})
     [failed] = srv.flush("h-slow")["objects"]
-    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    [record] = error_records(srv.read_object(S3_BUCKET, failed["key"]))
     assert record["errorCode"] == "HttpEndpoint.RequestTimeout", record
     assert base64.b64decode(record["rawData"]) == b"late"
     assert len(receiver.requests) == 1
@@ -278,15 +277,6 @@ def test_describe_hides_the_access_key(fh, receiver):
     assert "the-access-key" not in json.dumps(described, default=str)
 
 
-def test_a_url_that_is_not_http_is_refused_with_a_clear_message(fh):
-    resp = expect_client_error(
-        lambda: fh.create_delivery_stream(
-            DeliveryStreamName="h-ftp", HttpEndpointDestinationConfiguration=endpoint_destination(
-                "ftp://127.0.0.1/in")),
-        "InvalidArgumentException")
-    assert "is not an http:// or https:// URL" in resp["Error"]["Message"]
-
-
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory) -> Path:
     """A CA and a certificate it signed for 127.0.0.1, made with the openssl command."""
@@ -331,7 +321,7 @@ def test_https_to_a_receiver_nothing_trusts_fails_the_attempts(srv, fh, tls_rece
         tls_receiver.url, RetryOptions={"DurationInSeconds": 0}))
     fh.put_record(DeliveryStreamName="h-untrusted", Record={"Data": b"refused"})
     [failed] = srv.flush("h-untrusted")["objects"]
-    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    [record] = error_records(srv.read_object(S3_BUCKET, failed["key"]))
     assert record["errorCode"] == "HttpEndpoint.ConnectionFailed"
     assert "the endpoint's certificate is not trusted" in record["errorMessage"], record
     assert tls_receiver.requests == []
@@ -396,7 +386,7 @@ def test_a_lambda_function_transforms_records_before_the_endpoint(make_server, r
     assert [base64.b64decode(r["data"]) for r in request["body"]["records"]] == [b"ABC\n"]
     [failed] = objects
     assert failed["key"].startswith("processing-failed/") and failed["bucket"] == S3_BUCKET
-    [record] = [json.loads(line) for line in srv.read_object(S3_BUCKET, failed["key"]).decode().splitlines()]
+    [record] = error_records(srv.read_object(S3_BUCKET, failed["key"]))
     assert base64.b64decode(record["rawData"]) == b"please fail"
 
 

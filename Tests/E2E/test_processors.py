@@ -55,11 +55,6 @@ def fh(srv):
     return srv.client()
 
 
-def status(srv, name: str) -> dict:
-    [s] = [s for s in srv.http("GET", "/_local/streams").json()["streams"] if s["name"] == name]
-    return s
-
-
 def error_entries(srv, key: str) -> list[dict]:
     return [json.loads(line) for line in srv.read_object(BUCKET, key).splitlines()]
 
@@ -91,7 +86,7 @@ def test_cloudwatch_logs_records_become_their_messages(srv, fh):
     assert base64.b64decode(entry["rawData"]) == bad
     assert entry["errorCode"] == "Decompression.Failed"
     assert entry["errorMessage"] == "Decompression failed: the record is not valid GZIP data."
-    s = status(srv, name)
+    s = fhlocal.stream_status(srv, name)
     assert s["recordsDropped"] == 1 and s["errorRecords"] == {"decompression-failed": 1}
 
 

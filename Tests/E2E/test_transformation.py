@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import fhlocal
-from fhlocal import BUCKET, expect_client_error
+from fhlocal import BUCKET, error_records, expect_client_error
 
 TRANSFORM = r'''
 import base64
@@ -207,10 +207,6 @@ def fresh_functions(stub, command_function):
     stub.requests.clear()
     stub.mode = "transform"
     command_function.reset()
-
-
-def error_records(content: bytes) -> list[dict]:
-    return [json.loads(line) for line in content.decode().splitlines()]
 
 
 def test_command_function_transforms_records_on_their_way_to_the_bucket(srv, fh, command_function):

@@ -93,6 +93,11 @@ struct HTTPEndpointValidationTests {
                 "HttpEndpointDestinationConfiguration.EndpointConfiguration.AccessKey", "ValidationException"
             ),
             (
+                // 2,049 characters, 4,098 UTF-16 units: Java counts the units.
+                Self.http { $0.endpointConfiguration?.accessKey = String(repeating: "😀", count: 2049) },
+                "HttpEndpointDestinationConfiguration.EndpointConfiguration.AccessKey", "ValidationException"
+            ),
+            (
                 Self.http { $0.endpointConfiguration?.name = " \t" },
                 "HttpEndpointDestinationConfiguration.EndpointConfiguration.Name", "ValidationException"
             ),
@@ -164,9 +169,10 @@ struct HTTPEndpointValidationTests {
         )
     }
 
-    @Test("What the model's Java patterns allow is accepted: Unicode spaces, lengths in characters, Enabled false")
+    @Test("What the model's Java patterns allow is accepted: Unicode spaces, lengths in UTF-16 units, Enabled false")
     func javaPatternsAllow() throws {
-        let key = "k\u{A0}e\u{3000}y" + String(repeating: "é", count: 4000)
+        // 4,005 UTF-16 units (8,000 bytes of UTF-8 in the emoji alone).
+        let key = "k\u{A0}e\u{3000}y" + String(repeating: "😀", count: 2000)
         let settings = try Self.validate(
             Self.http {
                 $0.endpointConfiguration?.accessKey = key
@@ -186,8 +192,10 @@ struct HTTPEndpointValidationTests {
             deliveryStreamName: "web",
             extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration(bucketARN: "arn:aws:s3:::b"),
             httpEndpointDestinationConfiguration: Self.http())
-        #expect(throws: StreamConfigurationError.self) {
+        let error = #expect(throws: StreamConfigurationError.self) {
             try DeliveryStreamSettings(validating: input, dataDirectory: nil)
         }
+        #expect(error?.error.code == "InvalidArgumentException")
+        #expect(error?.error.message.contains("HttpEndpointDestinationConfiguration or an S3 destination") == true)
     }
 }

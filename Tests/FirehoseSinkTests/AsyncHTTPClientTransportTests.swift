@@ -69,9 +69,25 @@ struct AsyncHTTPClientTransportTests {
         let closed = try ScriptedHTTPServer { _ in .silence }
         closed.stop()
         try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
         let refused = await #expect(throws: TransportFailure.self) {
             _ = try await transport.send(request(closed.url))
         }
         #expect(refused?.reason == "Connection refused", "\(String(describing: refused))")
+        // At once, not after the pool's connection retries until the 10 s request deadline (the bound
+        // is loose: other suites share these two cores).
+        #expect(ContinuousClock.now - started < .seconds(8))
+    }
+
+    @Test("Cancelling the calling task drops a request the server never answers")
+    func cancellation() async throws {
+        let server = try ScriptedHTTPServer { _ in .silence }
+        defer { server.stop() }
+        let transport = transport
+        let sending = Task { try await transport.send(request(server.url, timeout: .seconds(600))) }
+        try await eventually("the request to arrive") { server.received.count == 1 }
+        sending.cancel()
+        // Without the cancellation this waits out the 600 s timeout.
+        await #expect(throws: (any Error).self) { _ = try await sending.value }
     }
 }

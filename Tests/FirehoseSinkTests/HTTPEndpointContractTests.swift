@@ -29,6 +29,7 @@ struct HTTPEndpointContractTests {
         #expect(request.timeout == .seconds(180))
         #expect(request.header("Content-Type") == "application/json")
         #expect(request.header("X-Amz-Firehose-Protocol-Version") == "1.0")
+        #expect(request.header("User-Agent") == "Amazon Kinesis Data Firehose Agent/1.0")
         #expect(request.header("X-Amz-Firehose-Request-Id") == "0b6f2f59-5bf4-4b35-9c5c-4c5d5e9e1c11")
         #expect(request.header("X-Amz-Firehose-Source-Arn") == Self.settings.deliveryStreamARN)
         #expect(request.header("X-Amz-Firehose-Access-Key") == "secret-key")

@@ -8,50 +8,6 @@ import Testing
 @testable import FirehoseSink
 @testable import HTTPTransports
 
-/// A transport that answers from a script and keeps every request.
-final class ScriptedEndpoint: HTTPTransport {
-    enum Answer {
-        case status(Int, String)
-        /// The request's own id echoed, as a conforming endpoint answers.
-        case acknowledge
-        case failure(TransportFailure)
-        /// No answer until the request is cancelled.
-        case hang
-    }
-
-    private let state: Mutex<(answers: [Answer], requests: [HTTPRequest])>
-    private let then: Answer
-
-    /// Answers `answers` in order, then `then` to every further request.
-    init(_ answers: [Answer], then: Answer = .acknowledge) {
-        state = Mutex((answers, []))
-        self.then = then
-    }
-
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let answer = state.withLock { state -> Answer in
-            state.requests.append(request)
-            return state.answers.isEmpty ? then : state.answers.removeFirst()
-        }
-        switch answer {
-        case .status(let status, let body):
-            return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
-        case .acknowledge:
-            let id = request.header("X-Amz-Firehose-Request-Id") ?? ""
-            return HTTPResponse(
-                status: 200, headers: [("Content-Type", "application/json")],
-                body: Array(#"{"requestId":"\#(id)","timestamp":1}"#.utf8))
-        case .failure(let failure):
-            throw failure
-        case .hang:
-            try await Task.sleep(for: .seconds(3600))
-            throw TransportFailure("unanswered", reason: "no answer")
-        }
-    }
-}
-
 @Suite("HTTP endpoint delivery: requests, retries on the clock, and the records no attempt got accepted")
 struct HTTPEndpointDeliveryTests {
     static let arrival: Int64 = 1_795_266_309_000
@@ -112,6 +68,8 @@ struct HTTPEndpointDeliveryTests {
         var updated = settings()
         updated.url = URL(string: "http://127.0.0.1:9/fixed")!
         updated.accessKey = "new-key"
+        updated.commonAttributes = [.init(name: "env", value: "fixed")]
+        updated.contentEncoding = .gzip
         let fixed = updated
         let attempts = Atomic<Int>(0)
         var delivery = delivery(endpoint, clock: clock)
@@ -122,8 +80,10 @@ struct HTTPEndpointDeliveryTests {
         let requests = endpoint.requests
         #expect(requests.map(\.url.path) == ["/ingest", "/fixed"])
         #expect(requests[1].header("X-Amz-Firehose-Access-Key") == "new-key")
+        #expect(requests[1].header("X-Amz-Firehose-Common-Attributes") == #"{"commonAttributes":{"env":"fixed"}}"#)
+        #expect(requests[0].header("Content-Encoding") == nil && requests[1].header("Content-Encoding") == "gzip")
         #expect(Set(requests.map { $0.header("X-Amz-Firehose-Request-Id") }).count == 1)
-        #expect(try sentData(requests[1]) == ["record-0", "record-1"])
+        #expect(try sentData(requests[0]) == ["record-0", "record-1"])
     }
 
     @Test("When RetryOptions runs out, each record of the request becomes AWS's error record")

@@ -7,34 +7,17 @@ import Testing
 
 @Suite("LambdaFunction: invoking a local function, by command or through the Invoke API")
 struct LambdaFunctionTests {
-    /// Answers every request with `response` (or throws `failure`) and keeps what it was sent.
-    final class ScriptedTransport: HTTPTransport, Sendable {
-        let response: HTTPResponse
-        let failure: (any Error & Sendable)?
-        let sent = Mutex<[HTTPRequest]>([])
-
-        init(_ response: HTTPResponse = HTTPResponse(status: 200), failure: (any Error & Sendable)? = nil) {
-            self.response = response
-            self.failure = failure
-        }
-
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            sent.withLock { $0.append(request) }
-            if let failure { throw failure }
-            return response
-        }
-    }
-
     static let endpoint = LambdaFunction.invokeAPI(
         endpoint: URL(string: "http://127.0.0.1:9001")!, functionName: "transform")
     static let event = Array(#"{"records":[]}"#.utf8)
 
     @Test("The Invoke API is called as AWS's SDKs call it, and a 200 answer is the function's")
     func invokeRequest() async throws {
-        let transport = ScriptedTransport(HTTPResponse(status: 200, body: Array(#"{"records":[]}"#.utf8)))
+        let transport = ScriptedEndpoint(
+            [], then: .response(HTTPResponse(status: 200, body: Array(#"{"records":[]}"#.utf8))))
         let result = await Self.endpoint.invoke(Self.event, timeout: .seconds(7), transport: transport)
         #expect(try result.get() == Array(#"{"records":[]}"#.utf8))
-        let request = try #require(transport.sent.withLock { $0.first })
+        let request = try #require(transport.requests.first)
         #expect(request.method == "POST")
         #expect(request.url.absoluteString == "http://127.0.0.1:9001/2015-03-31/functions/transform/invocations")
         #expect(request.header("X-Amz-Invocation-Type") == "RequestResponse")
@@ -55,7 +38,7 @@ struct LambdaFunctionTests {
     func functionErrors(response: HTTPResponse) async {
         // The error object without the header is recognised where the answer is read.
         let result = await Self.endpoint.invoke(
-            Self.event, timeout: .seconds(5), transport: ScriptedTransport(response)
+            Self.event, timeout: .seconds(5), transport: ScriptedEndpoint([], then: .response(response))
         ).flatMap { answer in LambdaContract.outcomes(of: answer, for: LambdaContractTests.records) }
         guard case .failure(let failure) = result else {
             Issue.record("accepted")
@@ -66,8 +49,8 @@ struct LambdaFunctionTests {
 
     @Test("A timeout, from the transport or in the emulator's words, is Lambda.FunctionTimedOut")
     func timeouts() async {
-        let emulator = ScriptedTransport(
-            HTTPResponse(status: 200, body: Array("Task timed out after 3.00 seconds".utf8)))
+        let emulator = ScriptedEndpoint(
+            [], then: .response(HTTPResponse(status: 200, body: Array("Task timed out after 3.00 seconds".utf8))))
         #expect(
             await Self.endpoint.invoke(Self.event, timeout: .seconds(5), transport: emulator)
                 == .failure(.functionTimedOut))
@@ -80,7 +63,7 @@ struct LambdaFunctionTests {
     func unreachable() async {
         struct Refused: Error, CustomStringConvertible { var description: String { "Connection refused" } }
         let result = await Self.endpoint.invoke(
-            Self.event, timeout: .seconds(5), transport: ScriptedTransport(failure: Refused()))
+            Self.event, timeout: .seconds(5), transport: ScriptedEndpoint([], then: .failure(Refused())))
         guard case .failure(let failure) = result else {
             Issue.record("accepted")
             return

@@ -251,3 +251,51 @@ func keyPattern(
 extension String {
     func matches(_ regex: Regex<AnyRegexOutput>) -> Bool { (try? regex.wholeMatch(in: self)) != nil }
 }
+
+/// A transport that answers from a script and keeps every request.
+final class ScriptedEndpoint: HTTPTransport {
+    enum Answer {
+        case status(Int, String)
+        /// This answer as it is.
+        case response(HTTPResponse)
+        /// The request's own id echoed, as a conforming endpoint answers.
+        case acknowledge
+        case failure(any Error & Sendable)
+        /// No answer until the request is cancelled.
+        case hang
+    }
+
+    private let state: Mutex<(answers: [Answer], requests: [HTTPRequest])>
+    private let then: Answer
+
+    /// Answers `answers` in order, then `then` to every further request.
+    init(_ answers: [Answer], then: Answer = .acknowledge) {
+        state = Mutex((answers, []))
+        self.then = then
+    }
+
+    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let answer = state.withLock { state -> Answer in
+            state.requests.append(request)
+            return state.answers.isEmpty ? then : state.answers.removeFirst()
+        }
+        switch answer {
+        case .status(let status, let body):
+            return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+        case .response(let response):
+            return response
+        case .acknowledge:
+            let id = request.header("X-Amz-Firehose-Request-Id") ?? ""
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: Array(#"{"requestId":"\#(id)","timestamp":1}"#.utf8))
+        case .failure(let failure):
+            throw failure
+        case .hang:
+            try await Task.sleep(for: .seconds(3600))
+            throw TransportFailure("unanswered", reason: "no answer")
+        }
+    }
+}
