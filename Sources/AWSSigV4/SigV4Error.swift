@@ -1,6 +1,7 @@
 /// A rejected request, as AWS reports it: the `__type` code and the message of the JSON error body.
 ///
-/// Every code here is answered with HTTP 400 by Firehose.
+/// Every code here is answered with HTTP 400 by Firehose; S3 answers in its own codes
+/// (`isSignatureMismatch`, `isClockSkew` tell them apart).
 public struct SigV4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The AWS `__type`, e.g. `InvalidSignatureException`.
     public var code: String
@@ -54,5 +55,36 @@ extension SigV4Error {
 
     static func invalid(_ message: String, diagnostics: String? = nil) -> SigV4Error {
         SigV4Error(code: invalidSignatureCode, message: message, diagnostics: diagnostics)
+    }
+}
+
+extension SigV4Error {
+    public static let missingContentSHA256Code = "InvalidRequest"
+    public static let presignedParametersCode = "AuthorizationQueryParametersError"
+    public static let accessDeniedCode = "AccessDenied"
+
+    /// S3 requires the payload hash in a header of every request signed in its `Authorization`.
+    static var missingContentSHA256: SigV4Error {
+        SigV4Error(
+            code: missingContentSHA256Code, message: "Missing required header for this request: x-amz-content-sha256")
+    }
+
+    static func presignedParameters(_ message: String) -> SigV4Error {
+        SigV4Error(code: presignedParametersCode, message: message)
+    }
+
+    static func accessDenied(_ message: String) -> SigV4Error {
+        SigV4Error(code: accessDeniedCode, message: message)
+    }
+
+    /// The request was well formed and its key known, but the signature is not the one computed.
+    public var isSignatureMismatch: Bool {
+        code == Self.invalidSignatureCode && message == Self.signatureMismatchMessage
+    }
+
+    /// The request's time is too far from the server's.
+    public var isClockSkew: Bool {
+        code == Self.invalidSignatureCode
+            && (message.hasPrefix("Signature expired:") || message.hasPrefix("Signature not yet current:"))
     }
 }

@@ -16,8 +16,20 @@
 /// must agree anyway, and trusting the header would let a signed request carry any body. A client that
 /// sends `UNSIGNED-PAYLOAD` therefore fails with a signature mismatch.
 public struct SigV4Verifier: Sendable {
+    /// How a service canonicalizes what it signs.
+    public enum Dialect: Sendable {
+        /// Every service but S3: the path normalized and encoded once more, the payload hash of the
+        /// body as received.
+        case standard
+        /// S3's: the path as sent, the payload hash the client declares in `x-amz-content-sha256`
+        /// (the caller checks a hex hash against the body), presigned URLs (query-string
+        /// authentication), and a credential scoped to any region (a bucket answers in every one).
+        case s3
+    }
+
     public let region: String
     public let service: String
+    public let dialect: Dialect
     public let clockSkewTolerance: Duration
     /// Headers that, when a request has them, must be signed (beyond `host` and the date), as spelled
     /// in messages.
@@ -36,10 +48,12 @@ public struct SigV4Verifier: Sendable {
         service: String,
         clockSkewTolerance: Duration = .seconds(300),
         requiredSignedHeaders: [String] = [],
+        dialect: Dialect = .standard,
         lookup: @escaping @Sendable (_ accessKeyId: String) -> AWSCredentials?
     ) {
         self.region = region
         self.service = service
+        self.dialect = dialect
         self.clockSkewTolerance = clockSkewTolerance
         self.requiredSignedHeaders = requiredSignedHeaders
         self.lookup = lookup
@@ -51,6 +65,9 @@ public struct SigV4Verifier: Sendable {
     /// - Throws: `SigV4Error` with the code and message AWS would answer (all HTTP 400).
     public func verify(_ request: SigV4Request, now: Date) throws(SigV4Error) -> AWSCredentials {
         let authorizationValues = request.values(of: "authorization")
+        if dialect == .s3, authorizationValues.isEmpty, let presigned = PresignedParameters(query: request.query) {
+            return try verifyPresigned(request, presigned, now: now)
+        }
         guard let rawAuthorization = authorizationValues.first, ASCII.containsNonWhitespace(rawAuthorization) else {
             throw .missingAuthenticationToken
         }
@@ -129,7 +146,30 @@ public struct SigV4Verifier: Sendable {
             )
         }
 
-        let scope = try checkScope(credential, isASCII: authorization.isASCII, timestamp: timestamp)
+        let payloadHash: String
+        switch dialect {
+        case .standard:
+            payloadHash = request.bodySHA256
+        case .s3:
+            guard let declared = request.values(of: "x-amz-content-sha256").first else {
+                throw .missingContentSHA256
+            }
+            payloadHash = declared.trimmed
+        }
+        return try checkSignature(
+            request, credential: credential, isASCII: authorization.isASCII, timestamp: timestamp,
+            signedHeaderNames: signedHeaderNames, signedHeadersLine: String(signedHeaders), signature: signature,
+            payloadHash: payloadHash, sessionTokens: request.values(of: "x-amz-security-token"), now: now)
+    }
+
+    /// The part every signed request shares: the credential's scope, the access key, the signature,
+    /// the session token.
+    private func checkSignature(
+        _ request: SigV4Request, credential: Substring, isASCII: Bool, timestamp: AMZTimestamp,
+        signedHeaderNames: [Substring], signedHeadersLine: String, signature: Substring, payloadHash: String,
+        sessionTokens tokens: [String], now: Date
+    ) throws(SigV4Error) -> AWSCredentials {
+        let scope = try checkScope(credential, isASCII: isASCII, timestamp: timestamp)
 
         guard let credentials = lookup(scope.accessKeyId) else {
             throw .unrecognizedClient
@@ -140,9 +180,11 @@ public struct SigV4Verifier: Sendable {
             path: request.path,
             query: request.query,
             signedHeaderNames: signedHeaderNames,
-            signedHeadersLine: String(signedHeaders),
+            signedHeadersLine: signedHeadersLine,
             headers: request.headers,
-            payloadHash: request.bodySHA256
+            payloadHash: payloadHash,
+            pathAsSent: dialect == .s3,
+            omittingQueryKey: dialect == .s3 ? PresignedParameters.signatureKey : nil
         )
         let stringToSign = CanonicalRequest.stringToSign(
             timestamp: timestamp,
@@ -152,7 +194,7 @@ public struct SigV4Verifier: Sendable {
         let signingKey = keyCache.signingKey(
             secret: credentials.secretAccessKey,
             date: scope.date,
-            region: region,
+            region: scope.region,
             service: service
         )
         let expected = SigningKeyCache.signature(signingKey: signingKey, stringToSign: stringToSign)
@@ -165,7 +207,6 @@ public struct SigV4Verifier: Sendable {
         }
 
         // Accepted whether or not it was signed (clients differ); it must belong to the credentials.
-        let tokens = request.values(of: "x-amz-security-token")
         switch (credentials.sessionToken, tokens.count) {
         case (nil, 0):
             break
@@ -205,9 +246,60 @@ public struct SigV4Verifier: Sendable {
         }
     }
 
+    /// Query-string authentication (a presigned URL), in the order S3 checks it: every parameter
+    /// present, the algorithm, the date, the expiry, `host` signed, then what any signed request
+    /// checks.
+    private func verifyPresigned(_ request: SigV4Request, _ parameters: PresignedParameters, now: Date)
+        throws(SigV4Error) -> AWSCredentials
+    {
+        guard let algorithm = parameters.algorithm, let credential = parameters.credential,
+            let signature = parameters.signature, let date = parameters.date,
+            let signedHeaders = parameters.signedHeaders, let expires = parameters.expires
+        else {
+            throw .presignedParameters(
+                "Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters."
+            )
+        }
+        guard algorithm == CanonicalRequest.algorithm else {
+            throw .presignedParameters(
+                "X-Amz-Algorithm only supports \"\(CanonicalRequest.algorithm)\" (got \"\(algorithm)\").")
+        }
+        guard let timestamp = AMZTimestamp(iso8601Basic: date) else {
+            throw .presignedParameters("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
+        }
+        guard let seconds = Int64(expires), seconds >= 0 else {
+            throw .presignedParameters("X-Amz-Expires should be a number")
+        }
+        guard seconds <= PresignedParameters.maxExpires else {
+            throw .presignedParameters(
+                "X-Amz-Expires must be less than a week (in seconds) that is \(PresignedParameters.maxExpires)")
+        }
+        let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        if nowSeconds > timestamp.secondsSince1970 + seconds {
+            throw .accessDenied("Request has expired")
+        }
+        if timestamp.secondsSince1970 > nowSeconds + clockSkewTolerance.components.seconds {
+            throw .accessDenied("Request is not yet valid")
+        }
+        let signedHeaderNames = signedHeaders.split(separator: ";")
+        guard signedHeaderNames.contains(where: { $0.lowercased() == "host" }) else {
+            throw .presignedParameters("X-Amz-SignedHeaders must include 'host'.")
+        }
+        // A presigned URL signs no body unless the request declares its hash.
+        let payloadHash = request.values(of: "x-amz-content-sha256").first?.trimmed ?? Self.unsignedPayload
+        return try checkSignature(
+            request, credential: Substring(credential), isASCII: false, timestamp: timestamp,
+            signedHeaderNames: signedHeaderNames, signedHeadersLine: signedHeaders, signature: Substring(signature),
+            payloadHash: payloadHash, sessionTokens: parameters.securityToken.map { [$0] } ?? [], now: now)
+    }
+
+    /// The payload hash of a request whose body is not signed.
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+
     private struct Scope {
         var accessKeyId: String
         var date: String
+        var region: String
         /// `date/region/service/aws4_request`, as it goes into the string to sign.
         var scope: String
     }
@@ -237,7 +329,7 @@ public struct SigV4Verifier: Sendable {
         let requestDate = timestamp.yyyymmdd
         // AWS reports every wrong element at once, each sentence followed by a space, the date last.
         var problems = ""
-        if parts[2] != region {
+        if parts[2] != region, dialect != .s3 || parts[2].isEmpty {
             problems += "Credential should be scoped to a valid region, not '\(parts[2])'. "
         }
         if parts[3] != service {
@@ -257,11 +349,53 @@ public struct SigV4Verifier: Sendable {
         return Scope(
             accessKeyId: String(parts[0]),
             date: requestDate,
-            scope: "\(requestDate)/\(region)/\(service)/aws4_request"
+            region: String(parts[2]),
+            scope: "\(requestDate)/\(parts[2])/\(service)/aws4_request"
         )
     }
 }
 
 extension String {
     fileprivate var trimmed: String { ASCII.trimmingWhitespace(self) }
+}
+
+/// The `X-Amz-*` parameters of a presigned URL, percent-decoded; nil when the query has no
+/// `X-Amz-Algorithm`, `X-Amz-Credential` or `X-Amz-Signature` (it is not a presigned request).
+struct PresignedParameters {
+    static let signatureKey = "X-Amz-Signature"
+    /// Seven days, S3's longest.
+    static let maxExpires: Int64 = 604_800
+
+    var algorithm: String?
+    var credential: String?
+    var signature: String?
+    var date: String?
+    var signedHeaders: String?
+    var expires: String?
+    var securityToken: String?
+
+    init?(query: String) {
+        guard !query.isEmpty else { return nil }
+        for piece in query.utf8.split(separator: ASCII.ampersand) {
+            let equals = piece.firstIndex(of: ASCII.equals)
+            let key = String(
+                decoding: CanonicalRequest.percentDecoded(piece[..<(equals ?? piece.endIndex)]), as: UTF8.self)
+            guard key.hasPrefix("X-Amz-") else { continue }
+            let value =
+                equals.map {
+                    String(decoding: CanonicalRequest.percentDecoded(piece[piece.index(after: $0)...]), as: UTF8.self)
+                } ?? ""
+            switch key {
+            case "X-Amz-Algorithm": algorithm = value
+            case "X-Amz-Credential": credential = value
+            case Self.signatureKey: signature = value
+            case "X-Amz-Date": date = value
+            case "X-Amz-SignedHeaders": signedHeaders = value
+            case "X-Amz-Expires": expires = value
+            case "X-Amz-Security-Token": securityToken = value
+            default: break
+            }
+        }
+        guard algorithm != nil || credential != nil || signature != nil else { return nil }
+    }
 }

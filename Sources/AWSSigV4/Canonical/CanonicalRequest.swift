@@ -1,7 +1,8 @@
 /// The SigV4 canonical request, built as UTF-8 bytes so it can be hashed without ever becoming a `String`.
 ///
 /// Shared by the signer and the verifier so both sides canonicalize identically; the rules are those of
-/// every AWS service except S3 (Firehose always normalizes the path and encodes it once more).
+/// every AWS service (Firehose normalizes the path and encodes it once more) and S3's (the path as
+/// sent, `pathAsSent`).
 enum CanonicalRequest {
     static let algorithm = "AWS4-HMAC-SHA256"
 
@@ -9,6 +10,8 @@ enum CanonicalRequest {
     ///   - signedHeaderNames: the names to canonicalize, in the order listed (the verifier takes them from
     ///     `SignedHeaders` as the client wrote it; the signer passes them sorted and lowercase).
     ///   - signedHeadersLine: the `SignedHeaders` value, which the canonical request repeats verbatim.
+    ///   - pathAsSent: S3's rule: the path exactly as on the wire, neither normalized nor encoded again.
+    ///   - omittingQueryKey: a query parameter left out (a presigned URL's `X-Amz-Signature`).
     static func build(
         method: String,
         path: String,
@@ -16,15 +19,21 @@ enum CanonicalRequest {
         signedHeaderNames: [Substring],
         signedHeadersLine: String,
         headers: [(name: String, value: String)],
-        payloadHash: String
+        payloadHash: String,
+        pathAsSent: Bool = false,
+        omittingQueryKey: String? = nil
     ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + path.utf8.count + query.utf8.count + headers.count * 48)
         out.append(contentsOf: method.utf8)
         out.append(ASCII.newline)
-        appendCanonicalURI(path, to: &out)
+        if pathAsSent {
+            out.append(contentsOf: path.isEmpty ? "/".utf8 : path.utf8)
+        } else {
+            appendCanonicalURI(path, to: &out)
+        }
         out.append(ASCII.newline)
-        appendCanonicalQuery(query, to: &out)
+        appendCanonicalQuery(query, omitting: omittingQueryKey, to: &out)
         out.append(ASCII.newline)
         for name in signedHeaderNames {
             appendCanonicalHeader(name, from: headers, to: &out)
@@ -152,7 +161,7 @@ enum CanonicalRequest {
     /// Decodes each key and value and encodes it again with the SigV4 rules, so a query that arrives
     /// encoded (`%E1%88%B4`), half encoded (`%7e`) or raw (`ሴ`) canonicalizes the same way clients
     /// computed it. Pairs sort by encoded key, then encoded value; a bare key becomes `key=`.
-    static func appendCanonicalQuery(_ query: String, to out: inout [UInt8]) {
+    static func appendCanonicalQuery(_ query: String, omitting omitted: String? = nil, to out: inout [UInt8]) {
         guard !query.isEmpty else { return }
         var pairs: [(key: [UInt8], value: [UInt8])] = []
         for piece in query.utf8.split(separator: ASCII.ampersand) {
@@ -164,6 +173,7 @@ enum CanonicalRequest {
             } else {
                 appendURIEncoded(percentDecoded(piece), to: &key)
             }
+            if let omitted, key.elementsEqual(omitted.utf8) { continue }
             pairs.append((key, value))
         }
         pairs.sort { lhs, rhs in

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import AWSSigV4
+
+/// The S3 dialect against the worked examples of AWS's S3 documentation ("Examples: Signature
+/// Calculations", sig-v4-header-based-auth.html and sigv4-query-string-auth.html), whose signatures
+/// botocore's S3 signer also computes, and its own errors.
+@Suite("S3 signing")
+struct S3SigningTests {
+    static let credentials = AWSCredentials(
+        accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    static let now = utcDate("2013-05-24T00:00:00Z")
+    let verifier = SigV4Verifier(region: "us-east-1", service: "s3", dialect: .s3) { id in
+        id == S3SigningTests.credentials.accessKeyId ? S3SigningTests.credentials : nil
+    }
+
+    static func headerSigned(
+        method: String = "GET", path: String, query: String = "", headers: [(name: String, value: String)],
+        signedHeaders: String, signature: String, bodySHA256: String = emptyHash
+    ) -> SigV4Request {
+        let authorization =
+            "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
+            + "SignedHeaders=\(signedHeaders),Signature=\(signature)"
+        return SigV4Request(
+            method: method, path: path, query: query,
+            headers: [("Host", "examplebucket.s3.amazonaws.com")] + headers + [("Authorization", authorization)],
+            bodySHA256: bodySHA256)
+    }
+
+    static let getObject = headerSigned(
+        path: "/test.txt",
+        headers: [("Range", "bytes=0-9"), ("x-amz-content-sha256", emptyHash), ("x-amz-date", "20130524T000000Z")],
+        signedHeaders: "host;range;x-amz-content-sha256;x-amz-date",
+        signature: "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+
+    @Test("GET Object with a Range header")
+    func getObjectExample() throws {
+        #expect(try verifier.verify(Self.getObject, now: Self.now) == Self.credentials)
+    }
+
+    @Test("GET Bucket Lifecycle: a query key without a value")
+    func lifecycleExample() throws {
+        let request = Self.headerSigned(
+            path: "/", query: "lifecycle",
+            headers: [("x-amz-content-sha256", Self.emptyHash), ("x-amz-date", "20130524T000000Z")],
+            signedHeaders: "host;x-amz-content-sha256;x-amz-date",
+            signature: "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543")
+        #expect(try verifier.verify(request, now: Self.now) == Self.credentials)
+    }
+
+    @Test("Get Bucket (List Objects): query parameters sorted")
+    func listObjectsExample() throws {
+        let request = Self.headerSigned(
+            path: "/", query: "max-keys=2&prefix=J",
+            headers: [("x-amz-content-sha256", Self.emptyHash), ("x-amz-date", "20130524T000000Z")],
+            signedHeaders: "host;x-amz-content-sha256;x-amz-date",
+            signature: "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
+        #expect(try verifier.verify(request, now: Self.now) == Self.credentials)
+    }
+
+    static let presignedQuery =
+        "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"
+
+    static func presigned(query: String = presignedQuery) -> SigV4Request {
+        SigV4Request(
+            method: "GET", path: "/test.txt", query: query, headers: [("Host", "examplebucket.s3.amazonaws.com")],
+            bodySHA256: emptyHash)
+    }
+
+    @Test("a presigned GET within its 86400 seconds, at either end")
+    func presignedExample() throws {
+        #expect(try verifier.verify(Self.presigned(), now: Self.now) == Self.credentials)
+        #expect(try verifier.verify(Self.presigned(), now: Self.now.addingTimeInterval(86400)) == Self.credentials)
+    }
+
+    @Test("a presigned URL after its expiry is AccessDenied")
+    func presignedExpired() {
+        #expect(throws: SigV4Error(code: "AccessDenied", message: "Request has expired")) {
+            try verifier.verify(Self.presigned(), now: Self.now.addingTimeInterval(86401))
+        }
+    }
+
+    @Test("a presigned URL whose signature or path was changed does not match")
+    func presignedTampered() throws {
+        let wrongSignature = Self.presignedQuery.replacingOccurrences(of: "=aeeed9bb", with: "=aeeed9bc")
+        let error = #expect(throws: SigV4Error.self) {
+            try verifier.verify(Self.presigned(query: wrongSignature), now: Self.now)
+        }
+        #expect(error?.isSignatureMismatch == true)
+        var otherPath = Self.presigned()
+        otherPath.path = "/other.txt"
+        #expect(
+            #expect(throws: SigV4Error.self) { try verifier.verify(otherPath, now: Self.now) }?.isSignatureMismatch
+                == true)
+    }
+
+    @Test("a presigned URL missing a parameter, or valid for more than a week")
+    func presignedParameters() {
+        let missing = Self.presignedQuery.replacingOccurrences(of: "&X-Amz-Expires=86400", with: "")
+        #expect(throws: SigV4Error.self) { try verifier.verify(Self.presigned(query: missing), now: Self.now) }
+        let tooLong = Self.presignedQuery.replacingOccurrences(of: "X-Amz-Expires=86400", with: "X-Amz-Expires=604801")
+        #expect(
+            throws: SigV4Error(
+                code: "AuthorizationQueryParametersError",
+                message: "X-Amz-Expires must be less than a week (in seconds) that is 604800")
+        ) { try verifier.verify(Self.presigned(query: tooLong), now: Self.now) }
+    }
+
+    @Test("PUT Object: the path is signed as sent, where a normalizing verifier would encode it again")
+    func putObjectExample() throws {
+        // `test$file.text` as the documentation's client sends it; the standard dialect signs `%2524`.
+        let put = Self.headerSigned(
+            method: "PUT", path: "/test%24file.text",
+            headers: [
+                ("Date", "Fri, 24 May 2013 00:00:00 GMT"),
+                ("x-amz-content-sha256", "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072"),
+                ("x-amz-date", "20130524T000000Z"), ("x-amz-storage-class", "REDUCED_REDUNDANCY"),
+            ],
+            signedHeaders: "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class",
+            signature: "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd",
+            bodySHA256: SHA256Hex.hash(Array("Welcome to Amazon S3.".utf8)))
+        #expect(try verifier.verify(put, now: Self.now) == Self.credentials)
+        let standard = SigV4Verifier(region: "us-east-1", service: "s3") { _ in Self.credentials }
+        #expect(throws: SigV4Error.self) { try standard.verify(put, now: Self.now) }
+    }
+
+    @Test("the payload hash is the declared one, and a request signed in S3's header must declare it")
+    func declaredPayloadHash() {
+        let undeclared = Self.headerSigned(
+            path: "/test.txt", headers: [("x-amz-date", "20130524T000000Z")], signedHeaders: "host;x-amz-date",
+            signature: "0000")
+        #expect(
+            throws: SigV4Error(
+                code: "InvalidRequest", message: "Missing required header for this request: x-amz-content-sha256")
+        ) { try verifier.verify(undeclared, now: Self.now) }
+        // Whatever the body, the signature covers the declared hash; checking it against the body is
+        // the S3 layer's job (XAmzContentSHA256Mismatch).
+        var other = Self.getObject
+        other.bodySHA256 = SHA256Hex.hash(Array("something else".utf8))
+        #expect(throws: Never.self) { try verifier.verify(other, now: Self.now) }
+    }
+
+    @Test("a credential scoped to another region is accepted: every region's S3 client reaches the bucket")
+    func anyRegion() throws {
+        let headers: [(name: String, value: String)] = [
+            ("host", "examplebucket.s3.amazonaws.com"), ("x-amz-content-sha256", Self.emptyHash),
+            ("x-amz-date", "20130524T000000Z"),
+        ]
+        let signature = Self.signature(
+            method: "GET", path: "/test.txt", headers: headers, payloadHash: Self.emptyHash, region: "eu-west-1")
+        let request = SigV4Request(
+            method: "GET", path: "/test.txt",
+            headers: headers + [
+                (
+                    "Authorization",
+                    "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/eu-west-1/s3/aws4_request,SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=\(signature)"
+                )
+            ], bodySHA256: Self.emptyHash)
+        #expect(try verifier.verify(request, now: Self.now) == Self.credentials)
+    }
+
+    /// The signature of a request whose headers are all signed, computed from the canonical request.
+    static func signature(
+        method: String, path: String, headers: [(name: String, value: String)], payloadHash: String,
+        region: String = "us-east-1"
+    ) -> String {
+        let names = headers.map { Substring($0.name) }
+        let canonical = CanonicalRequest.build(
+            method: method, path: path, query: "", signedHeaderNames: names,
+            signedHeadersLine: names.joined(separator: ";"), headers: headers, payloadHash: payloadHash,
+            pathAsSent: true)
+        let scope = "20130524/\(region)/s3/aws4_request"
+        let stringToSign = CanonicalRequest.stringToSign(
+            timestamp: AMZTimestamp(secondsSince1970: 1_369_353_600), scope: scope, canonicalRequest: canonical)
+        let key = SigningKeyCache().signingKey(
+            secret: credentials.secretAccessKey, date: "20130524", region: region, service: "s3")
+        return String(decoding: SigningKeyCache.signature(signingKey: key, stringToSign: stringToSign), as: UTF8.self)
+    }
+}
