@@ -100,6 +100,7 @@ let package = Package(
                 "FirehoseKeyLayout",
                 "DurableStorage",
                 "JQ",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirehoseSink
 
 #if canImport(Glibc)
     import Glibc
@@ -65,9 +66,7 @@ public struct CatCommand: ParsableCommand {
             let path = "\(dataDirectory)/\(bucket)/\(key)"
             if isFile(path) { candidates.append(path) }
         } else {
-            let buckets = ObjectLister.entries(of: dataDirectory).filter {
-                $0.isDirectory && $0.name != ObjectLister.privateFolder
-            }.map(\.name).sorted()
+            let buckets = DirectoryBucketReader(root: dataDirectory).buckets().map(\.name)
             for bucket in buckets where isFile("\(dataDirectory)/\(bucket)/\(key)") {
                 candidates.append("\(dataDirectory)/\(bucket)/\(key)")
             }

@@ -185,25 +185,27 @@ struct ObjectLister {
                     "data directory \(dataDirectory) does not exist (set --data-dir or FIREHOSE_LOCAL_DATA_DIR to the server's)."
             )
         }
+        let reader = DirectoryBucketReader(root: dataDirectory)
         let buckets: [String]
         if let bucket {
             guard !bucket.isEmpty, !bucket.contains("/"), bucket != ".", bucket != "..", bucket != Self.privateFolder
             else { throw CLIError(message: "'\(bucket)' is not a bucket name.", exitCode: 2) }
             buckets = [bucket]
         } else {
-            buckets = Self.entries(of: dataDirectory).filter { $0.isDirectory && $0.name != Self.privateFolder }
-                .map(\.name)
+            buckets = reader.buckets().map(\.name)
         }
         var objects: [ListedObject] = []
         for bucket in buckets {
-            walk("\(dataDirectory)/\(bucket)", prefix: "") { key, path, size, modified in
-                if let since, modified < since { return }
+            for found in reader.objects(in: bucket, prefix: "") ?? [] {
+                let key = found.key
+                if let since, found.modified < since { continue }
+                let path = "\(dataDirectory)/\(bucket)/\(key)"
                 let name = String(key[(key.lastIndex(of: "/").map { key.index(after: $0) } ?? key.startIndex)...])
                 let objectStream = ObjectName.stream(of: name)
-                if let stream, objectStream != stream { return }
+                if let stream, objectStream != stream { continue }
                 var object = ListedObject(
-                    bucket: bucket, key: key, path: path, size: size, modified: modified, stream: objectStream,
-                    records: nil)
+                    bucket: bucket, key: key, path: path, size: found.size, modified: found.modified,
+                    stream: objectStream, records: nil)
                 if let objectStream, definitions.recordsAreLines(stream: objectStream, bucket: bucket, key: key) {
                     object.records = Self.newlineCount(path: path)
                 }
@@ -211,53 +213,6 @@ struct ObjectLister {
             }
         }
         return objects.sorted { ($0.modified, $0.bucket, $0.key) < ($1.modified, $1.bucket, $1.key) }
-    }
-
-    private func walk(_ directory: String, prefix: String, _ visit: (String, String, Int, Date) -> Void) {
-        for entry in Self.entries(of: directory).sorted(by: { $0.name < $1.name }) {
-            let path = "\(directory)/\(entry.name)"
-            let key = prefix + entry.name
-            if entry.isDirectory {
-                if entry.name != Self.privateFolder { walk(path, prefix: key + "/", visit) }
-            } else if entry.isFile {
-                visit(key, path, entry.size, entry.modified)
-            }
-        }
-    }
-
-    struct Entry {
-        var name: String
-        var isDirectory: Bool
-        var isFile: Bool
-        var size: Int
-        var modified: Date
-    }
-
-    /// Directory entries with their `lstat` (symbolic links are neither files nor directories here).
-    static func entries(of directory: String) -> [Entry] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var result: [Entry] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            guard lstat("\(directory)/\(name)", &info) == 0 else { continue }
-            let type = info.st_mode & S_IFMT
-            #if canImport(Darwin)
-                let modified = info.st_mtimespec
-            #else
-                let modified = info.st_mtim
-            #endif
-            result.append(
-                Entry(
-                    name: name, isDirectory: type == S_IFDIR, isFile: type == S_IFREG, size: Int(info.st_size),
-                    modified: Date(
-                        timeIntervalSince1970: Double(modified.tv_sec) + Double(modified.tv_nsec) / 1_000_000_000)))
-        }
-        return result
     }
 
     /// Newlines in the file's content, decompressed as `cat` does; nil when

@@ -59,6 +59,8 @@ public struct APIResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A body read from an open object as it is sent, instead of `body` (an S3 GetObject).
+    package var streamedBody: StreamedBody?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -90,10 +92,16 @@ extension String {
 
     /// `%XX` and `+` decoding for query values; invalid escapes are kept as written.
     var percentDecoded: String {
+        String(decoding: percentDecodedBytes(plusIsSpace: true), as: UTF8.self)
+    }
+
+    /// `%XX` decoded, and `+` as a space where `plusIsSpace` (in a query, not in a path); invalid
+    /// escapes are kept as written.
+    func percentDecodedBytes(plusIsSpace: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
         var iterator = Array(utf8)[...]
         while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "+") {
+            if plusIsSpace, byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
                 let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
@@ -104,6 +112,6 @@ extension String {
                 bytes.append(byte)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

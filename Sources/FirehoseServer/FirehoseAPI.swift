@@ -61,6 +61,7 @@ public final class FirehoseAPI: Sendable {
     public let sink: FirehoseSink
     public let metrics: FirehoseMetrics
     private let verifier: SigV4Verifier?
+    private let s3: S3API
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
@@ -84,6 +85,7 @@ public final class FirehoseAPI: Sendable {
         sink.addDeliveryObserver { object, time in
             metrics.objectDelivered(object, latencySeconds: time.timeIntervalSince(object.firstArrival))
         }
+        s3 = S3API(configuration: configuration, sink: sink, metrics: metrics, logger: logger)
         switch configuration.authentication {
         case .off:
             verifier = nil
@@ -99,6 +101,9 @@ public final class FirehoseAPI: Sendable {
         let requestID = requestIDs.next()
         if request.path.hasPrefix("/_local/") || request.path == "/_local" {
             return await LocalEndpoints(api: self).handle(request, requestID: requestID)
+        }
+        if S3API.isS3Request(request) {
+            return await s3.handle(request, requestID: requestID)
         }
         let started = ContinuousClock.now
         // Parsed once: the metrics label needs it even when the request fails before dispatch.

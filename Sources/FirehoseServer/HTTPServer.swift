@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import HTTPTypes
@@ -339,11 +340,39 @@ struct FirehoseResponder: HTTPResponder {
         }
     }
 
+    /// An object's bytes in chunks, each read on the reading thread as the previous one is sent, so a
+    /// large object holds one chunk of memory. A read that fails ends the connection mid-body: the
+    /// client sees fewer bytes than Content-Length said, never other bytes.
+    static func write(_ streamed: StreamedBody, to writer: inout any ResponseBodyWriter) async throws {
+        let chunk = 256 * 1024
+        var offset = streamed.offset
+        let end = streamed.offset + streamed.count
+        while offset < end {
+            let object = streamed.object
+            let count = min(chunk, end - offset)
+            let at = offset
+            let bytes = try await BlockingIO.read { () -> Result<[UInt8], FileSystemError> in
+                Result { () throws(FileSystemError) in try object.read(at: at, count: count) }
+            }.get()
+            guard !bytes.isEmpty else { throw FileSystemError(operation: "read", path: "object", errno: 5) }
+            try await writer.write(ByteBuffer(bytes: bytes))
+            offset += bytes.count
+        }
+        try await writer.finish(nil)
+    }
+
     static func convert(_ response: APIResponse) -> Response {
         var fields = HTTPFields()
         fields.reserveCapacity(response.headers.count + 3)
         for (name, value) in response.headers {
             if let fieldName = fieldName(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        if let streamed = response.streamedBody {
+            return Response(
+                status: HTTPResponse.Status(code: response.status), headers: fields,
+                body: ResponseBody(contentLength: streamed.count) { writer in
+                    try await write(streamed, to: &writer)
+                })
         }
         return Response(
             status: HTTPResponse.Status(code: response.status), headers: fields,

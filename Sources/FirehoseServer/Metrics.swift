@@ -105,6 +105,16 @@ public final class FirehoseMetrics: Sendable {
         histogram.record(max(0, durationSeconds))
     }
 
+    /// One S3 API request answered, by operation and error code (OK for success).
+    func s3RequestFinished(operation: String, code: String) {
+        registry.makeCounter(
+            descriptor: Self.descriptor(
+                "s3_requests", unit: "total",
+                help: "S3 API requests answered, by operation and error code (OK for success)."),
+            labels: [("operation", operation), ("code", code)]
+        ).increment()
+    }
+
     private static func label(_ operation: FirehoseOperation?) -> String { operation?.rawValue ?? "unknown" }
 
     private func makeDurationHistogram(_ operation: FirehoseOperation?) -> ValueHistogram {

@@ -9,13 +9,24 @@ import DurableStorage
 
 /// Runs blocking file-system calls on a thread of their own rather than Swift's cooperative pool,
 /// which has one thread per core: an fsync parked there would stall every request of every stream.
-enum BlockingIO {
+package enum BlockingIO {
     // A serial queue, not a concurrent one: on Linux a concurrent queue runs its blocks on the same
     // width-limited root queue threads as Swift's tasks, so fsyncs of eight streams at once parked
     // both of this machine's task threads (the server used 1.83 of 2 cores; with this queue, 1.93).
     // A serial queue gets a thread outside that limit. Group commits of different streams then run
     // one after another, which measured no slower than side by side (docs/benchmarks.md).
     private static let queue = DispatchQueue(label: "firehose-local.blocking-io")
+
+    /// Reads for clients (the S3 API's listings and object bodies) on a thread of their own, so
+    /// they neither wait behind a group commit's fsync nor hold one up.
+    private static let readQueue = DispatchQueue(label: "firehose-local.reads")
+
+    /// Runs `body` on the reading thread and returns its result.
+    package static func read<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            readQueue.async { continuation.resume(returning: body()) }
+        }
+    }
 
     /// Runs `body` on the blocking-I/O thread and returns its result.
     static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {

@@ -1,0 +1,582 @@
+import AWSSigV4
+import CivilTime
+import Crypto
+import DurableStorage
+import FirehoseSink
+import FirehoseWire
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The S3 API over the bucket folders of the data directory, on the Firehose port: test code reads
+/// delivered objects with an S3 client at the same endpoint URL it sends records to. Buckets are
+/// the folders (and the buckets streams name, before their first object); objects are the files a
+/// delivery renamed into place, so what is listed is whole.
+final class S3API: Sendable {
+    private let configuration: FirehoseAPI.Configuration
+    private let sink: FirehoseSink
+    private let metrics: FirehoseMetrics
+    private let logger: Logger
+    private let verifier: SigV4Verifier?
+    private let reader: DirectoryBucketReader
+    private let etags = ETagCache()
+
+    init(configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger) {
+        self.configuration = configuration
+        self.sink = sink
+        self.metrics = metrics
+        self.logger = logger
+        reader = DirectoryBucketReader(root: sink.configuration.dataDirectory)
+        switch configuration.authentication {
+        case .off:
+            verifier = nil
+        case .verify(let credentials):
+            let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
+            verifier = SigV4Verifier(region: configuration.region, service: "s3", dialect: .s3) { byKey[$0] }
+        }
+    }
+
+    /// Whether a request is for S3 rather than Firehose: Firehose's all carry `X-Amz-Target` and
+    /// are `POST /`; a `POST /` without one is a Firehose request that forgot it.
+    static func isS3Request(_ request: APIRequest) -> Bool {
+        request.header("x-amz-target") == nil && !(request.method == "POST" && request.path == "/")
+    }
+
+    func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
+        var operation = "Unknown"
+        do {
+            let response = try await respond(to: request, operation: &operation, requestID: requestID)
+            metrics.s3RequestFinished(operation: operation, code: "OK")
+            return response
+        } catch {
+            metrics.s3RequestFinished(operation: operation, code: error.code)
+            var metadata: Logger.Metadata = [
+                "request_id": .string(requestID), "operation": .string("S3.\(operation)"),
+                "error_code": .string(error.code), "error_message": .string(error.message),
+            ]
+            if error.status == 500 {
+                metadata["path"] = .string(request.path)
+                logger.error("Request failed", metadata: metadata)
+            } else {
+                logger.debug("Request failed", metadata: metadata)
+            }
+            return Self.errorResponse(error, requestID: requestID, withBody: request.method != "HEAD")
+        }
+    }
+
+    private func respond(to request: APIRequest, operation: inout String, requestID: String)
+        async throws(S3Error) -> APIResponse
+    {
+        let address = try S3Address(request)
+        let query = S3Query(request.query)
+        let route = S3Route(method: request.method, address: address, query: query)
+        operation = route.operation
+        try authenticate(request)
+        switch route {
+        case .listBuckets:
+            return listBuckets(requestID: requestID)
+        case .bucketLocation(let bucket):
+            return try bucketLocation(bucket, requestID: requestID)
+        case .listObjects(let bucket, let version):
+            return try await listObjects(bucket, query: query, version: version, requestID: requestID)
+        case .headBucket(let bucket):
+            guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
+            return Self.success(headers: [("x-amz-bucket-region", configuration.region)], requestID: requestID)
+        case .object(let bucket, let key, _):
+            return try await object(bucket, key, request: request, query: query, requestID: requestID)
+        case .refused(_, let error):
+            throw error
+        }
+    }
+
+    static func unsupported(_ what: String) -> String {
+        "firehose-local's S3 API serves ListBuckets, HeadBucket, GetBucketLocation, ListObjects, ListObjectsV2, GetObject and HeadObject; \(what) is not implemented."
+    }
+
+    // MARK: Authentication
+
+    private func authenticate(_ request: APIRequest) throws(S3Error) {
+        let bodySHA256 = SHA256Hex.hash(request.body)
+        if let declared = request.header("x-amz-content-sha256") {
+            let value = declared.trimmingASCIISpaces
+            if Self.isHexSHA256(value) {
+                guard value.lowercased() == bodySHA256 else {
+                    throw .contentSHA256Mismatch(declared: value, computed: bodySHA256)
+                }
+            } else if !Self.unsignedPayloads.contains(value) {
+                throw .invalidContentSHA256(value)
+            }
+        }
+        guard let verifier else { return }
+        let signed = SigV4Request(
+            method: request.method, path: request.path, query: request.query, headers: request.headers,
+            bodySHA256: bodySHA256)
+        do {
+            _ = try verifier.verify(signed, now: sink.now())
+        } catch {
+            throw S3Error(error)
+        }
+    }
+
+    /// The `x-amz-content-sha256` values that sign no hash of the body itself.
+    static let unsignedPayloads: Set<String> = [
+        SigV4Verifier.unsignedPayload, "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+        "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
+    ]
+
+    static func isHexSHA256(_ value: String) -> Bool {
+        value.utf8.count == 64
+            && value.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
+    }
+
+    // MARK: Buckets
+
+    /// The buckets streams deliver to, with the time their stream was made: they exist as far as
+    /// a client can tell from the start, as they do in AWS, before their folder does.
+    private func streamBuckets() -> [String: Date] {
+        var buckets: [String: Date] = [:]
+        for name in sink.streamNames {
+            guard let settings = sink.settings(of: name) else { continue }
+            let created = sink.record(of: name)?.createTime ?? sink.now()
+            for bucket in [settings.bucket, settings.backupStage?.bucket].compactMap({ $0 })
+            where DirectoryBucketReader.isBucketName(bucket) {
+                buckets[bucket] = min(buckets[bucket] ?? created, created)
+            }
+        }
+        return buckets
+    }
+
+    private func bucketExists(_ bucket: String) -> Bool {
+        reader.bucket(bucket) != nil || streamBuckets()[bucket] != nil
+    }
+
+    private func listBuckets(requestID: String) -> APIResponse {
+        var buckets = streamBuckets()
+        for folder in reader.buckets() {
+            buckets[folder.name] = min(buckets[folder.name] ?? folder.modified, folder.modified)
+        }
+        var xml = S3XML(root: "ListAllMyBucketsResult")
+        xml.open("Owner")
+        xml.element("ID", Self.ownerID)
+        xml.element("DisplayName", Self.ownerName)
+        xml.close("Owner")
+        xml.open("Buckets")
+        for (name, created) in buckets.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            xml.open("Bucket")
+            xml.element("Name", name)
+            xml.element("CreationDate", ISO8601Timestamp.format(created))
+            xml.close("Bucket")
+        }
+        xml.close("Buckets")
+        return Self.success(xml: xml.finish(), requestID: requestID)
+    }
+
+    private func bucketLocation(_ bucket: String, requestID: String) throws(S3Error) -> APIResponse {
+        guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
+        // us-east-1 answers an empty LocationConstraint, as S3 does.
+        var xml = S3XML(root: "LocationConstraint")
+        xml.text(configuration.region == "us-east-1" ? "" : configuration.region)
+        return Self.success(xml: xml.finish(), requestID: requestID)
+    }
+
+    /// The canonical user of every bucket here (AWS's documentation example id).
+    static let ownerID = "75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a"
+    static let ownerName = "firehose-local"
+
+    // MARK: Listing
+
+    private func listObjects(_ bucket: String, query: S3Query, version: Int, requestID: String)
+        async throws(S3Error) -> APIResponse
+    {
+        let urlEncoded: Bool
+        switch query["encoding-type"] {
+        case nil: urlEncoded = false
+        case "url": urlEncoded = true
+        case let other?:
+            throw .invalidArgument("Invalid Encoding Method specified in Request", name: "encoding-type", value: other)
+        }
+        var maxKeys = 1000
+        if let text = query["max-keys"] {
+            guard let value = Int32(text) else {
+                throw .invalidArgument(
+                    "Provided max-keys not an integer or within integer range", name: "max-keys", value: text)
+            }
+            guard value >= 0 else {
+                throw .invalidArgument(
+                    "Argument maxKeys must be an integer between 0 and 2147483647", name: "maxKeys", value: text)
+            }
+            maxKeys = min(Int(value), 1000)
+        }
+        let prefix = query["prefix"] ?? ""
+        let delimiter = query["delimiter"].flatMap { $0.isEmpty ? nil : $0 }
+        var after: String?
+        if version == 2 {
+            if let token = query["continuation-token"] {
+                guard let decoded = Self.decodeToken(token) else {
+                    throw .invalidArgument(
+                        "The continuation token provided is incorrect", name: "continuation-token", value: token)
+                }
+                after = decoded
+            } else {
+                after = query["start-after"]
+            }
+        } else {
+            after = query["marker"]
+        }
+        guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
+        let reader = reader
+        let objects = await BlockingIO.read { reader.objects(in: bucket, prefix: prefix) } ?? []
+        let page = S3ListingPage(
+            objects, prefix: prefix, delimiter: delimiter, after: after.flatMap { $0.isEmpty ? nil : $0 },
+            maxKeys: maxKeys)
+        let fetchOwner = version == 1 || query["fetch-owner"] == "true"
+
+        func text(_ value: String) -> String { urlEncoded ? S3URLEncoding.encode(value) : value }
+        var xml = S3XML(root: "ListBucketResult")
+        xml.element("Name", bucket)
+        xml.element("Prefix", text(prefix))
+        if version == 1 {
+            xml.element("Marker", text(after ?? ""))
+            if page.isTruncated, delimiter != nil, let last = page.last { xml.element("NextMarker", text(last)) }
+        }
+        xml.element("MaxKeys", String(maxKeys))
+        if let delimiter { xml.element("Delimiter", text(delimiter)) }
+        if urlEncoded { xml.element("EncodingType", "url") }
+        if version == 2 {
+            xml.element("KeyCount", String(page.objects.count + page.commonPrefixes.count))
+        }
+        xml.element("IsTruncated", page.isTruncated ? "true" : "false")
+        if version == 2 {
+            if let token = query["continuation-token"] { xml.element("ContinuationToken", token) }
+            if page.isTruncated, let last = page.last { xml.element("NextContinuationToken", Self.encodeToken(last)) }
+            if let startAfter = query["start-after"] { xml.element("StartAfter", text(startAfter)) }
+        }
+        for object in page.objects {
+            guard let etag = await etag(bucket: bucket, object: object) else { continue }
+            xml.open("Contents")
+            xml.element("Key", text(object.key))
+            xml.element("LastModified", ISO8601Timestamp.format(object.modified))
+            xml.element("ETag", etag)
+            xml.element("Size", String(object.size))
+            if fetchOwner {
+                xml.open("Owner")
+                xml.element("ID", Self.ownerID)
+                xml.element("DisplayName", Self.ownerName)
+                xml.close("Owner")
+            }
+            xml.element("StorageClass", "STANDARD")
+            xml.close("Contents")
+        }
+        for commonPrefix in page.commonPrefixes {
+            xml.open("CommonPrefixes")
+            xml.element("Prefix", text(commonPrefix))
+            xml.close("CommonPrefixes")
+        }
+        return Self.success(xml: xml.finish(), requestID: requestID)
+    }
+
+    /// A listed object's ETag; nil when it went away since it was listed.
+    private func etag(bucket: String, object: DirectoryBucketReader.Object) async -> String? {
+        if let known = etags[object.identity] { return known }
+        let reader = reader
+        guard let open = await BlockingIO.read({ reader.open(bucket: bucket, key: object.key) }) else { return nil }
+        return await etags.etag(of: open)
+    }
+
+    /// Continuation tokens are opaque to clients, as S3's: the last key or common prefix listed.
+    static func encodeToken(_ last: String) -> String { Base64.encode(Array(last.utf8)) }
+
+    static func decodeToken(_ token: String) -> String? {
+        var bytes: [UInt8] = []
+        guard !token.isEmpty, Base64.decode(Array(token.utf8), appendingTo: &bytes) != nil else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    // MARK: Objects
+
+    /// The query parameters of a GET that set a header of the answer.
+    static let responseOverrides: [(parameter: String, header: String)] = [
+        ("response-content-type", "Content-Type"), ("response-content-language", "Content-Language"),
+        ("response-expires", "Expires"), ("response-cache-control", "Cache-Control"),
+        ("response-content-disposition", "Content-Disposition"), ("response-content-encoding", "Content-Encoding"),
+    ]
+
+    /// What Firehose's objects carry: it sets no content type of its own.
+    static let objectContentType = "application/octet-stream"
+
+    private func object(_ bucket: String, _ key: String, request: APIRequest, query: S3Query, requestID: String)
+        async throws(S3Error) -> APIResponse
+    {
+        guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
+        let reader = reader
+        guard let object = await BlockingIO.read({ reader.open(bucket: bucket, key: key) }) else {
+            throw .noSuchKey(key)
+        }
+        guard let etag = await etags.etag(of: object) else { throw .internalError }
+        let modified = Int64(object.modified.timeIntervalSince1970.rounded(.down))
+        let lastModified = HTTPDate.format(object.modified)
+        var headers: [(name: String, value: String)] = [
+            ("ETag", etag), ("Last-Modified", lastModified), ("Accept-Ranges", "bytes"),
+        ]
+        switch S3Preconditions(
+            ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"),
+            ifModifiedSince: request.header("if-modified-since"),
+            ifUnmodifiedSince: request.header("if-unmodified-since"), etag: etag, modified: modified,
+            parseDate: HTTPDate.parse)
+        {
+        case .proceed: break
+        case .notModified:
+            return APIResponse(status: 304, headers: headers + Self.idHeaders(requestID))
+        case .failed(let condition):
+            throw .preconditionFailed(condition)
+        }
+        var contentType = Self.objectContentType
+        if request.method == "GET" {
+            for (parameter, header) in Self.responseOverrides {
+                guard let value = query[parameter] else { continue }
+                if header == "Content-Type" { contentType = value } else { headers.append((header, value)) }
+            }
+        }
+        headers.append(("Content-Type", contentType))
+        let status: Int
+        let range: ClosedRange<Int>
+        let rangeHeader = request.header("range")
+        switch S3ByteRange(header: rangeHeader, size: object.size) {
+        case .whole:
+            status = 200
+            range = 0...(object.size - 1)
+        case .part(let part):
+            status = 206
+            range = part
+            headers.append(("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound)/\(object.size)"))
+        case .unsatisfiable:
+            throw .invalidRange(rangeHeader ?? "", size: object.size)
+        }
+        let length = object.size == 0 ? 0 : range.count
+        headers.append(("Content-Length", String(length)))
+        var response = APIResponse(status: status, headers: headers + Self.idHeaders(requestID))
+        if request.method == "GET", length > 0 {
+            response.streamedBody = StreamedBody(object: object, offset: range.lowerBound, count: length)
+        }
+        return response
+    }
+
+    // MARK: Answers
+
+    static func hostID(_ requestID: String) -> String { Base64.encode(Array(requestID.utf8)) }
+
+    static func idHeaders(_ requestID: String) -> [(name: String, value: String)] {
+        [("x-amz-request-id", requestID), ("x-amz-id-2", hostID(requestID))]
+    }
+
+    static func success(headers: [(name: String, value: String)] = [], requestID: String) -> APIResponse {
+        APIResponse(status: 200, headers: headers + idHeaders(requestID))
+    }
+
+    static func success(xml: [UInt8], requestID: String) -> APIResponse {
+        APIResponse(status: 200, headers: [("Content-Type", S3XML.contentType)] + idHeaders(requestID), body: xml)
+    }
+
+    static func errorResponse(_ error: S3Error, requestID: String, withBody: Bool) -> APIResponse {
+        guard withBody else { return APIResponse(status: error.status, headers: idHeaders(requestID)) }
+        return APIResponse(
+            status: error.status, headers: [("Content-Type", S3XML.contentType)] + idHeaders(requestID),
+            body: error.document(requestID: requestID))
+    }
+}
+
+/// What a request asks for, decided before it is authenticated so that every answer, a refused
+/// signature too, is counted under its operation.
+enum S3Route {
+    case listBuckets
+    case bucketLocation(String)
+    case listObjects(String, version: Int)
+    case headBucket(String)
+    /// GetObject, or HeadObject.
+    case object(String, key: String, head: Bool)
+    case refused(operation: String, S3Error)
+
+    init(method: String, address: S3Address, query: S3Query) {
+        switch (method, address.bucket, address.key) {
+        case ("GET", nil, _):
+            self = .listBuckets
+        case ("GET", let bucket?, nil):
+            if query["location"] != nil {
+                self = .bucketLocation(bucket)
+            } else if let subresource = query.unsupportedSubresource(of: .bucket) {
+                self = .refused(
+                    operation: "Unsupported", .notImplemented(S3API.unsupported("GET ?\(subresource) on a bucket")))
+            } else {
+                switch query["list-type"] {
+                case "2": self = .listObjects(bucket, version: 2)
+                case nil: self = .listObjects(bucket, version: 1)
+                case let other?:
+                    self = .refused(
+                        operation: "ListObjectsV2",
+                        .invalidArgument("Invalid List Type specified in Request", name: "list-type", value: other))
+                }
+            }
+        case ("HEAD", let bucket?, nil):
+            self = .headBucket(bucket)
+        case ("GET", let bucket?, let key?), ("HEAD", let bucket?, let key?):
+            if let subresource = query.unsupportedSubresource(of: .object) {
+                self = .refused(
+                    operation: "Unsupported",
+                    .notImplemented(S3API.unsupported("\(method) ?\(subresource) on an object")))
+            } else {
+                self = .object(bucket, key: key, head: method == "HEAD")
+            }
+        case ("HEAD", nil, _):
+            self = .refused(operation: "Unsupported", .methodNotAllowed("HEAD", resource: "SERVICE"))
+        default:
+            self = .refused(operation: "Unsupported", .notImplemented(S3API.unsupported("\(method) requests")))
+        }
+    }
+
+    /// The operation's name in metrics and logs.
+    var operation: String {
+        switch self {
+        case .listBuckets: "ListBuckets"
+        case .bucketLocation: "GetBucketLocation"
+        case .listObjects(_, let version): version == 2 ? "ListObjectsV2" : "ListObjects"
+        case .headBucket: "HeadBucket"
+        case .object(_, _, let head): head ? "HeadObject" : "GetObject"
+        case .refused(let operation, _): operation
+        }
+    }
+}
+
+/// Where a request points: a bucket (by the path, or by a `<bucket>.localhost` Host, as SDKs address
+/// it virtual-hosted style) and a key in it.
+struct S3Address: Equatable {
+    var bucket: String?
+    var key: String?
+
+    init(bucket: String?, key: String?) {
+        self.bucket = bucket
+        self.key = key
+    }
+
+    init(_ request: APIRequest) throws(S3Error) {
+        guard let path = Self.decodedPath(request.path) else {
+            throw S3Error(code: "InvalidURI", message: "Couldn't parse the specified URI.", status: 400)
+        }
+        var rest = Substring(path)
+        if rest.hasPrefix("/") { rest = rest.dropFirst() }
+        if let bucket = Self.virtualHostedBucket(request.header("host")) {
+            self.init(bucket: bucket, key: rest.isEmpty ? nil : String(rest))
+            return
+        }
+        guard !rest.isEmpty else {
+            self.init(bucket: nil, key: nil)
+            return
+        }
+        guard let slash = rest.firstIndex(of: "/") else {
+            self.init(bucket: String(rest), key: nil)
+            return
+        }
+        let key = rest[rest.index(after: slash)...]
+        self.init(bucket: String(rest[..<slash]), key: key.isEmpty ? nil : String(key))
+    }
+
+    /// `<bucket>.localhost[:port]`: the bucket; nil for any other host (path style).
+    static func virtualHostedBucket(_ host: String?) -> String? {
+        guard var host = host?.lowercased() else { return nil }
+        if !host.hasPrefix("["), let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        let suffix = ".localhost"
+        guard host.hasSuffix(suffix), host.utf8.count > suffix.utf8.count else { return nil }
+        return String(host.dropLast(suffix.count))
+    }
+
+    /// The path with `%XX` decoded (a `+` stays a `+` in a path); nil when the bytes are not UTF-8.
+    static func decodedPath(_ path: String) -> String? {
+        String(validating: path.percentDecodedBytes(plusIsSpace: false), as: UTF8.self)
+    }
+}
+
+/// A request's query parameters, decoded; the first of a repeated one counts.
+struct S3Query {
+    private var values: [String: String] = [:]
+
+    init(_ query: String) {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).percentDecoded
+            if values[name] == nil { values[name] = parts.count > 1 ? String(parts[1]).percentDecoded : "" }
+        }
+    }
+
+    subscript(name: String) -> String? { values[name] }
+
+    enum Resource { case bucket, object }
+
+    /// A subresource S3 has and this API does not serve (a request for it must not be answered
+    /// as a listing or an object's content).
+    func unsupportedSubresource(of resource: Resource) -> String? {
+        let names = resource == .bucket ? Self.bucketSubresources : Self.objectSubresources
+        return values.keys.sorted().first { names.contains($0) }
+    }
+
+    static let bucketSubresources: Set<String> = [
+        "accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering", "inventory", "lifecycle",
+        "logging", "metadataTable", "metrics", "notification", "object-lock", "ownershipControls", "policy",
+        "policyStatus", "publicAccessBlock", "replication", "requestPayment", "session", "tagging", "uploads",
+        "versioning", "versions", "website",
+    ]
+    static let objectSubresources: Set<String> = [
+        "acl", "attributes", "legal-hold", "retention", "restore", "select", "tagging", "torrent", "uploadId",
+        "versionId",
+    ]
+}
+
+/// A body read from an open object as it is sent, instead of `APIResponse.body`.
+package struct StreamedBody: Sendable {
+    package var object: OpenObject
+    package var offset: Int
+    package var count: Int
+}
+
+/// ETags (the MD5 of a single-part object, quoted) by file identity: a delivered object is never
+/// written again, so each is read once. Bounded: past `limit` entries the cache starts over.
+final class ETagCache: Sendable {
+    private let entries = Mutex<[DirectoryBucketReader.FileIdentity: String]>([:])
+    static let limit = 65_536
+    static let chunk = 1 << 20
+
+    subscript(identity: DirectoryBucketReader.FileIdentity) -> String? {
+        entries.withLock { $0[identity] }
+    }
+
+    /// The object's ETag, read from its content when not known; nil when it cannot be read.
+    func etag(of object: OpenObject) async -> String? {
+        if let known = self[object.identity] { return known }
+        let computed = await BlockingIO.read { () -> String? in
+            var md5 = Insecure.MD5()
+            var offset = 0
+            while offset < object.size {
+                guard let bytes = try? object.read(at: offset, count: min(Self.chunk, object.size - offset)),
+                    !bytes.isEmpty
+                else { return nil }
+                md5.update(data: bytes)
+                offset += bytes.count
+            }
+            return "\""
+                + md5.finalize().map { byte in
+                    let hex = Array("0123456789abcdef".utf8)
+                    return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+                }.joined() + "\""
+        }
+        if let computed {
+            entries.withLock { entries in
+                if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+                entries[object.identity] = computed
+            }
+        }
+        return computed
+    }
+}

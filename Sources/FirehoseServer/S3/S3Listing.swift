@@ -1,0 +1,84 @@
+import FirehoseSink
+
+/// One page of a ListObjects or ListObjectsV2 answer, from a bucket's objects: S3's order (UTF-8
+/// bytes), its prefix and delimiter rules, and where the next page starts. Pure.
+struct S3ListingPage: Equatable {
+    typealias Object = DirectoryBucketReader.Object
+
+    var objects: [Object] = []
+    var commonPrefixes: [String] = []
+    var isTruncated = false
+    /// The last key or common prefix on the page: where the next page starts (a continuation
+    /// token or a `NextMarker`).
+    var last: String?
+
+    /// - Parameters:
+    ///   - after: the page starts after this key (`start-after`, `marker`, a continuation token);
+    ///     when it is a common prefix itself, after every key it rolls up.
+    ///   - maxKeys: keys and common prefixes together, as S3 counts them.
+    init(_ all: [Object], prefix: String, delimiter: String?, after: String?, maxKeys: Int) {
+        guard maxKeys > 0 else { return }
+        let sorted = all.filter { $0.key.utf8.starts(with: prefix.utf8) }.sorted {
+            $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+        }
+        var count = 0
+        for object in sorted {
+            if let after, !after.utf8.lexicographicallyPrecedes(object.key.utf8) { continue }
+            let rollup = Self.commonPrefix(of: object.key, prefix: prefix, delimiter: delimiter)
+            if let rollup {
+                if rollup == commonPrefixes.last || rollup == after { continue }
+            }
+            if count == maxKeys {
+                isTruncated = true
+                break
+            }
+            count += 1
+            if let rollup {
+                commonPrefixes.append(rollup)
+                last = rollup
+            } else {
+                objects.append(object)
+                last = object.key
+            }
+        }
+    }
+
+    /// The common prefix a key rolls up into: the prefix and what follows it up to and including
+    /// the first delimiter; nil when the key is listed itself.
+    static func commonPrefix(of key: String, prefix: String, delimiter: String?) -> String? {
+        guard let delimiter, !delimiter.isEmpty else { return nil }
+        let rest = key.utf8.dropFirst(prefix.utf8.count)
+        let delimiterBytes = Array(delimiter.utf8)
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            if rest[index...].starts(with: delimiterBytes) {
+                let end = key.utf8.index(index, offsetBy: delimiterBytes.count)
+                return String(key[..<end])
+            }
+            index = rest.index(after: index)
+        }
+        return nil
+    }
+}
+
+/// `encoding-type=url`: what botocore asks for on every listing and undoes with `unquote_plus`, so
+/// keys with characters XML 1.0 cannot carry survive. Every byte but the unreserved ones and `/`
+/// becomes `%XX` (a `+` too, which `unquote_plus` would read as a space).
+enum S3URLEncoding {
+    static func encode(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

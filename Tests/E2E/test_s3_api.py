@@ -1,0 +1,295 @@
+"""The S3 API on the Firehose port: test code reads delivered objects with boto3's S3 client and
+the AWS CLI, at the same endpoint URL it sends records to."""
+from __future__ import annotations
+
+import datetime as _dt
+import gzip
+import hashlib
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+
+import fhlocal
+from fhlocal import BUCKET
+
+SEEDED = "seeded-bucket"
+
+
+@pytest.fixture(scope="module")
+def srv(make_module_server):
+    return make_module_server({
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "DeliveryStreams": [
+            fhlocal.ext_stream("s3-plain", **fhlocal.hints(64, 900)),
+            fhlocal.ext_stream("s3-gzip", "gzip-bucket", CompressionFormat="GZIP", **fhlocal.hints(64, 900)),
+            fhlocal.ext_stream("s3-unused", "never-written", **fhlocal.hints(64, 900)),
+        ],
+    }, name="s3api")
+
+
+@pytest.fixture(scope="module")
+def s3(srv):
+    return srv.s3()
+
+
+def seed(srv, bucket: str, key: str, data: bytes) -> None:
+    """An object put in place as a delivery would (the S3 API does not write yet)."""
+    path = srv.data_dir / bucket / key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def expect_s3_error(fn, code: str, status: int) -> dict:
+    return fhlocal.expect_client_error(fn, code, status, s3=True)
+
+
+def signed_raw(srv, method: str, path: str, host: str | None = None, headers: dict | None = None):
+    """A request signed with botocore's S3 signer and sent as is (paths and hosts boto3 would not send)."""
+    host = host or f"{srv.host}:{srv.port}"
+    request = AWSRequest(method=method, url=f"http://{host}{path}", headers=dict(headers or {}))
+    request.headers["x-amz-content-sha256"] = hashlib.sha256(b"").hexdigest()
+    S3SigV4Auth(Credentials("test", "test"), "s3", srv.region).add_auth(request)
+    sent = {k: v for k, v in request.headers.items()}
+    sent["Host"] = host
+    return srv.http(method, path, None, sent)
+
+
+def test_delivered_objects_read_back_byte_for_byte(srv, s3):
+    fh = srv.client()
+    fh.put_record_batch(DeliveryStreamName="s3-plain", Records=[{"Data": b"plain %d\n" % i} for i in range(50)])
+    fh.put_record_batch(DeliveryStreamName="s3-gzip", Records=[{"Data": b"zipped %d\n" % i} for i in range(50)])
+    srv.flush()
+    for bucket in (BUCKET, "gzip-bucket"):
+        on_disk = dict(srv.objects(bucket))
+        listed = s3.list_objects_v2(Bucket=bucket)
+        assert listed["KeyCount"] == len(on_disk) == len(listed["Contents"]) >= 1
+        for entry in listed["Contents"]:
+            data = on_disk[entry["Key"]]
+            assert entry["Size"] == len(data)
+            assert entry["ETag"] == '"%s"' % hashlib.md5(data).hexdigest()
+            assert entry["StorageClass"] == "STANDARD"
+            got = s3.get_object(Bucket=bucket, Key=entry["Key"])
+            assert got["Body"].read() == data
+            assert got["ETag"] == entry["ETag"]
+            assert got["ContentLength"] == len(data)
+            assert got["ContentType"] == "application/octet-stream"
+            assert got["AcceptRanges"] == "bytes"
+            assert abs((got["LastModified"] - entry["LastModified"]).total_seconds()) < 1
+    key, data = srv.objects("gzip-bucket")[0]
+    assert key.endswith(".gz")
+    assert gzip.decompress(s3.get_object(Bucket="gzip-bucket", Key=key)["Body"].read()) == b"".join(
+        b"zipped %d\n" % i for i in range(50))
+
+
+def test_buckets_of_streams_exist_before_their_first_object(srv, s3):
+    names = [b["Name"] for b in s3.list_buckets()["Buckets"]]
+    assert "never-written" in names and fhlocal.STAGING_DIR not in names
+    assert not (srv.data_dir / "never-written").exists()
+    head = s3.head_bucket(Bucket="never-written")
+    assert head["ResponseMetadata"]["HTTPHeaders"]["x-amz-bucket-region"] == srv.region
+    assert s3.get_bucket_location(Bucket="never-written")["LocationConstraint"] is None
+    listed = s3.list_objects_v2(Bucket="never-written")
+    assert listed["KeyCount"] == 0 and "Contents" not in listed
+    expect_s3_error(lambda: s3.list_objects_v2(Bucket="no-such-bucket"), "NoSuchBucket", 404)
+    expect_s3_error(lambda: s3.head_bucket(Bucket="no-such-bucket"), "404", 404)
+    expect_s3_error(lambda: s3.get_object(Bucket="no-such-bucket", Key="k"), "NoSuchBucket", 404)
+
+
+def test_listing_pages_prefixes_and_delimiters(srv, s3):
+    keys = sorted([f"logs/2026/{d:02d}/part-{i}.txt" for d in (1, 2, 3) for i in range(7)] + ["logs/top.txt", "other"])
+    for key in keys:
+        seed(srv, SEEDED, key, key.encode())
+    paginator = s3.get_paginator("list_objects_v2")
+    pages = list(paginator.paginate(Bucket=SEEDED, PaginationConfig={"PageSize": 4}))
+    assert [o["Key"] for p in pages for o in p.get("Contents", [])] == keys
+    assert len(pages) == 6 and all(p["KeyCount"] <= 4 for p in pages)
+    assert pages[0]["IsTruncated"] and not pages[-1]["IsTruncated"]
+
+    top = s3.list_objects_v2(Bucket=SEEDED, Delimiter="/")
+    assert [p["Prefix"] for p in top["CommonPrefixes"]] == ["logs/"]
+    assert [o["Key"] for o in top["Contents"]] == ["other"]
+    days = s3.list_objects_v2(Bucket=SEEDED, Prefix="logs/2026/", Delimiter="/")
+    assert [p["Prefix"] for p in days["CommonPrefixes"]] == ["logs/2026/01/", "logs/2026/02/", "logs/2026/03/"]
+    assert "Contents" not in days
+
+    # A page boundary on a common prefix does not list it twice, and the next page starts after
+    # every key it rolls up.
+    rolled = list(paginator.paginate(Bucket=SEEDED, Prefix="logs/", Delimiter="/", PaginationConfig={"PageSize": 1}))
+    assert [p["Prefix"] for page in rolled for p in page.get("CommonPrefixes", [])] == ["logs/2026/"]
+    assert [o["Key"] for page in rolled for o in page.get("Contents", [])] == ["logs/top.txt"]
+
+    after = s3.list_objects_v2(Bucket=SEEDED, StartAfter="logs/2026/03/part-5.txt")
+    assert [o["Key"] for o in after["Contents"]] == ["logs/2026/03/part-6.txt", "logs/top.txt", "other"]
+    assert after["StartAfter"] == "logs/2026/03/part-5.txt"
+    partial = s3.list_objects_v2(Bucket=SEEDED, Prefix="logs/2026/02/part-")
+    assert [o["Key"] for o in partial["Contents"]] == [k for k in keys if k.startswith("logs/2026/02/part-")]
+
+    v1 = list(s3.get_paginator("list_objects").paginate(Bucket=SEEDED, PaginationConfig={"PageSize": 5}))
+    assert [o["Key"] for p in v1 for o in p["Contents"]] == keys
+    assert all(o["Owner"]["ID"] for p in v1 for o in p["Contents"])
+    assert s3.list_objects_v2(Bucket=SEEDED, MaxKeys=0)["KeyCount"] == 0
+    expect_s3_error(
+        lambda: s3.list_objects_v2(Bucket=SEEDED, ContinuationToken="%%%not-a-token"), "InvalidArgument", 400)
+
+
+def test_keys_with_any_characters_round_trip(srv, s3):
+    # botocore asks for encoding-type=url and decodes with unquote_plus: `+`, `%`, spaces and a
+    # control character all have to survive.
+    keys = ["odd/a b+c%20d.txt", "odd/ünï©ødé/€.txt", "odd/ctl\x01char", "odd/amp&lt;<>.txt", "odd/q?x=1#y"]
+    for key in keys:
+        seed(srv, "odd-keys", key, key.encode())
+    listed = s3.list_objects_v2(Bucket="odd-keys")
+    assert sorted(o["Key"] for o in listed["Contents"]) == sorted(keys, key=lambda k: k.encode())
+    assert [o["Key"] for o in listed["Contents"]] == sorted(keys, key=lambda k: k.encode())
+    for key in keys:
+        assert s3.get_object(Bucket="odd-keys", Key=key)["Body"].read() == key.encode()
+    assert [p["Prefix"] for p in s3.list_objects_v2(Bucket="odd-keys", Prefix="odd/", Delimiter="/")[
+        "CommonPrefixes"]] == ["odd/ünï©ødé/"]
+
+
+def test_ranges_and_conditional_gets(srv, s3):
+    data = os.urandom(3 * 1024 * 1024 + 17)  # past the server's 256 KiB read chunks
+    seed(srv, SEEDED, "big/random.bin", data)
+    whole = s3.get_object(Bucket=SEEDED, Key="big/random.bin")
+    assert whole["Body"].read() == data
+    etag = whole["ETag"]
+    for header, expected, content_range in [
+        ("bytes=0-9", data[:10], f"bytes 0-9/{len(data)}"),
+        ("bytes=262140-524300", data[262140:524301], f"bytes 262140-524300/{len(data)}"),
+        ("bytes=-5", data[-5:], f"bytes {len(data) - 5}-{len(data) - 1}/{len(data)}"),
+        (f"bytes={len(data) - 3}-", data[-3:], f"bytes {len(data) - 3}-{len(data) - 1}/{len(data)}"),
+        (f"bytes=10-{len(data) + 100}", data[10:], f"bytes 10-{len(data) - 1}/{len(data)}"),
+    ]:
+        got = s3.get_object(Bucket=SEEDED, Key="big/random.bin", Range=header)
+        assert got["ResponseMetadata"]["HTTPStatusCode"] == 206
+        assert got["ContentRange"] == content_range
+        assert got["Body"].read() == expected
+    resp = expect_s3_error(
+        lambda: s3.get_object(Bucket=SEEDED, Key="big/random.bin", Range=f"bytes={len(data)}-"), "InvalidRange", 416)
+    assert resp["Error"]["ActualObjectSize"] == str(len(data))
+    # Several ranges: S3 serves the whole object.
+    assert s3.get_object(Bucket=SEEDED, Key="big/random.bin", Range="bytes=0-1,5-6")["ContentLength"] == len(data)
+
+    expect_s3_error(lambda: s3.get_object(Bucket=SEEDED, Key="big/random.bin", IfNoneMatch=etag), "304", 304)
+    expect_s3_error(lambda: s3.head_object(Bucket=SEEDED, Key="big/random.bin", IfNoneMatch=etag), "304", 304)
+    assert s3.get_object(Bucket=SEEDED, Key="big/random.bin", IfMatch=etag, Range="bytes=0-0")["Body"].read() == data[:1]
+    expect_s3_error(
+        lambda: s3.get_object(Bucket=SEEDED, Key="big/random.bin", IfMatch='"0000"'), "PreconditionFailed", 412)
+    future = _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(days=1)
+    past = _dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc)
+    expect_s3_error(lambda: s3.get_object(Bucket=SEEDED, Key="big/random.bin", IfModifiedSince=future), "304", 304)
+    assert s3.get_object(Bucket=SEEDED, Key="big/random.bin", IfModifiedSince=past, Range="bytes=0-0")["Body"].read()
+    expect_s3_error(
+        lambda: s3.get_object(Bucket=SEEDED, Key="big/random.bin", IfUnmodifiedSince=past), "PreconditionFailed", 412)
+    head = s3.head_object(Bucket=SEEDED, Key="big/random.bin")
+    assert head["ContentLength"] == len(data) and head["ETag"] == etag
+    override = s3.get_object(
+        Bucket=SEEDED, Key="big/random.bin", Range="bytes=0-0", ResponseContentType="text/plain",
+        ResponseContentDisposition="attachment")
+    assert override["ContentType"] == "text/plain" and override["ContentDisposition"] == "attachment"
+
+
+def test_missing_objects_and_refused_signatures(srv, s3):
+    seed(srv, SEEDED, "present.txt", b"here")
+    resp = expect_s3_error(lambda: s3.get_object(Bucket=SEEDED, Key="absent.txt"), "NoSuchKey", 404)
+    assert resp["Error"]["Key"] == "absent.txt"
+    expect_s3_error(lambda: s3.head_object(Bucket=SEEDED, Key="absent.txt"), "404", 404)
+    expect_s3_error(lambda: srv.s3(secret_key="wrong").list_buckets(), "SignatureDoesNotMatch", 403)
+    expect_s3_error(lambda: srv.s3(access_key="AKIDUNKNOWN").list_buckets(), "InvalidAccessKeyId", 403)
+    expect_s3_error(lambda: srv.s3(signed=False).get_object(Bucket=SEEDED, Key="present.txt"), "AccessDenied", 403)
+    expect_s3_error(lambda: s3.get_bucket_versioning(Bucket=SEEDED), "NotImplemented", 501)
+
+
+def test_no_request_reads_outside_its_bucket(srv, s3, tmp_path):
+    seed(srv, SEEDED, "inside.txt", b"inside")
+    (srv.data_dir / "secret.txt").write_bytes(b"TOP-SECRET-CONTENT")
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"OUTSIDE-CONTENT")
+    os.symlink(outside, srv.data_dir / SEEDED / "link.txt")
+    os.symlink(tmp_path, srv.data_dir / SEEDED / "linked-dir")
+    keys = [o["Key"] for p in s3.get_paginator("list_objects_v2").paginate(Bucket=SEEDED) for o in p.get("Contents", [])]
+    assert "inside.txt" in keys and "link.txt" not in keys and not any(k.startswith("linked-dir") for k in keys)
+    expect_s3_error(lambda: s3.get_object(Bucket=SEEDED, Key="link.txt"), "NoSuchKey", 404)
+    expect_s3_error(lambda: s3.get_object(Bucket=SEEDED, Key="linked-dir/outside.txt"), "NoSuchKey", 404)
+    for path in (f"/{SEEDED}/../secret.txt", f"/{SEEDED}/%2E%2E/secret.txt", f"/{SEEDED}/x/..%2F..%2Fsecret.txt",
+                 f"/{SEEDED}//inside.txt", f"/{SEEDED}/./inside.txt"):
+        resp = signed_raw(srv, "GET", path)
+        assert resp.status in (400, 404), (path, resp.status, resp.body)
+        assert b"TOP-SECRET-CONTENT" not in resp.body and resp.body != b"inside"
+    # The private folder is no bucket, and its files are not objects.
+    for path in (f"/{fhlocal.STAGING_DIR}/", f"/{fhlocal.STAGING_DIR}/streams/s3-plain.json"):
+        resp = signed_raw(srv, "GET", path)
+        assert resp.status == 404 and b"NoSuchBucket" in resp.body, resp
+
+
+def test_virtual_hosted_addressing(srv):
+    seed(srv, SEEDED, "vhost.txt", b"virtual")
+    host = f"{SEEDED}.localhost:{srv.port}"
+    resp = signed_raw(srv, "GET", "/vhost.txt", host=host)
+    assert resp.status == 200 and resp.body == b"virtual"
+    listing = signed_raw(srv, "GET", "/?list-type=2&prefix=vhost", host=host)
+    assert listing.status == 200 and b"<Key>vhost.txt</Key>" in listing.body
+
+
+def test_presigned_urls(srv):
+    seed(srv, SEEDED, "shared.txt", b"presigned")
+    s3v4 = srv.s3(signature_version="s3v4")
+    url = s3v4.generate_presigned_url("get_object", Params={"Bucket": SEEDED, "Key": "shared.txt"}, ExpiresIn=60)
+    assert "X-Amz-Signature=" in url
+    assert urllib.request.urlopen(url).read() == b"presigned"
+    short = s3v4.generate_presigned_url("get_object", Params={"Bucket": SEEDED, "Key": "shared.txt"}, ExpiresIn=1)
+    time.sleep(2.1)
+    with pytest.raises(urllib.error.HTTPError) as expired:
+        urllib.request.urlopen(short)
+    assert expired.value.code == 403 and b"Request has expired" in expired.value.read()
+    tampered = url.replace("shared.txt", "other.txt")
+    with pytest.raises(urllib.error.HTTPError) as mismatch:
+        urllib.request.urlopen(tampered)
+    assert mismatch.value.code == 403 and b"SignatureDoesNotMatch" in mismatch.value.read()
+
+
+def aws_cli(srv, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = fhlocal.clean_env({
+        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": srv.region,
+        "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    })
+    return subprocess.run(["aws", "--endpoint-url", srv.endpoint, *args], env=env, capture_output=True, text=True,
+                          timeout=120, check=check)
+
+
+def test_aws_cli_lists_and_downloads(srv, tmp_path):
+    fh = srv.client()
+    fh.put_record_batch(DeliveryStreamName="s3-gzip", Records=[{"Data": b"cli %d\n" % i} for i in range(20)])
+    srv.flush("s3-gzip")
+    buckets = aws_cli(srv, "s3", "ls").stdout
+    assert "gzip-bucket" in buckets and "never-written" in buckets
+    on_disk = dict(srv.objects("gzip-bucket"))
+    listing = aws_cli(srv, "s3", "ls", "s3://gzip-bucket", "--recursive").stdout
+    assert sorted(line.split()[-1] for line in listing.splitlines()) == sorted(on_disk)
+    target = tmp_path / "download"
+    aws_cli(srv, "s3", "cp", "s3://gzip-bucket/", str(target), "--recursive")
+    downloaded = {p.relative_to(target).as_posix(): p.read_bytes() for p in target.rglob("*") if p.is_file()}
+    assert downloaded == on_disk
+    key = sorted(on_disk)[0]
+    out = tmp_path / "one.gz"
+    aws_cli(srv, "s3api", "get-object", "--bucket", "gzip-bucket", "--key", key, str(out))
+    assert out.read_bytes() == on_disk[key]
+    missing = aws_cli(srv, "s3", "ls", "s3://no-such-bucket", check=False)
+    assert missing.returncode != 0 and "NoSuchBucket" in missing.stderr
+
+
+def test_firehose_and_s3_share_the_port_and_the_metrics(srv, s3):
+    s3.list_buckets()
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert 'firehose_local_s3_requests_total{operation="ListBuckets",code="OK"}' in metrics
+    # A POST / without X-Amz-Target is still a Firehose request that forgot it.
+    resp = srv.http("POST", "/", b"{}", {"Content-Type": "application/x-amz-json-1.1"})
+    assert resp.headers.get("x-amzn-errortype", "").startswith(("UnknownOperationException", "MissingAuthenticationToken")), resp

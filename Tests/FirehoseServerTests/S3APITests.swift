@@ -1,0 +1,275 @@
+import FirehoseSink
+import Foundation
+import Testing
+
+@testable import FirehoseServer
+
+@Suite("S3 listing pages")
+struct S3ListingPageTests {
+    static func objects(_ keys: [String]) -> [DirectoryBucketReader.Object] {
+        keys.map { key in
+            DirectoryBucketReader.Object(
+                key: key, size: key.utf8.count, modified: Date(timeIntervalSince1970: 0),
+                identity: .init(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
+        }
+    }
+
+    @Test("keys in UTF-8 byte order, not Swift's String order")
+    func byteOrder() {
+        // U+00E9 precomposed sorts after "f" in bytes (0xC3); `e` + U+0301 (decomposed) right after "e".
+        let keys = ["f", "\u{E9}", "e\u{301}", "Z", "a/b", "a-c"]
+        let page = S3ListingPage(Self.objects(keys), prefix: "", delimiter: nil, after: nil, maxKeys: 1000)
+        #expect(
+            page.objects.map(\.key).map { Array($0.utf8) }
+                == keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(!page.isTruncated)
+    }
+
+    @Test("common prefixes count toward max-keys, once each, and a page after one skips its keys")
+    func rollups() {
+        let all = Self.objects(["a/1", "a/2", "b", "c/1", "c/2", "d"])
+        let first = S3ListingPage(all, prefix: "", delimiter: "/", after: nil, maxKeys: 2)
+        #expect(first.commonPrefixes == ["a/"])
+        #expect(first.objects.map(\.key) == ["b"])
+        #expect(first.isTruncated && first.last == "b")
+        let second = S3ListingPage(all, prefix: "", delimiter: "/", after: "b", maxKeys: 1)
+        #expect(second.commonPrefixes == ["c/"] && second.isTruncated && second.last == "c/")
+        let third = S3ListingPage(all, prefix: "", delimiter: "/", after: "c/", maxKeys: 1)
+        #expect(third.objects.map(\.key) == ["d"] && third.commonPrefixes.isEmpty && !third.isTruncated)
+    }
+
+    @Test("start-after inside a common prefix still lists the prefix for the keys after it")
+    func startAfterInsidePrefix() {
+        let page = S3ListingPage(
+            Self.objects(["a/1", "a/2", "b"]), prefix: "", delimiter: "/", after: "a/1", maxKeys: 10)
+        #expect(page.commonPrefixes == ["a/"] && page.objects.map(\.key) == ["b"])
+    }
+
+    @Test("a prefix filters, and the delimiter applies to what follows it; a delimiter of several bytes")
+    func prefixAndDelimiter() {
+        let all = Self.objects(["logs/x::1", "logs/x::2", "logs/y", "other"])
+        let page = S3ListingPage(all, prefix: "logs/", delimiter: "::", after: nil, maxKeys: 10)
+        #expect(page.commonPrefixes == ["logs/x::"] && page.objects.map(\.key) == ["logs/y"])
+    }
+
+    @Test("max-keys 0 lists nothing and is not truncated")
+    func zero() {
+        let page = S3ListingPage(Self.objects(["a"]), prefix: "", delimiter: nil, after: nil, maxKeys: 0)
+        #expect(page == S3ListingPage(Self.objects([]), prefix: "", delimiter: nil, after: nil, maxKeys: 0))
+        #expect(page.objects.isEmpty && !page.isTruncated)
+    }
+}
+
+@Suite("S3 ranges and preconditions")
+struct S3ObjectConditionTests {
+    @Test(
+        "Range headers",
+        arguments: [
+            ("bytes=0-9", 100, S3ByteRange.part(0...9)),
+            ("bytes=90-", 100, .part(90...99)),
+            ("bytes=-10", 100, .part(90...99)),
+            ("bytes=-1000", 100, .part(0...99)),
+            ("bytes=50-5000", 100, .part(50...99)),
+            ("bytes=100-", 100, .unsatisfiable),
+            ("bytes=-0", 100, .unsatisfiable),
+            ("bytes=0-0", 0, .unsatisfiable),
+            ("bytes=9-1", 100, .whole),
+            ("bytes=0-1,5-6", 100, .whole),
+            ("items=0-1", 100, .whole),
+            ("bytes=a-b", 100, .whole),
+            ("bytes=+1-2", 100, .whole),
+            ("bytes=99999999999999999999-", 100, .whole),
+        ] as [(String, Int, S3ByteRange)])
+    func ranges(header: String, size: Int, expected: S3ByteRange) {
+        #expect(S3ByteRange(header: header, size: size) == expected)
+    }
+
+    static func decide(
+        ifMatch: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: Int64? = nil,
+        ifUnmodifiedSince: Int64? = nil
+    ) -> S3Preconditions {
+        S3Preconditions(
+            ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince.map(String.init),
+            ifUnmodifiedSince: ifUnmodifiedSince.map(String.init), etag: "\"abc\"", modified: 1000,
+            parseDate: { Int64($0) })
+    }
+
+    @Test("If-Match and If-Unmodified-Since fail with 412; If-None-Match and If-Modified-Since answer 304")
+    func preconditions() {
+        #expect(Self.decide() == .proceed)
+        #expect(Self.decide(ifMatch: "\"abc\"") == .proceed)
+        #expect(Self.decide(ifMatch: "abc") == .proceed)
+        #expect(Self.decide(ifMatch: "\"x\", \"abc\"") == .proceed)
+        #expect(Self.decide(ifMatch: "*") == .proceed)
+        #expect(Self.decide(ifMatch: "\"x\"") == .failed(condition: "If-Match"))
+        #expect(Self.decide(ifUnmodifiedSince: 999) == .failed(condition: "If-Unmodified-Since"))
+        #expect(Self.decide(ifUnmodifiedSince: 1000) == .proceed)
+        #expect(Self.decide(ifNoneMatch: "W/\"abc\"") == .notModified)
+        #expect(Self.decide(ifNoneMatch: "\"x\"") == .proceed)
+        #expect(Self.decide(ifModifiedSince: 1000) == .notModified)
+        #expect(Self.decide(ifModifiedSince: 999) == .proceed)
+    }
+
+    @Test(
+        "S3's pairings: a matching If-Match overrides If-Unmodified-Since, a non-matching If-None-Match overrides If-Modified-Since"
+    )
+    func pairings() {
+        #expect(Self.decide(ifMatch: "\"abc\"", ifUnmodifiedSince: 1) == .proceed)
+        #expect(Self.decide(ifNoneMatch: "\"x\"", ifModifiedSince: 5000) == .proceed)
+        #expect(Self.decide(ifModifiedSince: nil) == .proceed)
+    }
+}
+
+@Suite("S3 requests")
+struct S3RequestTests {
+    static func request(_ target: String, method: String = "GET", host: String = "127.0.0.1:4573") -> APIRequest {
+        APIRequest(method: method, target: target, headers: [("host", host)], body: [])
+    }
+
+    @Test("path-style and virtual-hosted addresses, keys decoded as paths (a + stays a +)")
+    func addresses() throws {
+        #expect(try S3Address(Self.request("/")) == S3Address(bucket: nil, key: nil))
+        #expect(try S3Address(Self.request("/b")) == S3Address(bucket: "b", key: nil))
+        #expect(try S3Address(Self.request("/b/")) == S3Address(bucket: "b", key: nil))
+        #expect(try S3Address(Self.request("/b/a%20b+c/d%2Fe")) == S3Address(bucket: "b", key: "a b+c/d/e"))
+        #expect(
+            try S3Address(Self.request("/k.txt", host: "my.bucket.localhost:4573"))
+                == S3Address(bucket: "my.bucket", key: "k.txt"))
+        #expect(try S3Address(Self.request("/", host: "b.LOCALHOST")) == S3Address(bucket: "b", key: nil))
+        #expect(try S3Address(Self.request("/b/k", host: "localhost:4573")) == S3Address(bucket: "b", key: "k"))
+        #expect(throws: S3Error.self) { try S3Address(Self.request("/b/%FF")) }
+    }
+
+    @Test("routes, decided before authentication")
+    func routes() throws {
+        func operation(_ method: String, _ target: String) throws -> String {
+            let request = Self.request(target, method: method)
+            return S3Route(method: method, address: try S3Address(request), query: S3Query(request.query)).operation
+        }
+        #expect(try operation("GET", "/") == "ListBuckets")
+        #expect(try operation("GET", "/b?location") == "GetBucketLocation")
+        #expect(try operation("GET", "/b?list-type=2&x-id=ListObjectsV2") == "ListObjectsV2")
+        #expect(try operation("GET", "/b?prefix=x") == "ListObjects")
+        #expect(try operation("HEAD", "/b") == "HeadBucket")
+        #expect(try operation("GET", "/b/k?x-id=GetObject") == "GetObject")
+        #expect(try operation("HEAD", "/b/k") == "HeadObject")
+        #expect(try operation("GET", "/b?versioning") == "Unsupported")
+        #expect(try operation("GET", "/b/k?tagging") == "Unsupported")
+    }
+
+    @Test("which requests are S3's: no X-Amz-Target, and not POST /")
+    func routing() {
+        #expect(S3API.isS3Request(Self.request("/")))
+        #expect(S3API.isS3Request(Self.request("/b/k", method: "PUT")))
+        #expect(S3API.isS3Request(Self.request("/b?delete", method: "POST")))
+        #expect(!S3API.isS3Request(Self.request("/", method: "POST")))
+        var firehose = Self.request("/", method: "POST")
+        firehose.headers.append(("X-Amz-Target", "Firehose_20150804.PutRecord"))
+        #expect(!S3API.isS3Request(firehose))
+    }
+
+    @Test("XML text escapes markup and control characters; url encoding escapes all but unreserved and /")
+    func escaping() {
+        var xml = S3XML(root: "R", namespaced: false)
+        xml.element("K", "a<b>&\"'\t\n\r\u{1}\u{7F}é")
+        #expect(
+            String(decoding: xml.finish(), as: UTF8.self)
+                == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<R><K>a&lt;b&gt;&amp;&quot;&apos;\t\n&#13;&#1;&#127;é</K></R>"
+        )
+        #expect(S3URLEncoding.encode("a b+c/%é~") == "a%20b%2Bc/%25%C3%A9~")
+    }
+
+    @Test("continuation tokens round-trip any key, and garbage is refused")
+    func tokens() {
+        for key in ["a", "ünï/cödé", "x\u{1}y"] {
+            #expect(S3API.decodeToken(S3API.encodeToken(key)) == key)
+        }
+        #expect(S3API.decodeToken("%%%") == nil)
+        #expect(S3API.decodeToken("") == nil)
+    }
+}
+
+@Suite("S3 API over the data directory")
+struct S3APITests {
+    let harness: APIHarness
+
+    init() throws {
+        harness = try APIHarness(authentication: .off)
+        let bucket = "\(harness.directory)/bucket"
+        try FileManager.default.createDirectory(atPath: "\(bucket)/dir", withIntermediateDirectories: true)
+        try Data("inside".utf8).write(to: URL(fileURLWithPath: "\(bucket)/dir/object.txt"))
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: "\(harness.directory)/secret.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(bucket)/link.txt", withDestinationPath: "\(harness.directory)/secret.txt")
+    }
+
+    func get(_ target: String, headers: [(name: String, value: String)] = []) async -> APIResponse {
+        await harness.api.handle(
+            APIRequest(method: "GET", target: target, headers: [("host", "127.0.0.1")] + headers, body: []))
+    }
+
+    func code(_ response: APIResponse) -> String? {
+        let text = String(decoding: response.body, as: UTF8.self)
+        guard let start = text.range(of: "<Code>"), let end = text.range(of: "</Code>") else { return nil }
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    @Test("an object is read whole, with its MD5 as ETag")
+    func object() async throws {
+        let response = await get("/bucket/dir/object.txt")
+        #expect(response.status == 200)
+        #expect(response.header("ETag") == "\"335cf4508dd597be4bfc9caa3e08b901\"")  // md5("inside")
+        #expect(response.header("Content-Length") == "6")
+        let streamed = try #require(response.streamedBody)
+        #expect(try streamed.object.read(at: streamed.offset, count: streamed.count) == Array("inside".utf8))
+    }
+
+    @Test(
+        "no key leaves its bucket: dot segments, encoded slashes, empty segments, symbolic links",
+        arguments: [
+            "/bucket/../secret.txt", "/bucket/%2E%2E/secret.txt", "/bucket/dir/..%2F..%2Fsecret.txt",
+            "/bucket//dir/object.txt", "/bucket/./dir/object.txt", "/bucket/link.txt", "/bucket/dir/",
+        ])
+    func traversal(target: String) async {
+        let response = await get(target)
+        #expect(response.status == 404)
+        #expect(code(response) == "NoSuchKey")
+    }
+
+    @Test(
+        "the private folder and names that are no bucket are no buckets",
+        arguments: ["/.firehose-local/", "/../", "/./x"])
+    func privateFolder(target: String) async {
+        let response = await get(target)
+        #expect(response.status == 404)
+        #expect(code(response) == "NoSuchBucket")
+    }
+
+    @Test("a symbolic link is not listed")
+    func listing() async {
+        let response = await get("/bucket?list-type=2")
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(text.contains("<Key>dir/object.txt</Key>") && !text.contains("link.txt"))
+        #expect(text.contains("<KeyCount>1</KeyCount>"))
+    }
+
+    @Test("a declared payload hash that is not the body's is refused")
+    func payloadHash() async {
+        let mismatch = await get(
+            "/bucket?list-type=2", headers: [("x-amz-content-sha256", String(repeating: "0", count: 64))])
+        #expect(mismatch.status == 400 && code(mismatch) == "XAmzContentSHA256Mismatch")
+        let garbage = await get("/bucket?list-type=2", headers: [("x-amz-content-sha256", "nope")])
+        #expect(garbage.status == 400 && code(garbage) == "InvalidArgument")
+    }
+
+    @Test("HEAD errors have no body; max-keys and encoding-type are checked")
+    func errors() async {
+        let head = await harness.api.handle(
+            APIRequest(method: "HEAD", target: "/bucket/none", headers: [("host", "h")], body: []))
+        #expect(head.status == 404 && head.body.isEmpty && head.header("x-amz-request-id") != nil)
+        #expect(code(await get("/bucket?max-keys=x")) == "InvalidArgument")
+        #expect(code(await get("/bucket?max-keys=-1")) == "InvalidArgument")
+        #expect(code(await get("/bucket?encoding-type=base64")) == "InvalidArgument")
+        #expect(code(await get("/bucket?list-type=3")) == "InvalidArgument")
+    }
+}
