@@ -34,7 +34,7 @@ public struct SigV4Verifier: Sendable {
     /// Headers that, when a request has them, must be signed (beyond `host` and the date), as spelled
     /// in messages.
     public let requiredSignedHeaders: [String]
-    private let lookup: @Sendable (_ accessKeyId: String) -> AWSCredentials?
+    let lookup: @Sendable (_ accessKeyId: String) -> AWSCredentials?
     let keyCache: SigningKeyCache
 
     /// - Parameters:

@@ -161,6 +161,65 @@ struct S3SigningTests {
         #expect(try verifier.verify(request, now: Self.now) == Self.credentials)
     }
 
+    // MARK: Signature Version 2 presigned URLs
+
+    static func v2(_ target: String, host: String = "127.0.0.1:4573") -> SigV4Request {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        return SigV4Request(
+            method: "GET", path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
+            headers: [("Host", host)], bodySHA256: emptyHash)
+    }
+
+    @Test("Signature Version 2 presigned URLs from botocore's HmacV1QueryAuth, and AWS's documented example")
+    func queryStringV2() throws {
+        let temporary = AWSCredentials(accessKeyId: "ASIATEMP", secretAccessKey: "tempsecret", sessionToken: "tok/123=")
+        let verifier = SigV4Verifier(region: "us-east-1", service: "s3", dialect: .s3) { id in
+            [Self.credentials, temporary].first { $0.accessKeyId == id }
+        }
+        let now = Self.now
+        for target in [
+            "/examplebucket/logs/a%20b%2Bc.txt?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=qpNv6HDiYeF0uHEJn9tTJReAkEg%3D&Expires=1369357200",
+            "/examplebucket/k.txt?response-content-type=text%2Fplain&AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=bC6TPcypjSzAse6%2FTS9pq4ij2JQ%3D&Expires=1369357200",
+        ] {
+            #expect(SigV4Verifier.isQueryStringV2(target))
+            #expect(try verifier.verifyQueryStringV2(Self.v2(target), virtualHostedBucket: nil, now: now) == Self.credentials)
+        }
+        let withToken =
+            "/examplebucket/k.txt?AWSAccessKeyId=ASIATEMP&Signature=vl%2BC2E40PKG5Vfr78fF9YHlVyHg%3D&x-amz-security-token=tok%2F123%3D&Expires=1369357200"
+        #expect(try verifier.verifyQueryStringV2(Self.v2(withToken), virtualHostedBucket: nil, now: now) == temporary)
+        // sig-v2 RESTAuthentication.html, "Query String Request Authentication Alternative".
+        let documented = Self.v2(
+            "/photos/puppy.jpg?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Expires=1175139620&Signature=NpgCjnDzrM%2BWFzoENXmpNDUsSn8%3D",
+            host: "johnsmith.s3.amazonaws.com")
+        #expect(
+            try verifier.verifyQueryStringV2(
+                documented, virtualHostedBucket: "johnsmith", now: Date(timeIntervalSince1970: 1_175_139_000))
+                == Self.credentials)
+    }
+
+    @Test("a Signature Version 2 URL that expired, or whose resource or subresource changed, is refused")
+    func queryStringV2Refused() {
+        let target =
+            "/examplebucket/k.txt?response-content-type=text%2Fplain&AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=bC6TPcypjSzAse6%2FTS9pq4ij2JQ%3D&Expires=1369357200"
+        #expect(throws: SigV4Error(code: "AccessDenied", message: "Request has expired")) {
+            try verifier.verifyQueryStringV2(
+                Self.v2(target), virtualHostedBucket: nil, now: Date(timeIntervalSince1970: 1_369_357_201))
+        }
+        for changed in [
+            target.replacingOccurrences(of: "/k.txt", with: "/j.txt"),
+            target.replacingOccurrences(of: "text%2Fplain", with: "text%2Fhtml"),
+        ] {
+            let error = #expect(throws: SigV4Error.self) {
+                try verifier.verifyQueryStringV2(Self.v2(changed), virtualHostedBucket: nil, now: Self.now)
+            }
+            #expect(error?.isSignatureMismatch == true)
+        }
+        #expect(throws: SigV4Error.self) {
+            try verifier.verifyQueryStringV2(
+                Self.v2("/b/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=x"), virtualHostedBucket: nil, now: Self.now)
+        }
+    }
+
     /// The signature of a request whose headers are all signed, computed from the canonical request.
     static func signature(
         method: String, path: String, headers: [(name: String, value: String)], payloadHash: String,

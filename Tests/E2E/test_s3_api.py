@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import gzip
 import hashlib
+import json
 import os
+import shutil
 import subprocess
 import time
 import urllib.error
@@ -256,6 +258,22 @@ def test_presigned_urls(srv):
     assert mismatch.value.code == 403 and b"SignatureDoesNotMatch" in mismatch.value.read()
 
 
+def test_presigned_urls_as_boto3_and_the_cli_make_them_by_default(srv):
+    # Signature Version 2 query strings: what generate_presigned_url and `aws s3 presign` still make.
+    seed(srv, SEEDED, "shared v2+.txt", b"presigned v2")
+    url = srv.s3().generate_presigned_url(
+        "get_object", Params={"Bucket": SEEDED, "Key": "shared v2+.txt", "ResponseContentType": "text/plain"},
+        ExpiresIn=60)
+    assert "AWSAccessKeyId=" in url and "X-Amz-Signature" not in url
+    with urllib.request.urlopen(url) as response:
+        assert response.read() == b"presigned v2" and response.headers["Content-Type"] == "text/plain"
+    cli_url = aws_cli(srv, "s3", "presign", f"s3://{SEEDED}/shared v2+.txt", "--expires-in", "60").stdout.strip()
+    assert urllib.request.urlopen(cli_url).read() == b"presigned v2"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url.replace("text%2Fplain", "text%2Fhtml"))
+    assert refused.value.code == 403 and b"SignatureDoesNotMatch" in refused.value.read()
+
+
 def aws_cli(srv, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = fhlocal.clean_env({
         "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": srv.region,
@@ -293,3 +311,45 @@ def test_firehose_and_s3_share_the_port_and_the_metrics(srv, s3):
     # A POST / without X-Amz-Target is still a Firehose request that forgot it.
     resp = srv.http("POST", "/", b"{}", {"Content-Type": "application/x-amz-json-1.1"})
     assert resp.headers.get("x-amzn-errortype", "").startswith(("UnknownOperationException", "MissingAuthenticationToken")), resp
+
+
+GO_PROGRAM = fhlocal.REPO_ROOT / "Tests" / "E2E" / "go" / "s3read"
+# Debian's golang-github-aws-aws-sdk-go-dev installs the SDK's sources here, for GOPATH builds.
+GO_PATH = "/usr/share/gocode"
+
+
+@pytest.fixture(scope="module")
+def s3read(tmp_path_factory) -> str:
+    """The Go program, built once against Debian's AWS SDK for Go (.ci/run installs both)."""
+    if shutil.which("go") is None or not os.path.isdir(f"{GO_PATH}/src/github.com/aws/aws-sdk-go"):
+        pytest.skip("needs golang-go and golang-github-aws-aws-sdk-go-dev (apt); .ci/run installs them")
+    out = tmp_path_factory.mktemp("go") / "s3read"
+    env = fhlocal.clean_env({"GO111MODULE": "off", "GOPATH": GO_PATH,
+                             "GOCACHE": str(tmp_path_factory.getbasetemp() / "gocache")})
+    subprocess.run(["go", "build", "-o", str(out), "."], cwd=GO_PROGRAM, env=env, check=True, timeout=600,
+                   capture_output=True)
+    return str(out)
+
+
+@pytest.mark.timeout_s(600)
+@pytest.mark.parametrize("virtual_hosted", [False, True], ids=["path-style", "virtual-hosted"])
+def test_go_sdk_reads_delivered_objects(srv, s3read, virtual_hosted):
+    fh = srv.client()
+    for i in range(3):
+        fh.put_record_batch(DeliveryStreamName="s3-gzip", Records=[{"Data": b"go %d %d\n" % (i, j)} for j in range(9)])
+        srv.flush("s3-gzip")
+    on_disk = dict(srv.objects("gzip-bucket"))
+    endpoint = f"http://localhost:{srv.port}" if virtual_hosted else srv.endpoint
+    args = [s3read, "-endpoint", endpoint, "-bucket", "gzip-bucket"] + (["-virtual-hosted"] if virtual_hosted else [])
+    run = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert [o["key"] for o in report["objects"]] == sorted(on_disk)
+    assert report["pages"] == (len(on_disk) + 1) // 2
+    for entry in report["objects"]:
+        data = on_disk[entry["key"]]
+        assert entry["size"] == len(data) and entry["md5"] == hashlib.md5(data).hexdigest()
+        assert entry["etag"] == entry["headETag"] == '"%s"' % entry["md5"]
+    assert report["firstBytes"] == on_disk[sorted(on_disk)[0]][:4].hex()
+    assert report["missingCode"] == "NoSuchKey"
+    assert "gzip-bucket" in report["buckets"] and "never-written" in report["buckets"]

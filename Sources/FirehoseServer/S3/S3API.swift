@@ -117,7 +117,12 @@ final class S3API: Sendable {
             method: request.method, path: request.path, query: request.query, headers: request.headers,
             bodySHA256: bodySHA256)
         do {
-            _ = try verifier.verify(signed, now: sink.now())
+            if request.header("authorization") == nil, SigV4Verifier.isQueryStringV2(request.query) {
+                _ = try verifier.verifyQueryStringV2(
+                    signed, virtualHostedBucket: S3Address.virtualHostedBucket(request.header("host")), now: sink.now())
+            } else {
+                _ = try verifier.verify(signed, now: sink.now())
+            }
         } catch {
             throw S3Error(error)
         }
