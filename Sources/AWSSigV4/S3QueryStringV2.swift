@@ -73,14 +73,17 @@ extension SigV4Verifier {
         let subresources = parameters.filter { Self.signedSubresources.contains($0.name) }
             .sorted { $0.name < $1.name }
         if !subresources.isEmpty {
-            stringToSign += "?" + subresources.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }
+            stringToSign +=
+                "?"
+                + subresources.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }
                 .joined(separator: "&")
         }
         let key = SymmetricKey(data: Array(credentials.secretAccessKey.utf8))
         let expected = Data(HMAC<Insecure.SHA1>.authenticationCode(for: Array(stringToSign.utf8), using: key))
             .base64EncodedString()
         guard ConstantTime.equals(expected, signature) else {
-            throw .invalid(SigV4Error.signatureMismatchMessage, diagnostics: "The string to sign was\n'\(stringToSign)'")
+            throw .invalid(
+                SigV4Error.signatureMismatchMessage, diagnostics: "The string to sign was\n'\(stringToSign)'")
         }
         if let token = credentials.sessionToken, parameter("x-amz-security-token") != token,
             request.values(of: "x-amz-security-token").first != token

@@ -182,7 +182,9 @@ struct S3SigningTests {
             "/examplebucket/k.txt?response-content-type=text%2Fplain&AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=bC6TPcypjSzAse6%2FTS9pq4ij2JQ%3D&Expires=1369357200",
         ] {
             #expect(SigV4Verifier.isQueryStringV2(target))
-            #expect(try verifier.verifyQueryStringV2(Self.v2(target), virtualHostedBucket: nil, now: now) == Self.credentials)
+            #expect(
+                try verifier.verifyQueryStringV2(Self.v2(target), virtualHostedBucket: nil, now: now)
+                    == Self.credentials)
         }
         let withToken =
             "/examplebucket/k.txt?AWSAccessKeyId=ASIATEMP&Signature=vl%2BC2E40PKG5Vfr78fF9YHlVyHg%3D&x-amz-security-token=tok%2F123%3D&Expires=1369357200"
@@ -216,7 +218,8 @@ struct S3SigningTests {
         }
         #expect(throws: SigV4Error.self) {
             try verifier.verifyQueryStringV2(
-                Self.v2("/b/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=x"), virtualHostedBucket: nil, now: Self.now)
+                Self.v2("/b/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=x"), virtualHostedBucket: nil, now: Self.now
+            )
         }
     }
 
