@@ -85,9 +85,9 @@ extension SigV4Verifier {
             throw .invalid(
                 SigV4Error.signatureMismatchMessage, diagnostics: "The string to sign was\n'\(stringToSign)'")
         }
-        if let token = credentials.sessionToken, parameter("x-amz-security-token") != token,
-            request.values(of: "x-amz-security-token").first != token
-        {
+        // The token must be the credentials' own, and present exactly when they have one.
+        let token = parameter("x-amz-security-token") ?? request.values(of: "x-amz-security-token").first
+        guard token == credentials.sessionToken else {
             throw .unrecognizedClient
         }
         if let expiration = credentials.expiration, now >= expiration {

@@ -64,6 +64,25 @@ public struct SigV4Verifier: Sendable {
     ///
     /// - Throws: `SigV4Error` with the code and message AWS would answer (all HTTP 400).
     public func verify(_ request: SigV4Request, now: Date) throws(SigV4Error) -> AWSCredentials {
+        try verified(request, now: now).credentials
+    }
+
+    /// Verifies `request` as `verify` does, and returns with its credentials what checks the
+    /// signatures of an aws-chunked body (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`), which chain from
+    /// this request's signature.
+    public func verifyStreaming(_ request: SigV4Request, now: Date) throws(SigV4Error)
+        -> (credentials: AWSCredentials, chunks: ChunkSignatures)
+    {
+        let verified = try verified(request, now: now)
+        return (verified.credentials, verified.chunks)
+    }
+
+    private struct Verified {
+        var credentials: AWSCredentials
+        var chunks: ChunkSignatures
+    }
+
+    private func verified(_ request: SigV4Request, now: Date) throws(SigV4Error) -> Verified {
         let authorizationValues = request.values(of: "authorization")
         if dialect == .s3, authorizationValues.isEmpty, let presigned = PresignedParameters(query: request.query) {
             return try verifyPresigned(request, presigned, now: now)
@@ -168,7 +187,7 @@ public struct SigV4Verifier: Sendable {
         _ request: SigV4Request, credential: Substring, isASCII: Bool, timestamp: AMZTimestamp,
         signedHeaderNames: [Substring], signedHeadersLine: String, signature: Substring, payloadHash: String,
         sessionTokens tokens: [String], now: Date
-    ) throws(SigV4Error) -> AWSCredentials {
+    ) throws(SigV4Error) -> Verified {
         let scope = try checkScope(credential, isASCII: isASCII, timestamp: timestamp)
 
         guard let credentials = lookup(scope.accessKeyId) else {
@@ -218,7 +237,10 @@ public struct SigV4Verifier: Sendable {
         if let expiration = credentials.expiration, now >= expiration {
             throw .expiredToken
         }
-        return credentials
+        return Verified(
+            credentials: credentials,
+            chunks: ChunkSignatures(
+                signingKey: signingKey, timestamp: timestamp, scope: scope.scope, seed: String(signature)))
     }
 
     private func checkSkew(_ timestamp: AMZTimestamp, now: Date) throws(SigV4Error) {
@@ -250,7 +272,7 @@ public struct SigV4Verifier: Sendable {
     /// present, the algorithm, the date, the expiry, `host` signed, then what any signed request
     /// checks.
     private func verifyPresigned(_ request: SigV4Request, _ parameters: PresignedParameters, now: Date)
-        throws(SigV4Error) -> AWSCredentials
+        throws(SigV4Error) -> Verified
     {
         guard let algorithm = parameters.algorithm, let credential = parameters.credential,
             let signature = parameters.signature, let date = parameters.date,
@@ -285,8 +307,8 @@ public struct SigV4Verifier: Sendable {
         guard signedHeaderNames.contains(where: { $0.lowercased() == "host" }) else {
             throw .presignedParameters("X-Amz-SignedHeaders must include 'host'.")
         }
-        // A presigned URL signs no body unless the request declares its hash.
-        let payloadHash = request.values(of: "x-amz-content-sha256").first?.trimmed ?? Self.unsignedPayload
+        // A presigned URL signs no body: its signer cannot know what will be sent.
+        let payloadHash = Self.unsignedPayload
         return try checkSignature(
             request, credential: Substring(credential), isASCII: false, timestamp: timestamp,
             signedHeaderNames: signedHeaderNames, signedHeadersLine: signedHeaders, signature: Substring(signature),
@@ -397,5 +419,46 @@ struct PresignedParameters {
             }
         }
         guard algorithm != nil || credential != nil || signature != nil else { return nil }
+    }
+}
+
+/// The signatures of an aws-chunked body (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]`): each chunk's
+/// signs its data and the signature before it, starting from the request's own (the seed), so no
+/// chunk can be changed, dropped or moved (sigv4-streaming.html).
+public struct ChunkSignatures: Sendable {
+    let signingKey: [UInt8]
+    let timestamp: AMZTimestamp
+    let scope: String
+    /// The signature the next one chains from.
+    public private(set) var previous: String
+
+    init(signingKey: [UInt8], timestamp: AMZTimestamp, scope: String, seed: String) {
+        self.signingKey = signingKey
+        self.timestamp = timestamp
+        self.scope = scope
+        previous = seed
+    }
+
+    /// The signature the next chunk, whose data hashes to `dataSHA256` (lowercase hex), must carry;
+    /// it becomes the one the chunk after chains from.
+    public mutating func next(dataSHA256: String) -> String {
+        sign(
+            "AWS4-HMAC-SHA256-PAYLOAD\n\(timestamp.iso8601Basic)\n\(scope)\n\(previous)\n\(SHA256Hex.empty)\n\(dataSHA256)"
+        )
+    }
+
+    /// The signature of the trailing headers after the last chunk, given as `name:value\n` each.
+    public mutating func trailer(canonicalHeaders: [UInt8]) -> String {
+        sign(
+            "AWS4-HMAC-SHA256-TRAILER\n\(timestamp.iso8601Basic)\n\(scope)\n\(previous)\n\(SHA256Hex.hash(canonicalHeaders))"
+        )
+    }
+
+    private mutating func sign(_ stringToSign: String) -> String {
+        let signature = String(
+            decoding: SigningKeyCache.signature(signingKey: signingKey, stringToSign: Array(stringToSign.utf8)),
+            as: UTF8.self)
+        previous = signature
+        return signature
     }
 }

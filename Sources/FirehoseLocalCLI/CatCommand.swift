@@ -66,7 +66,7 @@ public struct CatCommand: ParsableCommand {
             let path = "\(dataDirectory)/\(bucket)/\(key)"
             if isFile(path) { candidates.append(path) }
         } else {
-            let buckets = DirectoryBucketReader(root: dataDirectory).buckets().map(\.name)
+            let buckets = BucketFolders(root: dataDirectory).buckets().map(\.name)
             for bucket in buckets where isFile("\(dataDirectory)/\(bucket)/\(key)") {
                 candidates.append("\(dataDirectory)/\(bucket)/\(key)")
             }

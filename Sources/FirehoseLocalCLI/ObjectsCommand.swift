@@ -185,7 +185,7 @@ struct ObjectLister {
                     "data directory \(dataDirectory) does not exist (set --data-dir or FIREHOSE_LOCAL_DATA_DIR to the server's)."
             )
         }
-        let reader = DirectoryBucketReader(root: dataDirectory)
+        let reader = BucketFolders(root: dataDirectory)
         let buckets: [String]
         if let bucket {
             guard !bucket.isEmpty, !bucket.contains("/"), bucket != ".", bucket != "..", bucket != Self.privateFolder

@@ -69,7 +69,7 @@ final class OpenConnections: Sendable {
 }
 
 /// What happens to a connection when a response ends: it stays open for the next request, or it is
-/// closed. Keeps `OpenConnections` told whether the connection is between requests.
+/// closed. (And the `100 Continue` a request with `Expect: 100-continue` waits for.) Keeps `OpenConnections` told whether the connection is between requests.
 ///
 /// After a response that says `Connection: close` only the sending side is shut, as RFC 9112 §9.6
 /// requires of the server that sends it (Hummingbird closes only when the request asked to): the
@@ -85,10 +85,13 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let connections: OpenConnections
+    /// The largest body the server reads (`FirehoseAPI.Configuration.maxBodyBytes`).
+    private let maxBodyBytes: Int
     private var closeRequested = false
 
-    init(_ connections: OpenConnections) {
+    init(_ connections: OpenConnections, maxBodyBytes: Int = .max) {
         self.connections = connections
+        self.maxBodyBytes = maxBodyBytes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -105,7 +108,16 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { connections.busy(context.channel) }
+        if case .head(let head) = unwrapInboundIn(data) {
+            connections.busy(context.channel)
+            // Every body is read, so a client that asks may send it at once (RFC 9110 §10.1.1);
+            // botocore asks on every S3 upload and otherwise waits a second before sending.
+            // One declared too large is refused unread instead, so the client never sends it.
+            let declared = head.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            if head.headerFields[.expect]?.lowercased() == "100-continue", declared <= maxBodyBytes {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+            }
+        }
         context.fireChannelRead(data)
     }
 

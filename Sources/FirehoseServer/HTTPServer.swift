@@ -86,7 +86,9 @@ public struct FirehoseHTTPServer: Sendable {
                 budget: RequestMemoryBudget(capacity: configuration.requestMemoryBudget)),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [ConnectionLifecycle(connections)],
+                    additionalChannelHandlers: [
+                        ConnectionLifecycle(connections, maxBodyBytes: api.configuration.maxBodyBytes)
+                    ],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port),
@@ -180,13 +182,22 @@ struct FirehoseResponder: HTTPResponder {
                 transferCodings += field.value.split(separator: ",")
             }
         }
+        // What cannot be read is refused in the shape the client speaks: S3's XML or Firehose's JSON.
+        let isS3 = S3API.isS3Request(
+            method: request.method.rawValue, path: request.head.path ?? "/",
+            hasTarget: request.headers[Self.targetField] != nil)
+        func refusal(_ error: FirehoseError) -> APIResponse {
+            isS3
+                ? S3API.errorResponse(S3Error(transport: error), requestID: context.id, withBody: true)
+                : FirehoseAPI.errorResponse(error, requestID: context.id)
+        }
         // Answered once the HTTP layer has read what it can of the body, so the answer is the only one.
         let codingRefusal = transferCodings.isEmpty ? nil : Self.transferCodingRefusal(transferCodings)
         // Refuse a declared oversize body before reading any of it. (Repeated fields would read as a
         // list, which is no number.)
         // Closing spares reading what may be a huge body only to find the next request.
         if contentLengthFields == 1, let declared = contentLength.flatMap({ Int($0) }), declared > limit {
-            return Self.closing(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+            return Self.closing(refusal(.requestTooLarge(limit: limit)))
         }
         // Everything the request holds in memory, returned when it is answered.
         let account = RequestMemoryBudget.Account(budget)
@@ -194,30 +205,28 @@ struct FirehoseResponder: HTTPResponder {
         let body: [UInt8]
         switch await collectBody(of: request, limit: limit, account: account) {
         case .body where codingRefusal != nil:
-            return Self.closing(FirehoseAPI.errorResponse(codingRefusal!, requestID: context.id))
+            return Self.closing(refusal(codingRefusal!))
         case .body(let bytes):
             body = bytes
         case .tooLarge:
-            return Self.closing(FirehoseAPI.errorResponse(.requestTooLarge(limit: limit), requestID: context.id))
+            return Self.closing(refusal(.requestTooLarge(limit: limit)))
         case .malformed:
             // The connection cannot be read on from a body whose end is unknown.
-            return Self.closing(FirehoseAPI.errorResponse(codingRefusal ?? Self.malformedBody, requestID: context.id))
+            return Self.closing(refusal(codingRefusal ?? Self.malformedBody))
         case .busy:
-            return Self.closing(FirehoseAPI.errorResponse(.requestMemorySpent, requestID: context.id))
+            return Self.closing(refusal(.requestMemorySpent))
         case .shuttingDown:
             return Self.closing(
-                FirehoseAPI.errorResponse(
+                refusal(
                     .serviceUnavailable(
                         "firehose-local is shutting down and the request body did not arrive within \(Self.shutdownGrace); retry."
-                    ),
-                    requestID: context.id))
+                    )))
         case .timedOut:
             return Self.closing(
-                FirehoseAPI.errorResponse(
+                refusal(
                     FirehoseError(
                         code: "RequestTimeoutException",
-                        message: "The request body did not arrive within \(bodyTimeout).", httpStatus: 408),
-                    requestID: context.id))
+                        message: "The request body did not arrive within \(bodyTimeout).", httpStatus: 408)))
         }
         var apiRequest = APIRequest(
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
@@ -327,6 +336,7 @@ struct FirehoseResponder: HTTPResponder {
     }
 
     private static let requestIDField = HTTPField.Name("x-amzn-RequestId")!
+    private static let targetField = HTTPField.Name("X-Amz-Target")!
     private static let errorTypeField = HTTPField.Name("x-amzn-ErrorType")!
 
     /// The header names the API answers with on every request, made once instead of validated and

@@ -55,9 +55,10 @@ extension FirehoseSink {
         }
         let directory = configuration.stagingDirectory
         let names = POSIX.listDirectory(directory).sorted()
-        for name in names where name.hasSuffix(".recovered") || name.hasSuffix(".object") {
+        for name in names where name.hasSuffix(".recovered") || name.hasSuffix(".object") || name.hasSuffix(".upload") {
             // An object encoded for delivery (by a recovery, or at a buffer's delivery) that was not
-            // renamed into its bucket: the staging files it came from are still there.
+            // renamed into its bucket: the staging files it came from are still there. An S3 upload
+            // that was not renamed into place was never acknowledged.
             POSIX.unlink("\(directory)/\(name)")
         }
         for name in names where name.hasSuffix(".journal") {

@@ -223,6 +223,45 @@ struct S3SigningTests {
         }
     }
 
+    // MARK: aws-chunked uploads
+
+    /// sigv4-streaming.html's example: 66,560 bytes of `a` in a 64 KiB chunk, a 1 KiB chunk and the
+    /// final empty one.
+    static let chunkedPut = headerSigned(
+        method: "PUT", path: "/examplebucket/chunkObject.txt",
+        headers: [
+            ("x-amz-date", "20130524T000000Z"), ("x-amz-storage-class", "REDUCED_REDUNDANCY"),
+            ("x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"), ("Content-Encoding", "aws-chunked"),
+            ("x-amz-decoded-content-length", "66560"), ("Content-Length", "66824"),
+        ],
+        signedHeaders:
+            "content-encoding;content-length;host;x-amz-content-sha256;x-amz-date;x-amz-decoded-content-length;x-amz-storage-class",
+        signature: "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9")
+
+    @Test("a chunked upload's seed signature, and each chunk's chained from it")
+    func chunkSignatures() throws {
+        var request = Self.chunkedPut
+        request.headers[0] = ("Host", "s3.amazonaws.com")
+        let (credentials, chunks) = try verifier.verifyStreaming(request, now: Self.now)
+        #expect(credentials == Self.credentials)
+        var chain = chunks
+        #expect(chain.previous == "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9")
+        #expect(
+            chain.next(dataSHA256: SHA256Hex.hash([UInt8](repeating: UInt8(ascii: "a"), count: 65536)))
+                == "ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648")
+        #expect(
+            chain.next(dataSHA256: SHA256Hex.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1024)))
+                == "0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497")
+        #expect(
+            chain.next(dataSHA256: SHA256Hex.empty)
+                == "b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9")
+        // The chain is order-dependent: the second chunk's signature does not sign the first.
+        var other = chunks
+        #expect(
+            other.next(dataSHA256: SHA256Hex.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1024)))
+                != "0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497")
+    }
+
     /// The signature of a request whose headers are all signed, computed from the canonical request.
     static func signature(
         method: String, path: String, headers: [(name: String, value: String)], payloadHash: String,

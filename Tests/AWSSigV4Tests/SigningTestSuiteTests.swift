@@ -8,7 +8,8 @@ import Testing
 /// (and string to sign) of both the signer and the verifier, the signer's signature, the verifier
 /// accepting the signed request, and the verifier rejecting it once tampered with or replayed late.
 enum SigningSuite {
-    /// Cases that cannot apply to Firehose. Each must stay explained; the test
+    /// Cases that cannot apply to Firehose (they run under the S3 dialect, test (e)). Each must stay
+    /// explained; the test
     /// `skippedCasesAreExactlyTheS3OnlyOnes` fails if this list and the suite drift apart.
     ///
     /// The `-unnormalized` cases have `"normalize": false`: they sign the path as is, which only S3 does.
@@ -175,6 +176,51 @@ struct SigningTestSuiteTests {
         let suiteCase = try SuiteCase(name)
         let credentials = try suiteCase.verifier.verify(suiteCase.signed.sigV4Request, now: suiteCase.date)
         #expect(credentials == suiteCase.credentials)
+    }
+
+    @Test("(e) the S3-only cases, under the S3 dialect", arguments: SigningSuite.notApplicable.keys.sorted())
+    func s3Dialect(name: String) throws {
+        let suiteCase = try SuiteCase(name)
+        let signed = suiteCase.signed
+        let authorization = try AuthorizationHeader(parsing: suiteCase.signedAuthorization)
+        let signedHeaders = try #require(authorization.signedHeaders)
+        let rebuilt = CanonicalRequest.build(
+            method: signed.method, path: signed.path, query: signed.query,
+            signedHeaderNames: signedHeaders.split(separator: ";"), signedHeadersLine: String(signedHeaders),
+            headers: signed.headers, payloadHash: SHA256Hex.hash(signed.body), pathAsSent: true)
+        #expect(String(decoding: rebuilt, as: UTF8.self) == suiteCase.expectedCanonicalRequest)
+
+        // S3 takes the payload hash from the header every S3 client sends (unsigned here).
+        let credentials = suiteCase.credentials
+        let verifier = SigV4Verifier(region: suiteCase.context.region, service: suiteCase.context.service, dialect: .s3)
+        {
+            $0 == credentials.accessKeyId ? credentials : nil
+        }
+        var request = signed.sigV4Request
+        request.headers.append(("x-amz-content-sha256", SHA256Hex.hash(signed.body)))
+        #expect(try verifier.verify(request, now: suiteCase.date) == credentials)
+        // The standard dialect normalizes these paths, so where that changes the path it computes
+        // another signature (`/example space/` is the same either way).
+        let standard = CanonicalRequest.build(
+            method: signed.method, path: signed.path, query: signed.query,
+            signedHeaderNames: signedHeaders.split(separator: ";"), signedHeadersLine: String(signedHeaders),
+            headers: signed.headers, payloadHash: SHA256Hex.hash(signed.body))
+        if standard != rebuilt {
+            #expect(throws: SigV4Error.self) { try suiteCase.verifier.verify(signed.sigV4Request, now: suiteCase.date) }
+        }
+    }
+
+    @Test(
+        "S3's canonical URI keeps escapes as sent and escapes raw bytes once",
+        arguments: [
+            ("/test%24file.text", "/test%24file.text"), ("/example space/", "/example%20space/"),
+            ("/a%7e%41%2fb%2Fc", "/a%7e%41%2fb%2Fc"), ("/%2E%2E/x", "/%2E%2E/x"), ("/k(1)!*'", "/k%281%29%21%2A%27"),
+            ("", "/"), ("/é", "/%C3%A9"),
+        ])
+    func s3CanonicalURI(path: String, expected: String) {
+        var out: [UInt8] = []
+        CanonicalRequest.appendS3CanonicalURI(path, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == expected)
     }
 
     @Test("(d) verifier rejects tampering and replay", arguments: SigningSuite.applicableCaseNames)

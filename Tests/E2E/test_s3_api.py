@@ -353,3 +353,82 @@ def test_go_sdk_reads_delivered_objects(srv, s3read, virtual_hosted):
     assert report["firstBytes"] == on_disk[sorted(on_disk)[0]][:4].hex()
     assert report["missingCode"] == "NoSuchKey"
     assert "gzip-bucket" in report["buckets"] and "never-written" in report["buckets"]
+
+
+def test_tests_seed_and_clean_buckets(srv, s3):
+    assert s3.create_bucket(Bucket="seeded-by-s3")["ResponseMetadata"]["HTTPStatusCode"] == 200
+    assert "seeded-by-s3" in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+    s3.create_bucket(Bucket="seeded-by-s3")  # us-east-1 answers the owner's second CreateBucket with 200
+    expect_s3_error(lambda: s3.create_bucket(Bucket="Bad_Name"), "InvalidBucketName", 400)
+
+    put = s3.put_object(Bucket="seeded-by-s3", Key="fixtures/one.json", Body=b'{"n": 1}\n')
+    assert put["ETag"] == '"%s"' % hashlib.md5(b'{"n": 1}\n').hexdigest()
+    s3.put_object(Bucket="seeded-by-s3", Key="fixtures/two.json", Body=b'{"n": 2}\n', ChecksumAlgorithm="SHA256")
+    s3.put_object(Bucket="seeded-by-s3", Key="fixtures/two.json", Body=b'{"n": 2, "again": true}\n')  # overwrites
+    assert (srv.data_dir / "seeded-by-s3" / "fixtures" / "one.json").read_bytes() == b'{"n": 1}\n'
+    assert s3.get_object(Bucket="seeded-by-s3", Key="fixtures/two.json")["Body"].read() == b'{"n": 2, "again": true}\n'
+    assert not list((srv.data_dir / fhlocal.STAGING_DIR / "staging").glob("*.upload"))
+
+    expect_s3_error(lambda: s3.put_object(Bucket="no-such-bucket", Key="k", Body=b"x"), "NoSuchBucket", 404)
+    expect_s3_error(lambda: s3.put_object(Bucket="seeded-by-s3", Key="big", Body=b"x" * (8 * 1024 * 1024 + 1)),
+                    "EntityTooLarge", 400)
+    bad_md5 = "AAAAAAAAAAAAAAAAAAAAAA=="
+    expect_s3_error(
+        lambda: s3.put_object(Bucket="seeded-by-s3", Key="k", Body=b"x", ContentMD5=bad_md5), "BadDigest", 400)
+    expect_s3_error(lambda: s3.put_object(Bucket="seeded-by-s3", Key="fixtures/one.json/inner", Body=b"x"),
+                    "InvalidArgument", 400)
+    expect_s3_error(lambda: s3.put_object(Bucket="seeded-by-s3", Key="a/../b", Body=b"x"), "InvalidArgument", 400)
+    assert not (srv.data_dir / "seeded-by-s3" / "b").exists()
+
+    s3.delete_object(Bucket="seeded-by-s3", Key="fixtures/one.json")
+    s3.delete_object(Bucket="seeded-by-s3", Key="fixtures/one.json")  # a missing key deletes fine, as in S3
+    expect_s3_error(lambda: s3.get_object(Bucket="seeded-by-s3", Key="fixtures/one.json"), "NoSuchKey", 404)
+    for n in range(3):
+        s3.put_object(Bucket="seeded-by-s3", Key=f"batch/{n}", Body=b"%d" % n)
+    deleted = s3.delete_objects(Bucket="seeded-by-s3", Delete={"Objects": [
+        {"Key": "batch/0"}, {"Key": "batch/1"}, {"Key": "batch/2"}, {"Key": "never/there"}]})
+    assert sorted(d["Key"] for d in deleted["Deleted"]) == ["batch/0", "batch/1", "batch/2", "never/there"]
+    assert "Errors" not in deleted
+    quiet = s3.delete_objects(Bucket="seeded-by-s3", Delete={"Objects": [{"Key": "fixtures/two.json"}], "Quiet": True})
+    assert "Deleted" not in quiet
+    assert s3.list_objects_v2(Bucket="seeded-by-s3")["KeyCount"] == 0
+
+
+def test_uploads_do_not_wait_for_a_100_continue_that_never_comes(srv):
+    """botocore sends `Expect: 100-continue` with every PutObject and waits a second for the interim
+    answer before sending the body; the server sends it at once."""
+    import socket
+
+    request = AWSRequest(method="PUT", url=f"{srv.endpoint}/{SEEDED}/continue.txt", data=b"continued",
+                         headers={"Expect": "100-continue"})
+    request.headers["x-amz-content-sha256"] = hashlib.sha256(b"continued").hexdigest()
+    S3SigV4Auth(Credentials("test", "test"), "s3", srv.region).add_auth(request)
+    (srv.data_dir / SEEDED).mkdir(exist_ok=True)
+    with socket.create_connection((srv.host, srv.port), timeout=10) as conn:
+        head = f"PUT /{SEEDED}/continue.txt HTTP/1.1\r\nHost: {srv.host}:{srv.port}\r\nContent-Length: 9\r\n"
+        head += "".join(f"{k}: {v}\r\n" for k, v in request.headers.items()) + "\r\n"
+        conn.sendall(head.encode())
+        interim = conn.recv(100)
+        assert interim.startswith(b"HTTP/1.1 100 Continue\r\n"), interim
+        conn.sendall(b"continued")
+        final = conn.recv(4096)
+        assert final.startswith(b"HTTP/1.1 200"), final
+    assert (srv.data_dir / SEEDED / "continue.txt").read_bytes() == b"continued"
+
+
+def test_aws_cli_uploads_syncs_and_removes(srv, tmp_path):
+    source = tmp_path / "upload"
+    (source / "nested").mkdir(parents=True)
+    (source / "a.txt").write_bytes(b"alpha\n")
+    (source / "nested" / "b.bin").write_bytes(os.urandom(300_000))
+    aws_cli(srv, "s3", "mb", "s3://cli-bucket")
+    aws_cli(srv, "s3", "cp", str(source / "a.txt"), "s3://cli-bucket/single/a.txt")
+    aws_cli(srv, "s3", "sync", str(source), "s3://cli-bucket/synced")
+    assert (srv.data_dir / "cli-bucket" / "single" / "a.txt").read_bytes() == b"alpha\n"
+    assert (srv.data_dir / "cli-bucket" / "synced" / "nested" / "b.bin").read_bytes() == (
+        source / "nested" / "b.bin").read_bytes()
+    again = aws_cli(srv, "s3", "sync", str(source), "s3://cli-bucket/synced").stdout
+    assert "upload" not in again  # sizes and times match: nothing to send twice
+    aws_cli(srv, "s3", "rm", "s3://cli-bucket/synced", "--recursive")
+    listing = aws_cli(srv, "s3", "ls", "s3://cli-bucket", "--recursive").stdout
+    assert listing.split()[-1] == "single/a.txt"

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("S3 listing pages")
 struct S3ListingPageTests {
-    static func objects(_ keys: [String]) -> [DirectoryBucketReader.Object] {
+    static func objects(_ keys: [String]) -> [BucketFolders.Object] {
         keys.map { key in
-            DirectoryBucketReader.Object(
+            BucketFolders.Object(
                 key: key, size: key.utf8.count, modified: Date(timeIntervalSince1970: 0),
                 identity: .init(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
         }
@@ -50,6 +50,15 @@ struct S3ListingPageTests {
         let all = Self.objects(["logs/x::1", "logs/x::2", "logs/y", "other"])
         let page = S3ListingPage(all, prefix: "logs/", delimiter: "::", after: nil, maxKeys: 10)
         #expect(page.commonPrefixes == ["logs/x::"] && page.objects.map(\.key) == ["logs/y"])
+    }
+
+    @Test("an NFC and an NFD spelling are two keys and two common prefixes, as their bytes differ")
+    func canonicalEquivalence() {
+        let all = Self.objects(["e\u{301}/1", "\u{E9}/2"])
+        let page = S3ListingPage(all, prefix: "", delimiter: "/", after: nil, maxKeys: 10)
+        #expect(page.commonPrefixes.map { Array($0.utf8) } == [Array("e\u{301}/".utf8), Array("\u{E9}/".utf8)])
+        let next = S3ListingPage(all, prefix: "", delimiter: "/", after: "e\u{301}/", maxKeys: 10)
+        #expect(next.commonPrefixes.map { Array($0.utf8) } == [Array("\u{E9}/".utf8)])
     }
 
     @Test("max-keys 0 lists nothing and is not truncated")
@@ -102,6 +111,7 @@ struct S3ObjectConditionTests {
         #expect(Self.decide(ifMatch: "\"x\", \"abc\"") == .proceed)
         #expect(Self.decide(ifMatch: "*") == .proceed)
         #expect(Self.decide(ifMatch: "\"x\"") == .failed(condition: "If-Match"))
+        #expect(Self.decide(ifMatch: "W/\"abc\"") == .failed(condition: "If-Match"))  // strong comparison
         #expect(Self.decide(ifUnmodifiedSince: 999) == .failed(condition: "If-Unmodified-Since"))
         #expect(Self.decide(ifUnmodifiedSince: 1000) == .proceed)
         #expect(Self.decide(ifNoneMatch: "W/\"abc\"") == .notModified)
@@ -245,6 +255,31 @@ struct S3APITests {
         #expect(code(response) == "NoSuchBucket")
     }
 
+    @Test("an empty object is read, headed and refused a range without a body")
+    func emptyObject() async throws {
+        try Data().write(to: URL(fileURLWithPath: "\(harness.directory)/bucket/empty"))
+        let whole = await get("/bucket/empty")
+        #expect(whole.status == 200 && whole.header("Content-Length") == "0" && whole.streamedBody == nil)
+        #expect(whole.header("ETag") == "\"d41d8cd98f00b204e9800998ecf8427e\"")
+        let head = await harness.api.handle(
+            APIRequest(method: "HEAD", target: "/bucket/empty", headers: [("host", "h")], body: []))
+        #expect(head.status == 200 && head.header("Content-Length") == "0")
+        #expect(await get("/bucket/empty", headers: [("Range", "bytes=0-0")]).status == 416)
+        #expect(await get("/bucket/empty", headers: [("Range", "bytes=x")]).status == 200)
+    }
+
+    @Test("a listing never walks through a symbolic link, even when the prefix names it")
+    func linkedFolder() async throws {
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(harness.directory)/bucket/linked", withDestinationPath: "\(harness.directory)/bucket/dir")
+        for target in ["/bucket?list-type=2&prefix=linked/", "/bucket?list-type=2&prefix=linked/&delimiter=/"] {
+            let text = String(decoding: await get(target).body, as: UTF8.self)
+            #expect(text.contains("<KeyCount>0</KeyCount>"), "\(target): \(text)")
+        }
+        let text = String(decoding: await get("/bucket?list-type=2&prefix=dir/").body, as: UTF8.self)
+        #expect(text.contains("<Key>dir/object.txt</Key>"))
+    }
+
     @Test("a symbolic link is not listed")
     func listing() async {
         let response = await get("/bucket?list-type=2")
@@ -271,5 +306,100 @@ struct S3APITests {
         #expect(code(await get("/bucket?max-keys=-1")) == "InvalidArgument")
         #expect(code(await get("/bucket?encoding-type=base64")) == "InvalidArgument")
         #expect(code(await get("/bucket?list-type=3")) == "InvalidArgument")
+    }
+}
+
+@Suite("S3 aws-chunked bodies and checksums")
+struct S3ChunkedBodyTests {
+    static func unsigned(_ chunks: [String], trailers: [String] = []) -> [UInt8] {
+        var body = ""
+        for chunk in chunks { body += String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n" }
+        body += "0\r\n" + trailers.map { $0 + "\r\n" }.joined() + "\r\n"
+        return Array(body.utf8)
+    }
+
+    @Test("unsigned chunks with a trailing checksum decode to their data")
+    func unsignedTrailer() throws {
+        let body = Self.unsigned(["hello ", "world"], trailers: ["x-amz-checksum-crc32:DUoRhQ=="])
+        let decoded = try S3ChunkedBody(decoding: body, signed: false, signatures: nil, decodedLength: 11)
+        #expect(decoded.data == Array("hello world".utf8))
+        #expect(decoded.trailers.map(\.name) == ["x-amz-checksum-crc32"])
+        let request = APIRequest(method: "PUT", path: "/b/k", headers: [], body: body)
+        #expect(try S3Checksums.verify(request, body: decoded.data, trailers: decoded.trailers).count == 1)
+        let wrong = [(name: "x-amz-checksum-crc32", value: "AAAAAA==")]
+        #expect(throws: S3Error.self) { try S3Checksums.verify(request, body: decoded.data, trailers: wrong) }
+    }
+
+    @Test(
+        "malformed bodies are refused whole",
+        arguments: [
+            "5\r\nhello\r\n",  // no last chunk
+            "zz\r\nhello\r\n0\r\n\r\n",  // not hex
+            "9\r\nhello\r\n0\r\n\r\n",  // size past the data
+            "5\r\nhelloXX0\r\n\r\n",  // no CRLF after the data
+            "5\r\nhello\r\n0\r\n\r\nextra",  // bytes after the end
+            "-1\r\n\r\n0\r\n\r\n",
+        ])
+    func malformed(body: String) {
+        #expect(throws: S3Error.self) {
+            try S3ChunkedBody(decoding: Array(body.utf8), signed: false, signatures: nil, decodedLength: nil)
+        }
+    }
+
+    @Test("the decoded length must be the data's, and signed bodies need a signature on every chunk")
+    func lengthsAndSignatures() {
+        #expect(throws: S3Error.self) {
+            try S3ChunkedBody(decoding: Self.unsigned(["hello"]), signed: false, signatures: nil, decodedLength: 6)
+        }
+        #expect(throws: S3Error.self) {
+            try S3ChunkedBody(decoding: Self.unsigned(["hello"]), signed: true, signatures: nil, decodedLength: 5)
+        }
+    }
+
+    @Test("checksums: CRC32, CRC32C, SHA1, SHA256 and Content-MD5, as botocore computes them")
+    func checksums() throws {
+        // For b"hello world": Python's zlib and hashlib, and CRC-32C 0xC99465AA (its published check value).
+        let body = Array("hello world".utf8)
+        let headers: [(name: String, value: String)] = [
+            ("x-amz-checksum-crc32", "DUoRhQ=="), ("x-amz-checksum-crc32c", "yZRlqg=="),
+            ("x-amz-checksum-sha1", "Kq5sNclPz7QV2+lfQIuc6R7oRu0="),
+            ("x-amz-checksum-sha256", "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="),
+            ("Content-MD5", "XrY7u+Ae7tCTyyK7j1rNww=="),
+        ]
+        let request = APIRequest(method: "PUT", path: "/b/k", headers: headers, body: body)
+        #expect(try S3Checksums.verify(request, body: body).count == 4)
+        for index in headers.indices {
+            var changed = headers
+            changed[index].value = "AAAAAAAAAAAAAAAAAAAAAA=="
+            let tampered = APIRequest(method: "PUT", path: "/b/k", headers: changed, body: body)
+            #expect(throws: S3Error.self) { try S3Checksums.verify(tampered, body: body) }
+        }
+    }
+
+    @Test("DeleteObjects bodies: keys with entities, Quiet, and what is no such body")
+    func deleteRequests() throws {
+        let parsed = try S3DeleteRequest(
+            parsing: Array(
+                "<?xml version=\"1.0\"?><Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Object><Key>a&amp;b&#x1;</Key></Object><Object><Key>c&lt;d</Key><VersionId>x</VersionId></Object><Quiet>true</Quiet></Delete>"
+                    .utf8))
+        #expect(parsed == S3DeleteRequest(keys: ["a&b\u{1}", "c<d"], quiet: true))
+        for body in [
+            "", "<Delete></Delete>", "<Delete><Object><Key>a</Object></Delete>",
+            "<Delete><Object><Key>&bogus;</Key></Object></Delete>",
+        ] {
+            #expect(throws: S3Error.self) { try S3DeleteRequest(parsing: Array(body.utf8)) }
+        }
+        let tooMany = "<Delete>" + String(repeating: "<Object><Key>k</Key></Object>", count: 1001) + "</Delete>"
+        #expect(throws: S3Error.self) { try S3DeleteRequest(parsing: Array(tooMany.utf8)) }
+    }
+
+    @Test("new bucket names follow S3's rules")
+    func bucketNames() {
+        for good in ["abc", "my-bucket.v2", String(repeating: "a", count: 63)] {
+            #expect(S3API.bucketNameProblem(good) == nil)
+        }
+        for bad in ["ab", "Bad", "a_b", "-ab", "ab-", "a..b", "192.168.1.1", String(repeating: "a", count: 64)] {
+            #expect(S3API.bucketNameProblem(bad) != nil)
+        }
     }
 }

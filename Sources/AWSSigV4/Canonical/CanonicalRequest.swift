@@ -10,7 +10,8 @@ enum CanonicalRequest {
     ///   - signedHeaderNames: the names to canonicalize, in the order listed (the verifier takes them from
     ///     `SignedHeaders` as the client wrote it; the signer passes them sorted and lowercase).
     ///   - signedHeadersLine: the `SignedHeaders` value, which the canonical request repeats verbatim.
-    ///   - pathAsSent: S3's rule: the path exactly as on the wire, neither normalized nor encoded again.
+    ///   - pathAsSent: S3's rule: the path as sent, neither normalized nor encoded twice
+    ///     (`appendS3CanonicalURI`).
     ///   - omittingQueryKey: a query parameter left out (a presigned URL's `X-Amz-Signature`).
     static func build(
         method: String,
@@ -28,7 +29,7 @@ enum CanonicalRequest {
         out.append(contentsOf: method.utf8)
         out.append(ASCII.newline)
         if pathAsSent {
-            out.append(contentsOf: path.isEmpty ? "/".utf8 : path.utf8)
+            appendS3CanonicalURI(path, to: &out)
         } else {
             appendCanonicalURI(path, to: &out)
         }
@@ -153,6 +154,31 @@ enum CanonicalRequest {
         }
         if out.count == startLength {
             out.append(ASCII.slash)
+        }
+    }
+
+    /// S3's canonical URI: the path encoded once, not normalized. The wire form is already encoded
+    /// and clients sign what they send, so an escape stays exactly as it came (`%2E%2E` is not `..`,
+    /// `%24` stays `%24`) and only a raw byte SigV4 would escape is escaped: the signing suite's
+    /// `/example space/` becomes `/example%20space/`.
+    static func appendS3CanonicalURI(_ path: String, to out: inout [UInt8]) {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty else {
+            out.append(ASCII.slash)
+            return
+        }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == ASCII.percent, index + 2 < bytes.count, hexValue(bytes[index + 1]) != nil,
+                hexValue(bytes[index + 2]) != nil
+            {
+                out += bytes[index..<(index + 3)]
+                index += 3
+            } else {
+                if byte == ASCII.slash { out.append(byte) } else { appendURIEncoded(CollectionOfOne(byte), to: &out) }
+                index += 1
+            }
         }
     }
 

@@ -101,7 +101,7 @@ enum ASCII {
 }
 
 /// Lowercase hex without `String(format:)`, which would pull in Foundation's formatter on every request.
-enum Hex {
+public enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func append(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
@@ -110,6 +110,11 @@ enum Hex {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0F)])
         }
+    }
+
+    /// A digest (or any bytes) as lowercase hex.
+    public static func string(_ bytes: some Sequence<UInt8>) -> String {
+        Array(bytes).withUnsafeBytes { string($0) }
     }
 
     static func string(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -23,7 +23,7 @@ final class S3API: Sendable {
     private let metrics: FirehoseMetrics
     private let logger: Logger
     private let verifier: SigV4Verifier?
-    private let reader: DirectoryBucketReader
+    private let folders: BucketFolders
     private let etags = ETagCache()
 
     init(configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger) {
@@ -31,7 +31,7 @@ final class S3API: Sendable {
         self.sink = sink
         self.metrics = metrics
         self.logger = logger
-        reader = DirectoryBucketReader(root: sink.configuration.dataDirectory)
+        folders = BucketFolders(root: sink.configuration.dataDirectory)
         switch configuration.authentication {
         case .off:
             verifier = nil
@@ -44,7 +44,13 @@ final class S3API: Sendable {
     /// Whether a request is for S3 rather than Firehose: Firehose's all carry `X-Amz-Target` and
     /// are `POST /`; a `POST /` without one is a Firehose request that forgot it.
     static func isS3Request(_ request: APIRequest) -> Bool {
-        request.header("x-amz-target") == nil && !(request.method == "POST" && request.path == "/")
+        isS3Request(method: request.method, path: request.path, hasTarget: request.header("x-amz-target") != nil)
+    }
+
+    /// - Parameter path: the request target's path (a query after it is ignored).
+    static func isS3Request(method: String, path: String, hasTarget: Bool) -> Bool {
+        let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return !hasTarget && !(method == "POST" && path == "/") && !path.hasPrefix("/_local")
     }
 
     func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
@@ -74,9 +80,10 @@ final class S3API: Sendable {
     {
         let address = try S3Address(request)
         let query = S3Query(request.query)
-        let route = S3Route(method: request.method, address: address, query: query)
+        let route = S3Route(
+            method: request.method, address: address, query: query, copySource: request.header("x-amz-copy-source"))
         operation = route.operation
-        try authenticate(request)
+        let chunkSignatures = try authenticate(request)
         switch route {
         case .listBuckets:
             return listBuckets(requestID: requestID)
@@ -89,18 +96,31 @@ final class S3API: Sendable {
             return Self.success(headers: [("x-amz-bucket-region", configuration.region)], requestID: requestID)
         case .object(let bucket, let key, _):
             return try await object(bucket, key, request: request, query: query, requestID: requestID)
+        case .createBucket(let bucket):
+            return try await createBucket(bucket, requestID: requestID)
+        case .putObject(let bucket, let key):
+            return try await putObject(bucket, key, request: request, chunks: chunkSignatures, requestID: requestID)
+        case .deleteObject(let bucket, let key):
+            try await write { folders, durable throws(BucketFolders.WriteError) in
+                try folders.delete(bucket: bucket, key: key, durable: durable)
+            }
+            return APIResponse(status: 204, headers: Self.idHeaders(requestID))
+        case .deleteObjects(let bucket):
+            return try await deleteObjects(bucket, request: request, requestID: requestID)
         case .refused(_, let error):
             throw error
         }
     }
 
     static func unsupported(_ what: String) -> String {
-        "firehose-local's S3 API serves ListBuckets, HeadBucket, GetBucketLocation, ListObjects, ListObjectsV2, GetObject and HeadObject; \(what) is not implemented."
+        "firehose-local's S3 API serves ListBuckets, CreateBucket, HeadBucket, GetBucketLocation, ListObjects, ListObjectsV2, GetObject, HeadObject, PutObject, DeleteObject and DeleteObjects; \(what) is not implemented."
     }
 
     // MARK: Authentication
 
-    private func authenticate(_ request: APIRequest) throws(S3Error) {
+    /// Checks the request's signature; returns what checks its chunks' signatures when its body is
+    /// a signed aws-chunked one.
+    private func authenticate(_ request: APIRequest) throws(S3Error) -> ChunkSignatures? {
         let bodySHA256 = SHA256Hex.hash(request.body)
         if let declared = request.header("x-amz-content-sha256") {
             let value = declared.trimmingASCIISpaces
@@ -112,7 +132,7 @@ final class S3API: Sendable {
                 throw .invalidContentSHA256(value)
             }
         }
-        guard let verifier else { return }
+        guard let verifier else { return nil }
         let signed = SigV4Request(
             method: request.method, path: request.path, query: request.query, headers: request.headers,
             bodySHA256: bodySHA256)
@@ -120,12 +140,21 @@ final class S3API: Sendable {
             if request.header("authorization") == nil, SigV4Verifier.isQueryStringV2(request.query) {
                 _ = try verifier.verifyQueryStringV2(
                     signed, virtualHostedBucket: S3Address.virtualHostedBucket(request.header("host")), now: sink.now())
+            } else if Self.hasSignedChunks(request) {
+                return try verifier.verifyStreaming(signed, now: sink.now()).chunks
             } else {
                 _ = try verifier.verify(signed, now: sink.now())
             }
         } catch {
             throw S3Error(error)
         }
+        return nil
+    }
+
+    /// Whether the body is aws-chunked with a signature on every chunk.
+    static func hasSignedChunks(_ request: APIRequest) -> Bool {
+        request.header("x-amz-content-sha256")?.trimmingASCIISpaces.hasPrefix("STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+            == true
     }
 
     /// The `x-amz-content-sha256` values that sign no hash of the body itself.
@@ -149,7 +178,7 @@ final class S3API: Sendable {
             guard let settings = sink.settings(of: name) else { continue }
             let created = sink.record(of: name)?.createTime ?? sink.now()
             for bucket in [settings.bucket, settings.backupStage?.bucket].compactMap({ $0 })
-            where DirectoryBucketReader.isBucketName(bucket) {
+            where BucketFolders.isBucketName(bucket) {
                 buckets[bucket] = min(buckets[bucket] ?? created, created)
             }
         }
@@ -157,12 +186,12 @@ final class S3API: Sendable {
     }
 
     private func bucketExists(_ bucket: String) -> Bool {
-        reader.bucket(bucket) != nil || streamBuckets()[bucket] != nil
+        folders.bucket(bucket) != nil || streamBuckets()[bucket] != nil
     }
 
     private func listBuckets(requestID: String) -> APIResponse {
         var buckets = streamBuckets()
-        for folder in reader.buckets() {
+        for folder in folders.buckets() {
             buckets[folder.name] = min(buckets[folder.name] ?? folder.modified, folder.modified)
         }
         var xml = S3XML(root: "ListAllMyBucketsResult")
@@ -234,8 +263,8 @@ final class S3API: Sendable {
             after = query["marker"]
         }
         guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
-        let reader = reader
-        let objects = await BlockingIO.read { reader.objects(in: bucket, prefix: prefix) } ?? []
+        let folders = folders
+        let objects = await BlockingIO.read { folders.objects(in: bucket, prefix: prefix) } ?? []
         let page = S3ListingPage(
             objects, prefix: prefix, delimiter: delimiter, after: after.flatMap { $0.isEmpty ? nil : $0 },
             maxKeys: maxKeys)
@@ -252,8 +281,13 @@ final class S3API: Sendable {
         xml.element("MaxKeys", String(maxKeys))
         if let delimiter { xml.element("Delimiter", text(delimiter)) }
         if urlEncoded { xml.element("EncodingType", "url") }
+        // An object that went away since it was listed is left out, and not counted.
+        var listed: [(object: BucketFolders.Object, etag: String)] = []
+        for object in page.objects {
+            if let etag = await etag(bucket: bucket, object: object) { listed.append((object, etag)) }
+        }
         if version == 2 {
-            xml.element("KeyCount", String(page.objects.count + page.commonPrefixes.count))
+            xml.element("KeyCount", String(listed.count + page.commonPrefixes.count))
         }
         xml.element("IsTruncated", page.isTruncated ? "true" : "false")
         if version == 2 {
@@ -261,8 +295,7 @@ final class S3API: Sendable {
             if page.isTruncated, let last = page.last { xml.element("NextContinuationToken", Self.encodeToken(last)) }
             if let startAfter = query["start-after"] { xml.element("StartAfter", text(startAfter)) }
         }
-        for object in page.objects {
-            guard let etag = await etag(bucket: bucket, object: object) else { continue }
+        for (object, etag) in listed {
             xml.open("Contents")
             xml.element("Key", text(object.key))
             xml.element("LastModified", ISO8601Timestamp.format(object.modified))
@@ -286,10 +319,10 @@ final class S3API: Sendable {
     }
 
     /// A listed object's ETag; nil when it went away since it was listed.
-    private func etag(bucket: String, object: DirectoryBucketReader.Object) async -> String? {
+    private func etag(bucket: String, object: BucketFolders.Object) async -> String? {
         if let known = etags[object.identity] { return known }
-        let reader = reader
-        guard let open = await BlockingIO.read({ reader.open(bucket: bucket, key: object.key) }) else { return nil }
+        let folders = folders
+        guard let open = await BlockingIO.read({ folders.open(bucket: bucket, key: object.key) }) else { return nil }
         return await etags.etag(of: open)
     }
 
@@ -318,8 +351,8 @@ final class S3API: Sendable {
         async throws(S3Error) -> APIResponse
     {
         guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
-        let reader = reader
-        guard let object = await BlockingIO.read({ reader.open(bucket: bucket, key: key) }) else {
+        let folders = folders
+        guard let object = await BlockingIO.read({ folders.open(bucket: bucket, key: key) }) else {
             throw .noSuchKey(key)
         }
         guard let etag = await etags.etag(of: object) else { throw .internalError }
@@ -341,34 +374,180 @@ final class S3API: Sendable {
             throw .preconditionFailed(condition)
         }
         var contentType = Self.objectContentType
-        if request.method == "GET" {
-            for (parameter, header) in Self.responseOverrides {
-                guard let value = query[parameter] else { continue }
-                if header == "Content-Type" { contentType = value } else { headers.append((header, value)) }
-            }
+        for (parameter, header) in Self.responseOverrides {
+            guard let value = query[parameter] else { continue }
+            if header == "Content-Type" { contentType = value } else { headers.append((header, value)) }
         }
         headers.append(("Content-Type", contentType))
+        // Offset and length, not a closed range: an empty object has no last byte.
         let status: Int
-        let range: ClosedRange<Int>
+        let offset: Int
+        let length: Int
         let rangeHeader = request.header("range")
         switch S3ByteRange(header: rangeHeader, size: object.size) {
         case .whole:
-            status = 200
-            range = 0...(object.size - 1)
+            (status, offset, length) = (200, 0, object.size)
         case .part(let part):
-            status = 206
-            range = part
+            (status, offset, length) = (206, part.lowerBound, part.count)
             headers.append(("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound)/\(object.size)"))
         case .unsatisfiable:
             throw .invalidRange(rangeHeader ?? "", size: object.size)
         }
-        let length = object.size == 0 ? 0 : range.count
         headers.append(("Content-Length", String(length)))
         var response = APIResponse(status: status, headers: headers + Self.idHeaders(requestID))
         if request.method == "GET", length > 0 {
-            response.streamedBody = StreamedBody(object: object, offset: range.lowerBound, count: length)
+            response.streamedBody = StreamedBody(object: object, offset: offset, count: length)
         }
         return response
+    }
+
+    // MARK: Writing
+
+    /// Runs a write on the reading thread (the same kind of short file-system work), with the
+    /// sink's durability, and turns its failure into S3's error.
+    private func write<Value: Sendable>(
+        _ body: @escaping @Sendable (BucketFolders, Bool) throws(BucketFolders.WriteError) -> Value
+    ) async throws(S3Error) -> Value {
+        let folders = folders
+        let durable = sink.configuration.durability == .fsync
+        let outcome = await BlockingIO.read { () -> Result<Value, BucketFolders.WriteError> in
+            Result { () throws(BucketFolders.WriteError) in try body(folders, durable) }
+        }
+        switch outcome {
+        case .success(let value): return value
+        case .failure(let error):
+            if case .storage(let cause) = error {
+                logger.error("S3 write failed", metadata: ["cause": .string(cause.description)])
+            }
+            throw S3Error(error)
+        }
+    }
+
+    private func createBucket(_ bucket: String, requestID: String) async throws(S3Error) -> APIResponse {
+        if let problem = Self.bucketNameProblem(bucket) {
+            var error = S3Error.invalidBucketName(bucket)
+            error.message += " \(problem)"
+            throw error
+        }
+        let created = try await write { folders, durable throws(BucketFolders.WriteError) in
+            try folders.createBucket(bucket, durable: durable)
+        }
+        // us-east-1 answers 200 to its owner's second CreateBucket; every other region 409.
+        if !created, configuration.region != "us-east-1" {
+            throw S3Error(
+                code: "BucketAlreadyOwnedByYou",
+                message: "Your previous request to create the named bucket succeeded and you already own it.",
+                status: 409, details: [("BucketName", bucket)])
+        }
+        if created { logger.info("Bucket created", metadata: ["bucket": .string(bucket)]) }
+        return Self.success(headers: [("Location", "/\(bucket)")], requestID: requestID)
+    }
+
+    /// What S3's naming rules say against a new bucket's name, or nil
+    /// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
+    static func bucketNameProblem(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard (3...63).contains(bytes.count) else { return "Bucket names must be 3 to 63 characters long." }
+        let isAlphanumeric = { (byte: UInt8) in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        guard bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+            return "Bucket names can consist only of lowercase letters, numbers, periods (.), and hyphens (-)."
+        }
+        guard isAlphanumeric(bytes[0]), isAlphanumeric(bytes[bytes.count - 1]) else {
+            return "Bucket names must begin and end with a letter or number."
+        }
+        if name.contains("..") { return "Bucket names must not contain two adjacent periods." }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) {
+            return "Bucket names must not be formatted as an IP address."
+        }
+        return nil
+    }
+
+    private func putObject(
+        _ bucket: String, _ key: String, request: APIRequest, chunks: ChunkSignatures?, requestID: String
+    ) async throws(S3Error) -> APIResponse {
+        guard key.utf8.count <= Self.maxKeyBytes else {
+            throw S3Error(
+                code: "KeyTooLongError", message: "Your key is too long", status: 400,
+                details: [("Size", String(key.utf8.count)), ("MaxSizeAllowed", String(Self.maxKeyBytes))])
+        }
+        var body = request.body
+        var trailers: [(name: String, value: String)] = []
+        if request.header("x-amz-content-sha256")?.hasPrefix("STREAMING-") == true {
+            var decodedLength: Int?
+            if let text = request.header("x-amz-decoded-content-length") {
+                guard let value = Int(text.trimmingASCIISpaces), value >= 0 else {
+                    throw .invalidArgument(
+                        "x-amz-decoded-content-length must be a number", name: "x-amz-decoded-content-length",
+                        value: text)
+                }
+                decodedLength = value
+            }
+            let decoded = try S3ChunkedBody(
+                decoding: body, signed: Self.hasSignedChunks(request), signatures: chunks,
+                decodedLength: decodedLength)
+            body = decoded.data
+            trailers = decoded.trailers
+        }
+        let echoed = try S3Checksums.verify(request, body: body, trailers: trailers)
+        let staging = sink.configuration.stagingDirectory
+        let content = body
+        try await write { folders, durable throws(BucketFolders.WriteError) in
+            try folders.put(content, bucket: bucket, key: key, staging: staging, durable: durable)
+        }
+        logger.debug(
+            "Object uploaded",
+            metadata: ["bucket": .string(bucket), "key": .string(key), "bytes": .stringConvertible(body.count)])
+        let etag = "\"\(Hex.string(Insecure.MD5.hash(data: body)))\""
+        return Self.success(headers: [("ETag", etag)] + echoed, requestID: requestID)
+    }
+
+    /// S3's longest key, in UTF-8 bytes.
+    static let maxKeyBytes = 1024
+
+    private func deleteObjects(_ bucket: String, request: APIRequest, requestID: String)
+        async throws(S3Error) -> APIResponse
+    {
+        let hasIntegrityHeader =
+            request.header("content-md5") != nil
+            || S3Checksums.algorithms.contains { request.header($0.header) != nil }
+        guard hasIntegrityHeader else {
+            throw S3Error(
+                code: "InvalidRequest", message: "Missing required header for this request: Content-MD5", status: 400)
+        }
+        _ = try S3Checksums.verify(request, body: request.body)
+        let delete = try S3DeleteRequest(parsing: request.body)
+        let outcomes = try await write {
+            folders, durable throws(BucketFolders.WriteError) -> [(key: String, failure: BucketFolders.WriteError?)] in
+            guard folders.bucket(bucket) != nil else { throw .noSuchBucket }
+            return delete.keys.map { key in
+                do throws(BucketFolders.WriteError) {
+                    try folders.delete(bucket: bucket, key: key, durable: durable)
+                    return (key, nil)
+                } catch {
+                    return (key, error)
+                }
+            }
+        }
+        var xml = S3XML(root: "DeleteResult")
+        for outcome in outcomes {
+            if let failure = outcome.failure {
+                let error = S3Error(failure)
+                xml.open("Error")
+                xml.element("Key", outcome.key)
+                xml.element("Code", error.code)
+                xml.element("Message", error.message)
+                xml.close("Error")
+            } else if !delete.quiet {
+                xml.open("Deleted")
+                xml.element("Key", outcome.key)
+                xml.close("Deleted")
+            }
+        }
+        return Self.success(xml: xml.finish(), requestID: requestID)
     }
 
     // MARK: Answers
@@ -404,9 +583,14 @@ enum S3Route {
     case headBucket(String)
     /// GetObject, or HeadObject.
     case object(String, key: String, head: Bool)
+    case createBucket(String)
+    case putObject(String, key: String)
+    case deleteObject(String, key: String)
+    case deleteObjects(String)
     case refused(operation: String, S3Error)
 
-    init(method: String, address: S3Address, query: S3Query) {
+    /// - Parameter copySource: the `x-amz-copy-source` header, which makes a PUT a CopyObject.
+    init(method: String, address: S3Address, query: S3Query, copySource: String? = nil) {
         switch (method, address.bucket, address.key) {
         case ("GET", nil, _):
             self = .listBuckets
@@ -436,6 +620,35 @@ enum S3Route {
             } else {
                 self = .object(bucket, key: key, head: method == "HEAD")
             }
+        case ("PUT", let bucket?, nil):
+            if let subresource = query.unsupportedSubresource(of: .bucket) {
+                self = .refused(
+                    operation: "Unsupported", .notImplemented(S3API.unsupported("PUT ?\(subresource) on a bucket")))
+            } else {
+                self = .createBucket(bucket)
+            }
+        case ("PUT", let bucket?, let key?):
+            if let subresource = query.unsupportedSubresource(of: .object)
+                ?? (query["partNumber"] != nil ? "partNumber" : nil)
+            {
+                self = .refused(
+                    operation: "Unsupported",
+                    .notImplemented(S3API.unsupported("PUT ?\(subresource) on an object")))
+            } else if copySource != nil {
+                self = .refused(operation: "CopyObject", .notImplemented(S3API.unsupported("CopyObject")))
+            } else {
+                self = .putObject(bucket, key: key)
+            }
+        case ("DELETE", let bucket?, let key?):
+            if let subresource = query.unsupportedSubresource(of: .object) {
+                self = .refused(
+                    operation: "Unsupported",
+                    .notImplemented(S3API.unsupported("DELETE ?\(subresource) on an object")))
+            } else {
+                self = .deleteObject(bucket, key: key)
+            }
+        case ("POST", let bucket?, nil) where query["delete"] != nil:
+            self = .deleteObjects(bucket)
         case ("HEAD", nil, _):
             self = .refused(operation: "Unsupported", .methodNotAllowed("HEAD", resource: "SERVICE"))
         default:
@@ -451,6 +664,10 @@ enum S3Route {
         case .listObjects(_, let version): version == 2 ? "ListObjectsV2" : "ListObjects"
         case .headBucket: "HeadBucket"
         case .object(_, _, let head): head ? "HeadObject" : "GetObject"
+        case .createBucket: "CreateBucket"
+        case .putObject: "PutObject"
+        case .deleteObject: "DeleteObject"
+        case .deleteObjects: "DeleteObjects"
         case .refused(let operation, _): operation
         }
     }
@@ -549,11 +766,11 @@ package struct StreamedBody: Sendable {
 /// ETags (the MD5 of a single-part object, quoted) by file identity: a delivered object is never
 /// written again, so each is read once. Bounded: past `limit` entries the cache starts over.
 final class ETagCache: Sendable {
-    private let entries = Mutex<[DirectoryBucketReader.FileIdentity: String]>([:])
+    private let entries = Mutex<[BucketFolders.FileIdentity: String]>([:])
     static let limit = 65_536
     static let chunk = 1 << 20
 
-    subscript(identity: DirectoryBucketReader.FileIdentity) -> String? {
+    subscript(identity: BucketFolders.FileIdentity) -> String? {
         entries.withLock { $0[identity] }
     }
 
@@ -570,11 +787,7 @@ final class ETagCache: Sendable {
                 md5.update(data: bytes)
                 offset += bytes.count
             }
-            return "\""
-                + md5.finalize().map { byte in
-                    let hex = Array("0123456789abcdef".utf8)
-                    return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-                }.joined() + "\""
+            return "\"\(Hex.string(md5.finalize()))\""
         }
         if let computed {
             entries.withLock { entries in

@@ -1,4 +1,6 @@
 import AWSSigV4
+import FirehoseSink
+import FirehoseWire
 
 /// An S3 error answer: the code, message and HTTP status S3 gives, and the elements it adds to its
 /// `Error` document (the bucket, the key, the range asked for, …).
@@ -111,6 +113,56 @@ extension S3Error {
             } else {
                 self.init(code: "AuthorizationHeaderMalformed", message: error.message, status: 400)
             }
+        }
+    }
+}
+
+extension S3Error {
+    /// A write the bucket folders refused.
+    init(_ error: BucketFolders.WriteError) {
+        switch error {
+        case .noSuchBucket:
+            self = S3Error(code: "NoSuchBucket", message: "The specified bucket does not exist", status: 404)
+        case .invalidKey:
+            self = S3Error(
+                code: "InvalidArgument",
+                message:
+                    "firehose-local stores each object as a file: a key cannot have an empty, '.' or '..' segment, or one named .firehose-local.",
+                status: 400)
+        case .conflict(let what):
+            self = S3Error(
+                code: "InvalidArgument",
+                message:
+                    "firehose-local stores each object as a file, so one key cannot be an object and a folder of others: \(what).",
+                status: 400)
+        case .storage:
+            self = S3Error(code: "ServiceUnavailable", message: "Please reduce your request rate.", status: 503)
+        }
+    }
+}
+
+extension S3Error {
+    /// What the HTTP layer refused before the request reached the API (a body too large, too slow,
+    /// malformed, or no memory for it), in S3's codes.
+    init(transport error: FirehoseError) {
+        switch error.httpStatus {
+        case 413:
+            self = S3Error(
+                code: "EntityTooLarge",
+                message: "Your proposed upload exceeds the maximum allowed object size. \(error.message)",
+                status: 400)
+        case 408:
+            self = S3Error(
+                code: "RequestTimeout",
+                message:
+                    "Your socket connection to the server was not read from or written to within the timeout period. \(error.message)",
+                status: 400)
+        case 503:
+            self = S3Error(code: "SlowDown", message: "Please reduce your request rate. \(error.message)", status: 503)
+        case 501:
+            self = S3Error(code: "NotImplemented", message: error.message, status: 501)
+        default:
+            self = S3Error(code: "IncompleteBody", message: error.message, status: 400)
         }
     }
 }

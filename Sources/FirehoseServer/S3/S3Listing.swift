@@ -3,7 +3,7 @@ import FirehoseSink
 /// One page of a ListObjects or ListObjectsV2 answer, from a bucket's objects: S3's order (UTF-8
 /// bytes), its prefix and delimiter rules, and where the next page starts. Pure.
 struct S3ListingPage: Equatable {
-    typealias Object = DirectoryBucketReader.Object
+    typealias Object = BucketFolders.Object
 
     var objects: [Object] = []
     var commonPrefixes: [String] = []
@@ -26,7 +26,10 @@ struct S3ListingPage: Equatable {
             if let after, !after.utf8.lexicographicallyPrecedes(object.key.utf8) { continue }
             let rollup = Self.commonPrefix(of: object.key, prefix: prefix, delimiter: delimiter)
             if let rollup {
-                if rollup == commonPrefixes.last || rollup == after { continue }
+                // Bytes compared: `==` on Strings takes an NFC and an NFD spelling for one key.
+                let repeatsLast = commonPrefixes.last.map { $0.utf8.elementsEqual(rollup.utf8) } ?? false
+                let isMarker = after.map { $0.utf8.elementsEqual(rollup.utf8) } ?? false
+                if repeatsLast || isMarker { continue }
             }
             if count == maxKeys {
                 isTruncated = true

@@ -77,7 +77,7 @@ enum S3Preconditions: Equatable {
         etag: String, modified: Int64, parseDate: (String) -> Int64?
     ) {
         if let ifMatch {
-            guard Self.matches(ifMatch, etag: etag) else {
+            guard Self.matches(ifMatch, etag: etag, weakly: false) else {
                 self = .failed(condition: "If-Match")
                 return
             }
@@ -86,7 +86,7 @@ enum S3Preconditions: Equatable {
             return
         }
         if let ifNoneMatch {
-            self = Self.matches(ifNoneMatch, etag: etag) ? .notModified : .proceed
+            self = Self.matches(ifNoneMatch, etag: etag, weakly: true) ? .notModified : .proceed
         } else if let since = ifModifiedSince.flatMap(parseDate), modified <= since {
             self = .notModified
         } else {
@@ -94,13 +94,17 @@ enum S3Preconditions: Equatable {
         }
     }
 
-    /// Whether a list of entity tags (or `*`) names `etag`; quotes and weak markers are ignored.
-    static func matches(_ list: String, etag: String) -> Bool {
+    /// Whether a list of entity tags (or `*`) names `etag`, quotes or not. If-Match compares
+    /// strongly (a weak tag never matches), If-None-Match weakly (RFC 9110 §8.8.3.2).
+    static func matches(_ list: String, etag: String, weakly: Bool) -> Bool {
         let bare = etag.trimmingQuotes
         return list.split(separator: ",").contains { candidate in
             var tag = Substring(candidate.trimmingASCIISpaces)
             if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag.hasPrefix("W/") {
+                guard weakly else { return false }
+                tag = tag.dropFirst(2)
+            }
             return String(tag).trimmingQuotes == bare
         }
     }

@@ -1,0 +1,152 @@
+import Crypto
+import FirehoseSink
+import FirehoseWire
+
+/// The integrity headers of an upload (`Content-MD5`, `x-amz-checksum-*`), checked against the body
+/// as S3 checks them: a value that is not the body's is refused, and the object is not written.
+enum S3Checksums {
+    /// The checksum headers this server checks, and how each is computed (base64 of the digest; the
+    /// CRCs big-endian).
+    static let algorithms: [(header: String, name: String, digest: @Sendable ([UInt8]) -> [UInt8])] = [
+        ("x-amz-checksum-crc32", "CRC32", { bigEndian(CRC32.checksum($0[...])) }),
+        ("x-amz-checksum-crc32c", "CRC32C", { bigEndian(CRC32C.checksum($0)) }),
+        ("x-amz-checksum-sha1", "SHA1", { Array(Insecure.SHA1.hash(data: $0)) }),
+        ("x-amz-checksum-sha256", "SHA256", { Array(SHA256.hash(data: $0)) }),
+    ]
+
+    /// Checks every integrity header the request carries (or its aws-chunked body's trailers);
+    /// returns the checksum headers to echo in the answer, as S3 does.
+    static func verify(
+        _ request: APIRequest, body: [UInt8], trailers: [(name: String, value: String)] = []
+    ) throws(S3Error) -> [(name: String, value: String)] {
+        if let declared = request.header("content-md5") {
+            var decoded: [UInt8] = []
+            guard Base64.decode(Array(declared.utf8), appendingTo: &decoded) != nil, decoded.count == 16 else {
+                throw S3Error(code: "InvalidDigest", message: "The Content-MD5 you specified was invalid.", status: 400)
+            }
+            guard decoded == Array(Insecure.MD5.hash(data: body)) else {
+                throw S3Error(
+                    code: "BadDigest", message: "The Content-MD5 you specified did not match what we received.",
+                    status: 400)
+            }
+        }
+        var echoed: [(name: String, value: String)] = []
+        for algorithm in algorithms {
+            guard
+                let declared = request.header(algorithm.header)
+                    ?? trailers.first(where: { $0.name == algorithm.header })?.value
+            else { continue }
+            let computed = Base64.encode(algorithm.digest(body))
+            guard declared.trimmingASCIISpaces == computed else {
+                var decoded: [UInt8] = []
+                guard Base64.decode(Array(declared.utf8), appendingTo: &decoded) != nil else {
+                    throw S3Error(
+                        code: "InvalidRequest", message: "Value for \(algorithm.header) header is invalid.",
+                        status: 400)
+                }
+                throw S3Error(
+                    code: "BadDigest",
+                    message: "The \(algorithm.name) you specified did not match the calculated checksum.",
+                    status: 400)
+            }
+            echoed.append((algorithm.header, computed))
+        }
+        return echoed
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+}
+
+/// CRC-32C (Castagnoli), the `CRC32C` checksum of S3 uploads; zlib has only CRC-32.
+enum CRC32C {
+    private static let table: [UInt32] = (0..<256).map { index in
+        var crc = UInt32(index)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        return crc
+    }
+
+    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
+
+/// A DeleteObjects request body: `<Delete><Object><Key>…</Key></Object>…<Quiet>true</Quiet></Delete>`,
+/// read without an XML library: only these elements matter, and anything that is not this shape is
+/// `MalformedXML`, as S3 answers.
+struct S3DeleteRequest: Equatable {
+    var keys: [String]
+    var quiet: Bool
+
+    static let maxKeys = 1000
+
+    init(keys: [String], quiet: Bool) {
+        self.keys = keys
+        self.quiet = quiet
+    }
+
+    static var malformed: S3Error {
+        S3Error(
+            code: "MalformedXML",
+            message: "The XML you provided was not well-formed or did not validate against our published schema",
+            status: 400)
+    }
+
+    init(parsing body: [UInt8]) throws(S3Error) {
+        guard let text = String(validating: body, as: UTF8.self), text.contains("<Delete") else {
+            throw Self.malformed
+        }
+        var keys: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstRange(of: "<Object>") {
+            guard let close = rest[open.upperBound...].firstRange(of: "</Object>") else {
+                throw Self.malformed
+            }
+            let object = rest[open.upperBound..<close.lowerBound]
+            guard let key = Self.element("Key", in: object) else { throw Self.malformed }
+            keys.append(key)
+            rest = rest[close.upperBound...]
+        }
+        guard !keys.isEmpty, keys.count <= Self.maxKeys else { throw Self.malformed }
+        self.keys = keys
+        quiet = Self.element("Quiet", in: Substring(text))?.lowercased() == "true"
+    }
+
+    /// The text of the first `<name>…</name>` in `xml`, with XML's entities and character references
+    /// decoded; nil when there is none or it holds a bad reference.
+    static func element(_ name: String, in xml: Substring) -> String? {
+        guard let open = xml.firstRange(of: "<\(name)>"),
+            let close = xml[open.upperBound...].firstRange(of: "</\(name)>")
+        else { return nil }
+        return unescaped(xml[open.upperBound..<close.lowerBound])
+    }
+
+    static func unescaped(_ text: Substring) -> String? {
+        var out = ""
+        var rest = text
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            guard let semicolon = rest[amp...].firstIndex(of: ";") else { return nil }
+            let entity = rest[rest.index(after: amp)..<semicolon]
+            switch entity {
+            case "amp": out += "&"
+            case "lt": out += "<"
+            case "gt": out += ">"
+            case "quot": out += "\""
+            case "apos": out += "'"
+            default:
+                guard entity.hasPrefix("#") else { return nil }
+                let number = entity.dropFirst()
+                let value =
+                    number.hasPrefix("x") ? UInt32(number.dropFirst(), radix: 16) : UInt32(number, radix: 10)
+                guard let value, let scalar = Unicode.Scalar(value) else { return nil }
+                out.unicodeScalars.append(scalar)
+            }
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return out + rest
+    }
+}

@@ -1,0 +1,385 @@
+import DurableStorage
+import FirehoseKeyLayout
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The bucket folders of the data directory as buckets and objects, for the S3 API: read (listings,
+/// objects) and written (PutObject, DeleteObject, CreateBucket). Objects only appear by `rename`,
+/// from a delivery (`DirectoryBucket`) or an upload, so every object found is whole; a private
+/// folder (staging, quarantine) is no bucket, nor listed inside one. Nothing leaves the data
+/// directory: a key with an empty, `.` or `..` segment names no object, and a symbolic link is
+/// neither followed nor listed. Blocking: call it on `BlockingIO.read`.
+package struct BucketFolders: Sendable {
+    package var root: String
+
+    package init(root: String) {
+        self.root = root
+    }
+
+    package struct Bucket: Sendable, Equatable {
+        package var name: String
+        package var modified: Date
+    }
+
+    /// An object as a listing shows it.
+    package struct Object: Sendable, Equatable {
+        package var key: String
+        package var size: Int
+        package var modified: Date
+        package var identity: FileIdentity
+
+        package init(key: String, size: Int, modified: Date, identity: FileIdentity) {
+            self.key = key
+            self.size = size
+            self.modified = modified
+            self.identity = identity
+        }
+    }
+
+    /// What tells one file's content from another's without reading it: a delivered object is
+    /// renamed into place and never written again, so a new object is a new inode.
+    package struct FileIdentity: Hashable, Sendable {
+        package var device: UInt64
+        package var inode: UInt64
+        package var size: Int64
+        package var modifiedNanoseconds: Int64
+
+        package init(device: UInt64, inode: UInt64, size: Int64, modifiedNanoseconds: Int64) {
+            self.device = device
+            self.inode = inode
+            self.size = size
+            self.modifiedNanoseconds = modifiedNanoseconds
+        }
+    }
+
+    /// The folders of the data directory that can be buckets, by name.
+    package func buckets() -> [Bucket] {
+        Self.entries(of: root).compactMap { entry in
+            guard entry.kind == .directory, Self.isBucketName(entry.name) else { return nil }
+            return Bucket(name: entry.name, modified: entry.modified)
+        }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
+    /// The bucket's folder, when the bucket has one.
+    package func bucket(_ name: String) -> Bucket? {
+        guard Self.isBucketName(name) else { return nil }
+        var info = stat()
+        guard lstat("\(root)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return Bucket(name: name, modified: Self.modified(info))
+    }
+
+    /// Every object of `bucket` whose key starts with `prefix`, in no particular order; nil when the
+    /// bucket has no folder. Only the folder the prefix ends in is walked.
+    package func objects(in bucket: String, prefix: String) -> [Object]? {
+        guard self.bucket(bucket) != nil else { return nil }
+        // `a/b/c` can only match under the folder `a/b/`, if that is a real folder (bytes, not
+        // Characters: a combining mark after the `/` must not move the cut).
+        var folders = [bucket]
+        var start = ""
+        if let slash = prefix.utf8.lastIndex(of: UInt8(ascii: "/")) {
+            start = String(decoding: prefix.utf8[...slash], as: UTF8.self)
+            let inside = String(start.dropLast())
+            let segments = inside.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard ObjectKeyLayout.isSafeRelativePath(inside), !segments.contains(Self.privateFolder) else { return [] }
+            folders += segments
+        }
+        guard case .success(let folder) = openFolder(folders, create: false) else { return [] }
+        var objects: [Object] = []
+        walk(folder, keyPrefix: start) { object in
+            if object.key.utf8.starts(with: prefix.utf8) { objects.append(object) }
+        }
+        return objects
+    }
+
+    /// Every file under the open folder (which it closes), through folders opened without
+    /// following a link.
+    private func walk(_ folder: Int32, keyPrefix: String, _ visit: (Object) -> Void) {
+        defer { closeFile(folder) }
+        for entry in Self.entries(in: folder) {
+            let key = keyPrefix + entry.name
+            switch entry.kind {
+            case .directory where entry.name == Self.privateFolder:
+                break
+            case .directory:
+                let child = openat(folder, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                if child >= 0 { walk(child, keyPrefix: key + "/", visit) }
+            case .file:
+                visit(Object(key: key, size: entry.size, modified: entry.modified, identity: entry.identity))
+            case .other:
+                break
+            }
+        }
+    }
+
+    /// Opens the object `key` of `bucket` for reading; nil when there is none (or the key could
+    /// not name a file: an empty, `.` or `..` segment, a segment through a symbolic link).
+    package func open(bucket: String, key: String) -> OpenObject? {
+        guard let path = ObjectPath(bucket: bucket, key: key),
+            case .success(let folder) = openFolder(path.folders, create: false)
+        else { return nil }
+        let file = openat(folder, path.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        closeFile(folder)
+        guard file >= 0 else { return nil }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            closeFile(file)
+            return nil
+        }
+        return OpenObject(descriptor: file, info: info)
+    }
+
+    // MARK: Writing
+
+    /// Why a write did not happen.
+    package enum WriteError: Error, Equatable {
+        case noSuchBucket
+        /// The key cannot be a file here: an empty, `.` or `..` segment, or a private folder's name.
+        case invalidKey
+        /// A folder the key needs is an object (or the key is a folder): S3 keeps `a` and `a/b` apart,
+        /// a directory cannot.
+        case conflict(String)
+        case storage(FileSystemError)
+    }
+
+    /// Makes `content` the object `key` of `bucket`, whole or not at all: written to `staging`,
+    /// synced when `durable`, then renamed into place over any object that was there, its folder
+    /// synced. Folders are created as needed, never through a symbolic link.
+    package func put(
+        _ content: [UInt8], bucket: String, key: String, staging: String, durable: Bool
+    ) throws(WriteError) {
+        guard let path = ObjectPath(bucket: bucket, key: key) else { throw .invalidKey }
+        guard self.bucket(bucket) != nil else { throw .noSuchBucket }
+        let temporary = "\(staging)/\(UUID().uuidString.lowercased()).upload"
+        do {
+            let file = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
+            defer { POSIX.close(file) }
+            try POSIX.writeAll(file, content, at: 0, path: temporary)
+            if durable { try POSIX.fsync(file, path: temporary) }
+        } catch {
+            POSIX.unlink(temporary)
+            throw .storage(error)
+        }
+        let folder: Int32
+        switch openFolder(path.folders, create: true) {
+        case .success(let opened): folder = opened
+        case .failure(let error):
+            POSIX.unlink(temporary)
+            throw error
+        }
+        defer { closeFile(folder) }
+        if renameat(AT_FDCWD, temporary, folder, path.name) != 0 {
+            let code = errno
+            POSIX.unlink(temporary)
+            if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
+                throw .conflict("'\(key)' is a folder of other objects")
+            }
+            throw .storage(FileSystemError(operation: "rename", path: key, errno: code))
+        }
+        if durable, fsync(folder) != 0 {
+            throw .storage(FileSystemError(operation: "fsync", path: "\(bucket)/\(key)", errno: errno))
+        }
+    }
+
+    /// Removes the object `key` of `bucket` if there is one (a folder or a link is no object).
+    package func delete(bucket: String, key: String, durable: Bool) throws(WriteError) {
+        guard self.bucket(bucket) != nil else { throw .noSuchBucket }
+        guard let path = ObjectPath(bucket: bucket, key: key),
+            case .success(let folder) = openFolder(path.folders, create: false)
+        else { return }
+        defer { closeFile(folder) }
+        var info = stat()
+        guard fstatat(folder, path.name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return
+        }
+        if unlinkat(folder, path.name, 0) != 0, errno != ENOENT {
+            throw .storage(FileSystemError(operation: "unlink", path: "\(bucket)/\(key)", errno: errno))
+        }
+        if durable, fsync(folder) != 0 {
+            throw .storage(FileSystemError(operation: "fsync", path: "\(bucket)/\(key)", errno: errno))
+        }
+    }
+
+    /// Creates the bucket's folder; false when it was there already.
+    package func createBucket(_ name: String, durable: Bool) throws(WriteError) -> Bool {
+        guard Self.isBucketName(name) else { throw .invalidKey }
+        if mkdir("\(root)/\(name)", 0o755) != 0 {
+            if errno == EEXIST, self.bucket(name) != nil { return false }
+            throw errno == EEXIST
+                ? .conflict("'\(name)' is a file in the data directory")
+                : .storage(FileSystemError(operation: "mkdir", path: name, errno: errno))
+        }
+        if durable {
+            do { try POSIX.fsyncDirectory(root) } catch { throw .storage(error) }
+        }
+        return true
+    }
+
+    /// A key as the folders it is in (the bucket first) and its file name.
+    struct ObjectPath {
+        var folders: [String]
+        var name: String
+
+        init?(bucket: String, key: String) {
+            guard BucketFolders.isBucketName(bucket), ObjectKeyLayout.isSafeRelativePath(key) else { return nil }
+            let segments = key.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard !segments.contains(BucketFolders.privateFolder) else { return nil }
+            folders = [bucket] + segments.dropLast()
+            name = segments.last!
+        }
+    }
+
+    /// The folder at `segments` under the root, opened one segment at a time without following a
+    /// link, so nothing reached through it is outside the data directory; created as it goes when
+    /// `create` (the bucket's own folder never is).
+    private func openFolder(_ segments: [String], create: Bool) -> Result<Int32, WriteError> {
+        var folder = openFile(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            return .failure(.storage(FileSystemError(operation: "open", path: root, errno: errno)))
+        }
+        for (index, segment) in segments.enumerated() {
+            var next = openat(folder, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if next < 0, errno == ENOENT, create, index > 0 {
+                if mkdirat(folder, segment, 0o755) != 0, errno != EEXIST {
+                    let code = errno
+                    closeFile(folder)
+                    return .failure(.storage(FileSystemError(operation: "mkdir", path: segment, errno: code)))
+                }
+                next = openat(folder, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            let code = errno
+            closeFile(folder)
+            guard next >= 0 else {
+                if code == ENOTDIR || code == ELOOP {
+                    return .failure(
+                        .conflict("'\(segments[1...index].joined(separator: "/"))' is an object, not a folder"))
+                }
+                return .failure(
+                    code == ENOENT && index == 0
+                        ? .noSuchBucket : .storage(FileSystemError(operation: "open", path: segment, errno: code)))
+            }
+            folder = next
+        }
+        return .success(folder)
+    }
+
+    // MARK: Names
+
+    /// Never a bucket, and skipped inside one: a data directory's staging is never an object.
+    static let privateFolder = FirehoseSink.Configuration.privateFolderName
+
+    /// Whether a folder name can be a bucket: S3's rules (3 to 63 lowercase letters, digits, dots
+    /// and hyphens, beginning and ending with a letter or digit), loosened as CreateDeliveryStream
+    /// is (capitals and underscores, which legacy bucket names had), and never `.` or `..`.
+    package static func isBucketName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...255).contains(bytes.count), let first = bytes.first, let last = bytes.last,
+            isAlphanumeric(first), isAlphanumeric(last), !name.contains("..")
+        else { return false }
+        return bytes.allSatisfy {
+            isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        }
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    // MARK: Directory entries
+
+    package struct Entry {
+        enum Kind { case directory, file, other }
+        var name: String
+        var kind: Kind
+        var size: Int
+        var modified: Date
+        var identity: FileIdentity
+    }
+
+    /// A folder's entries with their `lstat`; names that are not UTF-8 are no S3 key and are skipped.
+    package static func entries(of directory: String) -> [Entry] {
+        let folder = openFile(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return [] }
+        defer { closeFile(folder) }
+        return entries(in: folder)
+    }
+
+    /// The entries of an open folder (which stays open), each with its `fstatat` not following links.
+    static func entries(in folder: Int32) -> [Entry] {
+        let listing = dup(folder)
+        guard listing >= 0, let handle = fdopendir(listing) else {
+            if listing >= 0 { closeFile(listing) }
+            return []
+        }
+        defer { closedir(handle) }
+        // The copy shares the folder's read position, which an earlier listing may have moved.
+        rewinddir(handle)
+        var result: [Entry] = []
+        while let entry = readdir(handle) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard let name = String(validating: bytes, as: UTF8.self), name != ".", name != ".." else { continue }
+            var info = stat()
+            guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let kind: Entry.Kind =
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: .directory
+                case S_IFREG: .file
+                default: .other
+                }
+            result.append(
+                Entry(
+                    name: name, kind: kind, size: Int(info.st_size), modified: modified(info),
+                    identity: identity(info)))
+        }
+        return result
+    }
+
+    static func modified(_ info: stat) -> Date {
+        Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1_000_000_000)
+    }
+
+    static func identity(_ info: stat) -> FileIdentity {
+        FileIdentity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+}
+
+/// An object opened for reading: what is read is the content it had when it was opened, even if a
+/// later delivery or a delete replaces or removes it meanwhile. Closed when the last reference goes.
+package final class OpenObject: Sendable {
+    package let size: Int
+    package let modified: Date
+    package let identity: BucketFolders.FileIdentity
+    private let descriptor: Int32
+
+    init(descriptor: Int32, info: stat) {
+        self.descriptor = descriptor
+        size = Int(info.st_size)
+        modified = BucketFolders.modified(info)
+        identity = BucketFolders.identity(info)
+    }
+
+    deinit {
+        POSIX.close(descriptor)
+    }
+
+    /// Up to `count` bytes from `offset`; fewer only at the end of the file. Blocking.
+    package func read(at offset: Int, count: Int) throws(FileSystemError) -> [UInt8] {
+        try POSIX.read(descriptor, upTo: count, at: Int64(offset), path: "object")
+    }
+}
+
+// The C calls under names of their own: inside the types above the plain names are their members.
+private func openFile(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+private func closeFile(_ fd: Int32) { _ = close(fd) }
