@@ -84,6 +84,8 @@ let package = Package(
                 "DurableStorage",
                 "HTTPTransports",
                 "AsyncHTTPClientTransport",
+                "AWSSigV4",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -11,15 +11,18 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var operation: String
     public var path: String
     public var errno: Int32
+    /// What went wrong when it is not said by `errno` alone (an object store's answer).
+    public var detail: String?
 
-    package init(operation: String, path: String, errno: Int32) {
+    package init(operation: String, path: String, errno: Int32, detail: String? = nil) {
         self.operation = operation
         self.path = path
         self.errno = errno
+        self.detail = detail
     }
 
     public var description: String {
-        "\(operation) \(path): \(String(cString: strerror(errno)))"
+        "\(operation) \(path): \(detail ?? String(cString: strerror(errno)))"
     }
 }
 

@@ -38,6 +38,10 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 /// DeliveryStreams:                # CreateDeliveryStream requests, as given to AWS
 ///   - DeliveryStreamName: app-events
 ///     ExtendedS3DestinationConfiguration: {BucketARN: "arn:aws:s3:::demo-bucket", CompressionFormat: GZIP}
+/// Buckets:                        # buckets whose objects go to an S3-compatible store
+///   - Name: demo-bucket
+///     Endpoint: http://127.0.0.1:9000
+///     Credentials: {AccessKeyId: minio, SecretAccessKey: minio-secret}   # or CredentialsFrom
 /// ```
 public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
@@ -47,6 +51,9 @@ public struct ConfigurationFile: Sendable {
     public var deliveryStreams: [CreateDeliveryStreamInput]
     /// `LambdaFunctions`, in order.
     package var lambdaFunctions: [LambdaFunctionDirectory.Entry] = []
+    /// `Buckets` mapped to a store, by the name streams give them. A store without a `Region` has
+    /// an empty one here: the server's own applies.
+    package var stores: [String: S3Store] = [:]
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
         case verify
@@ -75,7 +82,10 @@ public struct ConfigurationFile: Sendable {
 
     /// Parses YAML, or JSON when the file name ends in `.json` (JSON is also valid YAML, but JSON's
     /// own decoder gives better messages for JSON mistakes).
-    public static func parse(_ contents: Data, path: String) throws(ConfigurationError) -> ConfigurationFile {
+    /// - Parameter environment: where `CredentialsFrom: environment` (and a profile's file) are found.
+    public static func parse(
+        _ contents: Data, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> ConfigurationFile {
         let shape: FileShape
         do {
             if path.lowercased().hasSuffix(".json") {
@@ -95,7 +105,7 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw Self.describe(error, path: path)
         }
-        return try shape.validated(path: path)
+        return try shape.validated(path: path, environment: environment)
     }
 
     /// `DeliveryStreams.0.ExtendedS3DestinationConfiguration` → `DeliveryStreams[0].ExtendedS3DestinationConfiguration`
@@ -225,6 +235,7 @@ private struct FileShape: Decodable {
     var durability: String?
     var deliveryStreams: [CreateDeliveryStreamInput]?
     var lambdaFunctions: [FunctionShape]?
+    var buckets: [BucketShape]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -233,6 +244,7 @@ private struct FileShape: Decodable {
         case durability = "Durability"
         case deliveryStreams = "DeliveryStreams"
         case lambdaFunctions = "LambdaFunctions"
+        case buckets = "Buckets"
     }
 
     init(from decoder: any Decoder) throws {
@@ -244,9 +256,10 @@ private struct FileShape: Decodable {
         durability = try container.decodeIfPresent(String.self, forKey: .durability)
         deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
         lambdaFunctions = try container.decodeIfPresent([FunctionShape].self, forKey: .lambdaFunctions)
+        buckets = try container.decodeIfPresent([BucketShape].self, forKey: .buckets)
     }
 
-    func validated(path: String) throws(ConfigurationError) -> ConfigurationFile {
+    func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
         var file = ConfigurationFile()
         if let authentication {
             guard let mode = ConfigurationFile.AuthenticationMode(rawValue: authentication.lowercased()) else {
@@ -292,6 +305,15 @@ private struct FileShape: Decodable {
         file.deliveryStreams = deliveryStreams ?? []
         for (index, function) in (lambdaFunctions ?? []).enumerated() {
             file.lambdaFunctions.append(try function.validated(path: path, field: "LambdaFunctions[\(index)]"))
+        }
+        for (index, bucket) in (buckets ?? []).enumerated() {
+            let field = "Buckets[\(index)]"
+            let store = try bucket.validated(path: path, field: field, environment: environment)
+            guard file.stores[bucket.Name] == nil else {
+                throw ConfigurationError(
+                    file: path, field: "\(field).Name", message: "'\(bucket.Name)' is mapped twice.")
+            }
+            file.stores[bucket.Name] = store
         }
         return file
     }
@@ -368,5 +390,133 @@ private struct FunctionShape: Decodable {
         return LambdaFunctionDirectory.Entry(
             arn: FunctionArn, name: FunctionName, function: function,
             timeout: Timeout.map { .seconds($0) } ?? LambdaTransformationSettings.defaultInvocationTimeout)
+    }
+}
+
+/// One entry of `Buckets`: a bucket (by the name streams give it) whose objects go to an
+/// S3-compatible store, and how to reach and sign for that store.
+private struct BucketShape: Decodable {
+    var Name: String
+    var Endpoint: String
+    var Region: String?
+    var StoreBucket: String?
+    var AddressingStyle: String?
+    var Credentials: CredentialShape?
+    var CredentialsFrom: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case Name, Endpoint, Region, StoreBucket, AddressingStyle, Credentials, CredentialsFrom
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        Name = try container.decode(String.self, forKey: .Name)
+        Endpoint = try container.decode(String.self, forKey: .Endpoint)
+        Region = try container.decodeIfPresent(String.self, forKey: .Region)
+        StoreBucket = try container.decodeIfPresent(String.self, forKey: .StoreBucket)
+        AddressingStyle = try container.decodeIfPresent(String.self, forKey: .AddressingStyle)
+        Credentials = try container.decodeIfPresent(CredentialShape.self, forKey: .Credentials)
+        CredentialsFrom = try container.decodeIfPresent(String.self, forKey: .CredentialsFrom)
+    }
+
+    func validated(path: String, field: String, environment: [String: String]) throws(ConfigurationError) -> S3Store {
+        func fail(_ member: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(file: path, field: "\(field).\(member)", message: message)
+        }
+        guard BucketFolders.isBucketName(Name) else {
+            throw fail(
+                "Name",
+                "'\(Name)' is not a bucket name (letters, digits, '.', '-', '_'; a letter or digit first and last).")
+        }
+        guard let url = URL(string: Endpoint), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.query == nil, url.path.isEmpty || url.path == "/"
+        else {
+            throw fail(
+                "Endpoint",
+                "must be an http:// or https:// URL of a host (and port), without a path: not '\(Endpoint)'.")
+        }
+        if let Region, Region.isEmpty {
+            throw fail("Region", "must not be empty (leave it out for the server's region).")
+        }
+        let storeBucket = StoreBucket ?? Name
+        if BucketFolders.newBucketNameProblem(storeBucket) != nil, StoreBucket != nil {
+            throw fail("StoreBucket", "'\(storeBucket)' is not an S3 bucket name.")
+        }
+        let pathStyle: Bool
+        switch AddressingStyle?.lowercased() {
+        case nil, "path": pathStyle = true
+        case "virtual": pathStyle = false
+        case let other?: throw fail("AddressingStyle", "must be 'path' or 'virtual', not '\(other)'.")
+        }
+        let credentials: AWSCredentials
+        switch (Credentials, CredentialsFrom) {
+        case (let given?, nil):
+            guard !given.AccessKeyId.isEmpty, !given.SecretAccessKey.isEmpty else {
+                throw fail("Credentials", "AccessKeyId and SecretAccessKey must not be empty.")
+            }
+            credentials = AWSCredentials(
+                accessKeyId: given.AccessKeyId, secretAccessKey: given.SecretAccessKey, sessionToken: given.SessionToken
+            )
+        case (nil, "environment"?):
+            guard let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty,
+                let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
+            else {
+                throw fail("CredentialsFrom", "'environment' needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set.")
+            }
+            credentials = AWSCredentials(
+                accessKeyId: key, secretAccessKey: secret,
+                sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        case (nil, let from?) where from.hasPrefix("profile:"):
+            let profile = String(from.dropFirst("profile:".count))
+            let file =
+                environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(environment["HOME"] ?? "")/.aws/credentials"
+            guard let found = SharedCredentialsFile.credentials(profile: profile, path: file) else {
+                throw fail(
+                    "CredentialsFrom",
+                    "profile '\(profile)' has no aws_access_key_id and aws_secret_access_key in \(file).")
+            }
+            credentials = found
+        case (nil, let from?):
+            throw fail("CredentialsFrom", "must be 'environment' or 'profile:<name>', not '\(from)'.")
+        case (nil, nil):
+            throw fail("Credentials", "give Credentials {AccessKeyId, SecretAccessKey} or CredentialsFrom.")
+        case (_?, _?):
+            throw fail("CredentialsFrom", "give Credentials or CredentialsFrom, not both.")
+        }
+        return S3Store(
+            endpoint: URL(string: "\(scheme)://\(url.host!)\(url.port.map { ":\($0)" } ?? "")")!,
+            region: Region ?? "", bucket: storeBucket, credentials: credentials, pathStyle: pathStyle)
+    }
+}
+
+/// The AWS CLI's shared credentials file (INI): `[profile]` sections of `key = value` lines.
+enum SharedCredentialsFile {
+    private static func trimmed(_ text: some StringProtocol) -> String {
+        let isSpace = { (character: Character) in character == " " || character == "\t" || character == "\r" }
+        return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+
+    static func credentials(profile: String, path: String) -> AWSCredentials? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        var section: String?
+        var values: [String: String] = [:]
+        for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let line = trimmed(rawLine)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                section = trimmed(line.dropFirst().dropLast())
+                continue
+            }
+            guard section == profile, let equals = line.firstIndex(of: "=") else { continue }
+            values[trimmed(line[..<equals]).lowercased()] = trimmed(line[line.index(after: equals)...])
+        }
+        guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"],
+            !secret.isEmpty
+        else { return nil }
+        return AWSCredentials(
+            accessKeyId: key, secretAccessKey: secret,
+            sessionToken: values["aws_session_token"].flatMap { $0.isEmpty ? nil : $0 })
     }
 }

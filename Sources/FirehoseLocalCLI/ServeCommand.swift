@@ -228,7 +228,21 @@ public struct ServeCommand: AsyncParsableCommand {
                 dataDirectory: settings.dataDirectory, durability: durability)
             configuration.httpTransport = AsyncHTTPClientTransport(trust: .init(caFile: settings.endpointCAFile))
             configuration.endpointResponseTimeout = .seconds(settings.endpointResponseTimeout)
+            configuration.stores = file.stores.mapValues { store in
+                var store = store
+                if store.region.isEmpty { store.region = settings.region }
+                return store
+            }
             sink = try FirehoseSink(configuration: configuration, logger: logger)
+            for (bucket, store) in configuration.stores.sorted(by: { $0.key < $1.key }) {
+                logger.info(
+                    "Bucket delivered to an S3-compatible store",
+                    metadata: [
+                        "bucket": .string(bucket), "endpoint": .string(store.endpoint.absoluteString),
+                        "store_bucket": .string(store.bucket), "region": .string(store.region),
+                        "addressing": .string(store.pathStyle ? "path" : "virtual"),
+                    ])
+            }
         } catch {
             throw ServeError(description: "data directory \(settings.dataDirectory): \(error)")
         }

@@ -290,6 +290,29 @@ package struct BucketFolders: Sendable {
         }
     }
 
+    /// What S3's naming rules say against a new bucket's name, or nil
+    /// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
+    package static func newBucketNameProblem(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard (3...63).contains(bytes.count) else { return "Bucket names must be 3 to 63 characters long." }
+        let isAlphanumeric = { (byte: UInt8) in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        guard bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+            return "Bucket names can consist only of lowercase letters, numbers, periods (.), and hyphens (-)."
+        }
+        guard isAlphanumeric(bytes[0]), isAlphanumeric(bytes[bytes.count - 1]) else {
+            return "Bucket names must begin and end with a letter or number."
+        }
+        if name.contains("..") { return "Bucket names must not contain two adjacent periods." }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) {
+            return "Bucket names must not be formatted as an IP address."
+        }
+        return nil
+    }
+
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

@@ -147,6 +147,7 @@ actor DeliveryStream {
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
         durability: Durability, maxActivePartitions: Int = 500, consumer: StagedBufferConsumer? = nil,
+        retryJitter: ClosedRange<Double> = DeliveryStream.retryJitter,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
         onDeliveryFailure: @escaping @Sendable (_ error: FileSystemError, _ stagedRecords: Int) -> Void = { _, _ in },
@@ -160,6 +161,7 @@ actor DeliveryStream {
         self.stagingDirectory = stagingDirectory
         self.durability = durability
         self.maxActivePartitions = maxActivePartitions
+        self.retryJitterRange = retryJitter
         self.clock = clock
         self.now = now
         var logger = logger
@@ -649,11 +651,17 @@ actor DeliveryStream {
     }
 
     /// Retries failed deliveries with exponential backoff (1 s, 2 s, 4 s … 60 s).
+    /// A retry waits its backoff times a factor drawn from this range, so streams that failed
+    /// together (a store that was down) do not all come back at once.
+    package static let retryJitter: ClosedRange<Double> = 0.5...1.0
+    private let retryJitterRange: ClosedRange<Double>
+
     private func scheduleRetry() {
         guard case .arm(let seconds) = publishQueue.failed() else { return }
+        let delay = Duration.milliseconds(Int(Double(seconds * 1000) * Double.random(in: retryJitterRange)))
         retryTask = Task { [clock] in
             do {
-                try await clock.sleep(for: .seconds(seconds))
+                try await clock.sleep(for: delay)
             } catch {
                 return
             }
@@ -744,17 +752,19 @@ actor DeliveryStream {
             // Staged as it was, the content outlives the object's delivery by a moment: removed after
             // the journal, so a crash in between leaves nothing or a journal that delivers it again.
             let stagingFiles = [buffer.journalPath] + (buffer.encodesAtDelivery ? [buffer.dataPath] : [])
-            let delivery = await BlockingIO.run {
-                [destination, bucket = buffer.settings.bucket] () -> Result<String, FileSystemError> in
-                defer { POSIX.close(staged.descriptor) }
-                do throws(FileSystemError) {
-                    let path = try destination.deliver(staged, bucket: bucket, key: key)
-                    // The object is at its destination for good: the journal has done its job.
-                    for file in stagingFiles { POSIX.unlink(file) }
-                    return .success(path)
-                } catch {
-                    return .failure(error)
+            let delivery: Result<String, FileSystemError>
+            do throws(FileSystemError) {
+                let path = try await destination.deliver(staged, bucket: buffer.settings.bucket, key: key)
+                // The object is at its destination for good: the journal has done its job (and a
+                // copy that was not renamed away goes with it).
+                await BlockingIO.run {
+                    POSIX.close(staged.descriptor)
+                    for file in stagingFiles + [staged.path] { POSIX.unlink(file) }
                 }
+                delivery = .success(path)
+            } catch {
+                POSIX.close(staged.descriptor)
+                delivery = .failure(error)
             }
             // The stream was deleted meanwhile: its buffers are gone, whatever this one became.
             guard !buffer.isAbandoned else {
@@ -902,7 +912,7 @@ actor DeliveryStream {
     func deliverRecovered(
         _ raw: [UInt8], records: Int, partition: PartitionKey, key fixedKey: String?,
         encoding fixedEncoding: (any ObjectEncoding)? = nil, firstArrival: Date, versionID: Int, stagingFiles: [String]
-    ) throws(FileSystemError) -> DeliveredObject {
+    ) async throws(FileSystemError) -> DeliveredObject {
         let key =
             fixedKey
             ?? settings.objectKey(
@@ -917,7 +927,7 @@ actor DeliveryStream {
             POSIX.unlink(temporary)
         }
         try POSIX.writeAll(fd, encoded, at: 0, path: temporary)
-        let path = try destination.deliver(
+        let path = try await destination.deliver(
             StagedObject(path: temporary, descriptor: fd), bucket: settings.bucket, key: key)
         for file in stagingFiles { POSIX.unlink(file) }
         let object = DeliveredObject(

@@ -102,8 +102,16 @@ public final class FirehoseSink: Sendable {
         /// Root of the local "S3": one folder per bucket.
         public var dataDirectory: String
         public var durability: Durability
-        /// Where delivered objects go; nil: the bucket folders of `dataDirectory`.
+        /// Where delivered objects go; nil: the bucket folders of `dataDirectory`, or the stores of
+        /// `stores` for the buckets mapped to one.
         package var destination: (any ObjectDestination)?
+        /// Buckets whose objects go to an S3-compatible store, by the name streams give them.
+        package var stores: [String: S3Store] = [:]
+        /// How long one upload to a store may take.
+        package var storeTimeout: Duration = .seconds(120)
+        /// What a failed delivery's backoff is multiplied by (`DeliveryStream.retryJitter`; tests
+        /// fix it to time retries exactly).
+        package var retryJitter = DeliveryStream.retryJitter
         /// Partitions a dynamically partitioned stream may have with records not yet delivered;
         /// records of further partitions go to the error output (AWS's default quota: 500).
         public var maxActivePartitions = 500
@@ -156,6 +164,8 @@ public final class FirehoseSink: Sendable {
     private let outgoing = OutgoingWork()
     let quarantine = Mutex<[QuarantinedBuffer]>([])
     private let streamChanges = AsyncGate()
+    /// Where every stream's objects go (`Configuration.destination`, `stores`).
+    private let destination: any ObjectDestination
 
     /// Creates the data and staging directories.
     public init(
@@ -167,6 +177,13 @@ public final class FirehoseSink: Sendable {
         self.clock = clock
         self.wallClock = now
         self.logger = logger
+        destination =
+            configuration.destination
+            ?? (configuration.stores.isEmpty
+                ? DirectoryBucket(root: configuration.dataDirectory)
+                : S3StoreDestination(
+                    stores: configuration.stores, dataDirectory: configuration.dataDirectory,
+                    transport: configuration.httpTransport, timeout: configuration.storeTimeout, logger: logger))
         let tracker = tracker
         let observers = observers
         self.onDelivery = { object in
@@ -248,9 +265,10 @@ public final class FirehoseSink: Sendable {
     {
         DeliveryStream(
             settings: settings,
-            destination: configuration.destination ?? DirectoryBucket(root: configuration.dataDirectory),
+            destination: destination,
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
-            maxActivePartitions: configuration.maxActivePartitions, consumer: consumer, clock: clock,
+            maxActivePartitions: configuration.maxActivePartitions, consumer: consumer,
+            retryJitter: configuration.retryJitter, clock: clock,
             now: wallClock, logger: logger, onDelivery: onDelivery,
             onDeliveryFailure: { [weak self] error, staged in
                 self?.deliveryFailed(stream: settings.name, error: error, stagedRecords: staged)

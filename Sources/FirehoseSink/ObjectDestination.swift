@@ -7,19 +7,18 @@ import FirehoseKeyLayout
     import Musl
 #endif
 
-/// The destination stage: where a finished object goes. Today the bucket folders of the data
-/// directory; another store (an S3-compatible server, an HTTP endpoint) is one more type conforming
-/// to this, and the buffers, journals and publishing order stay as they are.
+/// The destination stage: where a finished object goes: the bucket folders of the data directory
+/// (`DirectoryBucket`), or an S3-compatible store for the buckets mapped to one
+/// (`S3StoreDestination`). The buffers, journals and publishing order are the same for every one.
 package protocol ObjectDestination: Sendable {
     /// Makes the finished object in `staged` the object `key` of `bucket`, for good: when this returns
-    /// the object survives a crash and its staging files may go. Blocking: publishing calls it on the
-    /// blocking-I/O thread, recovery at start on the stream's actor; one object of a stream at a time,
-    /// in order. Takes the staged file: once this returns, the file is gone from the staging folder
-    /// (renamed into place, or removed after a copy). A destination that copies delivers at least
-    /// once: after a crash between the copy and the removal, recovery delivers the buffer again
-    /// (under a new key). On failure the file stays, for the retry. Returns where the object now is
-    /// (`DeliveredObject.path`).
-    func deliver(_ staged: StagedObject, bucket: String, key: String) throws(FileSystemError) -> String
+    /// the object survives a crash and its staging files may go. One object of a stream at a time,
+    /// in order; blocking work belongs on `BlockingIO`. Takes the staged file: once this returns, the
+    /// file is gone from the staging folder (renamed into place), or may go (copied; the caller
+    /// removes it). A destination that copies delivers at least once: after a crash between the copy
+    /// and the removal, recovery delivers the buffer again, at the same key. On failure the file
+    /// stays, for the retry. Returns where the object now is (`DeliveredObject.path`).
+    func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String
 }
 
 /// A finished object in the staging folder, handed to the destination.
@@ -31,14 +30,25 @@ package struct StagedObject: Sendable {
 
 /// The data directory as S3: bucket `b`'s object `k` is the file `<root>/b/k`, put there by renaming
 /// the staged file, so readers see it whole or not at all.
-struct DirectoryBucket: ObjectDestination {
-    var root: String
+package struct DirectoryBucket: ObjectDestination {
+    package var root: String
 
-    func deliver(_ staged: StagedObject, bucket: String, key: String) throws(FileSystemError) -> String {
+    package init(root: String) {
+        self.root = root
+    }
+
+    package func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
+        let root = root
+        return try await BlockingIO.run { () -> Result<String, FileSystemError> in
+            Result { () throws(FileSystemError) in try Self.place(staged, at: "\(root)/\(bucket)/\(key)", key: key) }
+        }.get()
+    }
+
+    /// Renames the staged file to `path`, synced: the file, then its new folder.
+    static func place(_ staged: StagedObject, at path: String, key: String) throws(FileSystemError) -> String {
         guard ObjectKeyLayout.isSafeRelativePath(key) else {
             throw FileSystemError(operation: "deliver", path: key, errno: EINVAL)
         }
-        let path = "\(root)/\(bucket)/\(key)"
         let parent = String(path[..<path.lastIndex(of: "/")!])
         try POSIX.fsync(staged.descriptor, path: staged.path)
         try POSIX.makeDirectories(parent)

@@ -262,6 +262,24 @@ struct S3SigningTests {
                 != "0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497")
     }
 
+    @Test("the signer's S3 dialect reproduces the documented GET Object signature, and the verifier accepts it")
+    func signer() throws {
+        let signer = SigV4Signer(credentials: Self.credentials, region: "us-east-1", service: "s3", dialect: .s3)
+        let headers: [(name: String, value: String)] = [
+            ("Host", "examplebucket.s3.amazonaws.com"), ("Range", "bytes=0-9"),
+        ]
+        let added = signer.sign(
+            method: "GET", path: "/test.txt", query: "", headers: headers, bodySHA256: Self.emptyHash, date: Self.now)
+        #expect(added.map(\.name) == ["X-Amz-Date", "x-amz-content-sha256", "Authorization"])
+        #expect(
+            added.last?.value.hasSuffix("Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+                == true)
+        let request = SigV4Request(
+            method: "GET", path: "/test.txt", headers: headers + added, bodySHA256: Self.emptyHash)
+        #expect(try verifier.verify(request, now: Self.now) == Self.credentials)
+        #expect(SigV4URI.encodePath("logs/a b+c/é~") == "logs/a%20b%2Bc/%C3%A9~")
+    }
+
     /// The signature of a request whose headers are all signed, computed from the canonical request.
     static func signature(
         method: String, path: String, headers: [(name: String, value: String)], payloadHash: String,

@@ -304,6 +304,8 @@ def bad_stream(**dest) -> dict:
     return {"DeliveryStreams": [fhlocal.ext_stream("s1", **dest)]}
 
 
+STORE_KEYS = {"AccessKeyId": "k", "SecretAccessKey": "s"}
+
 BAD_CONFIGS = {
     # id: (config (dict or raw text), words that must all appear in stderr, any-of group)
     "unknown-compression": (bad_stream(CompressionFormat="BROTLI"), ["CompressionFormat", "BROTLI"], []),
@@ -338,6 +340,27 @@ BAD_CONFIGS = {
     "authentication-maybe": ({"Authentication": "maybe", **bad_stream()}, ["Authentication"], []),
     "unknown-top-level-key": ({"Bogus": 1, **bad_stream()}, ["Bogus"], []),
     "unreadable-yaml": ("DeliveryStreams:\n  - DeliveryStreamName: [unclosed\n    : : :\n\t-\n", [], []),
+    "store-endpoint-ftp": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "ftp://example.com", "Credentials": STORE_KEYS}], **bad_stream()},
+        ["Buckets[0].Endpoint", "http:// or https://"], []),
+    "store-endpoint-path": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000/x", "Credentials": STORE_KEYS}],
+         **bad_stream()}, ["Buckets[0].Endpoint", "without a path"], []),
+    "store-without-credentials": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000"}], **bad_stream()},
+        ["Buckets[0].Credentials"], []),
+    "store-credentials-twice": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
+                      "CredentialsFrom": "environment"}], **bad_stream()}, ["give Credentials or CredentialsFrom"], []),
+    "store-unknown-profile": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "CredentialsFrom": "profile:nobody"}],
+         **bad_stream()}, ["profile 'nobody'"], []),
+    "store-mapped-twice": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS}] * 2,
+         **bad_stream()}, ["Buckets[1].Name", "mapped twice"], []),
+    "store-addressing": (
+        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
+                      "AddressingStyle": "dns"}], **bad_stream()}, ["AddressingStyle"], []),
 }
 
 

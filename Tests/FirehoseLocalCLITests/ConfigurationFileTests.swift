@@ -271,4 +271,54 @@ import Testing
     @Test func invalidPortFromTheEnvironment() throws {
         #expect(throws: ServeError.self) { try resolve([], environment: ["FIREHOSE_LOCAL_PORT": "http"]) }
     }
+
+    @Test("Buckets map buckets to stores: static credentials, the environment, a profile of the shared file")
+    func bucketStores() throws {
+        let credentialsFile = FileManager.default.temporaryDirectory.appendingPathComponent("credentials-\(UUID())")
+        try Data(
+            "# comment\n[default]\naws_access_key_id = AKIDDEFAULT\n[ci]\naws_access_key_id=AKIDCI\naws_secret_access_key = ci-secret \naws_session_token = ci-token\n"
+                .utf8
+        )
+        .write(to: credentialsFile)
+        defer { try? FileManager.default.removeItem(at: credentialsFile) }
+        let file = try ConfigurationFile.parse(
+            Data(
+                """
+                Buckets:
+                  - {Name: static, Endpoint: "http://127.0.0.1:9000/", Credentials: {AccessKeyId: k, SecretAccessKey: s}}
+                  - {Name: from-env, Endpoint: "https://s3.example.com", Region: eu-west-1, StoreBucket: real-one,
+                     AddressingStyle: virtual, CredentialsFrom: environment}
+                  - {Name: from-profile, Endpoint: "http://minio:9000", CredentialsFrom: "profile:ci"}
+                """.utf8), path: "c.yaml",
+            environment: [
+                "AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "env-secret",
+                "AWS_SHARED_CREDENTIALS_FILE": credentialsFile.path,
+            ])
+        let local = try #require(file.stores["static"])
+        #expect(local.endpoint.absoluteString == "http://127.0.0.1:9000" && local.region.isEmpty)
+        #expect(local.bucket == "static" && local.pathStyle)
+        #expect(local.credentials == AWSCredentials(accessKeyId: "k", secretAccessKey: "s"))
+        let env = try #require(file.stores["from-env"])
+        #expect(env.endpoint.absoluteString == "https://s3.example.com" && env.region == "eu-west-1")
+        #expect(env.bucket == "real-one" && !env.pathStyle)
+        #expect(env.credentials == AWSCredentials(accessKeyId: "AKIDENV", secretAccessKey: "env-secret"))
+        let profile = try #require(file.stores["from-profile"])
+        #expect(
+            profile.credentials
+                == AWSCredentials(accessKeyId: "AKIDCI", secretAccessKey: "ci-secret", sessionToken: "ci-token"))
+        // The default profile has no secret: refused, naming the profile and the file.
+        let incomplete = #expect(throws: ConfigurationError.self) {
+            try ConfigurationFile.parse(
+                Data("Buckets: [{Name: b, Endpoint: \"http://h:1\", CredentialsFrom: \"profile:default\"}]".utf8),
+                path: "c.yaml", environment: ["AWS_SHARED_CREDENTIALS_FILE": credentialsFile.path])
+        }
+        #expect(incomplete?.field == "Buckets[0].CredentialsFrom")
+        #expect(incomplete?.message.contains(credentialsFile.path) == true)
+        let noEnvironment = #expect(throws: ConfigurationError.self) {
+            try ConfigurationFile.parse(
+                Data("Buckets: [{Name: b, Endpoint: \"http://h:1\", CredentialsFrom: environment}]".utf8),
+                path: "c.yaml", environment: [:])
+        }
+        #expect(noEnvironment?.message.contains("AWS_ACCESS_KEY_ID") == true)
+    }
 }

@@ -396,10 +396,10 @@ struct S3ChunkedBodyTests {
     @Test("new bucket names follow S3's rules")
     func bucketNames() {
         for good in ["abc", "my-bucket.v2", String(repeating: "a", count: 63)] {
-            #expect(S3API.bucketNameProblem(good) == nil)
+            #expect(BucketFolders.newBucketNameProblem(good) == nil)
         }
         for bad in ["ab", "Bad", "a_b", "-ab", "ab-", "a..b", "192.168.1.1", String(repeating: "a", count: 64)] {
-            #expect(S3API.bucketNameProblem(bad) != nil)
+            #expect(BucketFolders.newBucketNameProblem(bad) != nil)
         }
     }
 }

@@ -77,7 +77,7 @@ final class MemoryBucket: ObjectDestination {
 
     var objects: [Object] { state.withLock { $0.objects } }
 
-    func deliver(_ staged: StagedObject, bucket: String, key: String) throws(FileSystemError) -> String {
+    func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
         let failing = state.withLock { state in
             defer { state.failuresLeft = max(0, state.failuresLeft - 1) }
             return state.failuresLeft > 0
@@ -85,8 +85,6 @@ final class MemoryBucket: ObjectDestination {
         if failing { throw FileSystemError(operation: "upload", path: key, errno: EIO) }
         let bytes = try POSIX.readFile(staged.path)
         state.withLock { $0.objects.append(Object(bucket: bucket, key: key, bytes: bytes)) }
-        // A copy: the staged file is taken, as the contract says.
-        POSIX.unlink(staged.path)
         return "memory://\(bucket)/\(key)"
     }
 }

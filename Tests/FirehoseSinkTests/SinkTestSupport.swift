@@ -93,7 +93,7 @@ final class SinkHarness: Sendable {
     /// - Parameter httpTransport: what HTTP endpoint destinations are sent through.
     init(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
-        httpTransport: (any HTTPTransport)? = nil
+        httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:]
     ) throws {
         let path = try Self.makeDirectory()
         directory = path
@@ -102,6 +102,9 @@ final class SinkHarness: Sendable {
         self.log = log
         var configuration = FirehoseSink.Configuration(dataDirectory: path)
         configuration.destination = destination
+        configuration.stores = stores
+        // Retries exactly on their backoff, so tests can time them.
+        configuration.retryJitter = 1.0...1.0
         configuration.maxActivePartitions = maxActivePartitions
         if let httpTransport { configuration.httpTransport = httpTransport }
         sink = try FirehoseSink(
@@ -131,10 +134,12 @@ final class SinkHarness: Sendable {
     /// timers), ends the delivery stream and removes the directory.
     static func with(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
-        httpTransport: (any HTTPTransport)? = nil, _ body: (SinkHarness) async throws -> Void
+        httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:],
+        _ body: (SinkHarness) async throws -> Void
     ) async throws {
         let harness = try SinkHarness(
-            now: now, destination: destination, maxActivePartitions: maxActivePartitions, httpTransport: httpTransport)
+            now: now, destination: destination, maxActivePartitions: maxActivePartitions, httpTransport: httpTransport,
+            stores: stores)
         do {
             try await body(harness)
         } catch {

@@ -84,6 +84,13 @@ final class S3API: Sendable {
             method: request.method, address: address, query: query, copySource: request.header("x-amz-copy-source"))
         operation = route.operation
         let chunkSignatures = try authenticate(request)
+        if let bucket = route.bucket, let store = sink.configuration.stores[bucket] {
+            // Its objects are in the store, not here: an empty answer would mislead.
+            var error = S3Error.noSuchBucket(bucket)
+            error.message =
+                "Bucket \(bucket) is delivered to the S3-compatible store at \(store.endpoint.absoluteString) (bucket \(store.bucket)): read it there."
+            throw error
+        }
         switch route {
         case .listBuckets:
             return listBuckets(requestID: requestID)
@@ -178,7 +185,7 @@ final class S3API: Sendable {
             guard let settings = sink.settings(of: name) else { continue }
             let created = sink.record(of: name)?.createTime ?? sink.now()
             for bucket in [settings.bucket, settings.backupStage?.bucket].compactMap({ $0 })
-            where BucketFolders.isBucketName(bucket) {
+            where BucketFolders.isBucketName(bucket) && sink.configuration.stores[bucket] == nil {
                 buckets[bucket] = min(buckets[bucket] ?? created, created)
             }
         }
@@ -424,7 +431,7 @@ final class S3API: Sendable {
     }
 
     private func createBucket(_ bucket: String, requestID: String) async throws(S3Error) -> APIResponse {
-        if let problem = Self.bucketNameProblem(bucket) {
+        if let problem = BucketFolders.newBucketNameProblem(bucket) {
             var error = S3Error.invalidBucketName(bucket)
             error.message += " \(problem)"
             throw error
@@ -441,29 +448,6 @@ final class S3API: Sendable {
         }
         if created { logger.info("Bucket created", metadata: ["bucket": .string(bucket)]) }
         return Self.success(headers: [("Location", "/\(bucket)")], requestID: requestID)
-    }
-
-    /// What S3's naming rules say against a new bucket's name, or nil
-    /// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
-    static func bucketNameProblem(_ name: String) -> String? {
-        let bytes = Array(name.utf8)
-        guard (3...63).contains(bytes.count) else { return "Bucket names must be 3 to 63 characters long." }
-        let isAlphanumeric = { (byte: UInt8) in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
-        guard bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
-            return "Bucket names can consist only of lowercase letters, numbers, periods (.), and hyphens (-)."
-        }
-        guard isAlphanumeric(bytes[0]), isAlphanumeric(bytes[bytes.count - 1]) else {
-            return "Bucket names must begin and end with a letter or number."
-        }
-        if name.contains("..") { return "Bucket names must not contain two adjacent periods." }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) {
-            return "Bucket names must not be formatted as an IP address."
-        }
-        return nil
     }
 
     private func putObject(
@@ -653,6 +637,18 @@ enum S3Route {
             self = .refused(operation: "Unsupported", .methodNotAllowed("HEAD", resource: "SERVICE"))
         default:
             self = .refused(operation: "Unsupported", .notImplemented(S3API.unsupported("\(method) requests")))
+        }
+    }
+
+    /// The bucket the request is for, if any.
+    var bucket: String? {
+        switch self {
+        case .listBuckets, .refused: nil
+        case .bucketLocation(let bucket), .listObjects(let bucket, _), .headBucket(let bucket),
+            .object(let bucket, _, _),
+            .createBucket(let bucket), .putObject(let bucket, _), .deleteObject(let bucket, _),
+            .deleteObjects(let bucket):
+            bucket
         }
     }
 

@@ -1,0 +1,243 @@
+"""Buckets mapped to an S3-compatible store: objects go to a real S3 server (moto's, started here)
+at the keys and with the bytes a folder bucket gets, and nothing acknowledged is lost while the store
+is down, or when firehose-local is killed meanwhile."""
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import boto3
+import pytest
+from botocore.config import Config
+
+import fhlocal
+
+STORE_BUCKET = "store-bucket"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class MotoS3:
+    """moto's S3 server (`moto[server]` from PyPI) in a process of its own."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.client = boto3.client(
+            "s3", endpoint_url=self.endpoint, region_name="us-east-1", aws_access_key_id="store-key",
+            aws_secret_access_key="store-secret", config=Config(retries={"max_attempts": 1}))
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.client.list_buckets()
+                break
+            except Exception:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError("moto_server did not start")
+                time.sleep(0.2)
+
+    def objects(self, bucket: str = STORE_BUCKET) -> dict[str, bytes]:
+        keys = [o["Key"] for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=bucket)
+                for o in page.get("Contents", [])]
+        return {key: self.client.get_object(Bucket=bucket, Key=key)["Body"].read() for key in keys}
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+class Outage:
+    """A TCP relay in front of the store that can be taken down (connections refused, open ones cut)
+    and brought back on the same port."""
+
+    def __init__(self, target_port: int):
+        self.target_port = target_port
+        self.port = free_port()
+        self.lock = threading.Lock()
+        self.connections: list[socket.socket] = []
+        self.listener: socket.socket | None = None
+        self.up()
+
+    def up(self):
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self.listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self):
+        with self.lock:
+            listener, self.listener = self.listener, None
+            connections, self.connections = self.connections, []
+        if listener:
+            listener.close()
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            conn.close()
+
+    def _accept(self, listener: socket.socket):
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                if self.listener is not listener:
+                    client.close()
+                    upstream.close()
+                    return
+                self.connections += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+@pytest.fixture(scope="module")
+def moto():
+    server = MotoS3()
+    server.client.create_bucket(Bucket=STORE_BUCKET)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def outage(moto):
+    relay = Outage(moto.port)
+    yield relay
+    relay.down()
+
+
+def store_config(endpoint: str, *streams: dict) -> dict:
+    return {
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "DeliveryStreams": list(streams),
+        "Buckets": [{
+            "Name": "mapped-bucket", "Endpoint": endpoint, "StoreBucket": STORE_BUCKET,
+            "Credentials": {"AccessKeyId": "store-key", "SecretAccessKey": "store-secret"},
+        }],
+    }
+
+
+def test_objects_go_to_the_store_with_the_bytes_and_keys_of_a_folder(make_server, moto):
+    streams = [
+        fhlocal.ext_stream("to-store", "mapped-bucket", Prefix="events/", CompressionFormat="GZIP",
+                           **fhlocal.hints(64, 900)),
+        fhlocal.ext_stream("to-folder", "folder-bucket", Prefix="events/", CompressionFormat="GZIP",
+                           **fhlocal.hints(64, 900)),
+    ]
+    srv = make_server(store_config(moto.endpoint, *streams), name="store")
+    fh = srv.client()
+    records = [{"Data": json.dumps({"n": n}).encode() + b"\n"} for n in range(500)]
+    for stream in ("to-store", "to-folder"):
+        fh.put_record_batch(DeliveryStreamName=stream, Records=records)
+    flushed = srv.flush()
+    assert len(flushed["objects"]) == 2
+    stored = {k: v for k, v in moto.objects().items() if k.startswith("events/")}
+    (key, data), = stored.items()
+    assert "to-store-1-" in key and key.endswith(".gz")
+    assert gzip.decompress(data) == b"".join(r["Data"] for r in records)
+    assert not (srv.data_dir / "mapped-bucket").exists()
+    (folder_key, folder_data), = srv.objects("folder-bucket")
+    assert gzip.decompress(folder_data) == gzip.decompress(data)
+    assert folder_key.startswith("events/") and key.startswith("events/")
+    # The local S3 API says where a mapped bucket's objects are instead of listing it empty.
+    error = fhlocal.expect_client_error(
+        lambda: srv.s3().list_objects_v2(Bucket="mapped-bucket"), "NoSuchBucket", 404, s3=True)
+    assert moto.endpoint in error["Error"]["Message"]
+    assert "Bucket delivered to an S3-compatible store" in srv.stderr_text()
+
+
+@pytest.mark.timeout_s(180)
+def test_a_store_down_for_ten_seconds_loses_nothing(make_server, moto, outage):
+    stream = fhlocal.ext_stream("outage", "mapped-bucket", Prefix="outage/", **fhlocal.hints(1, 0))
+    srv = make_server(store_config(f"http://127.0.0.1:{outage.port}", stream), name="store-outage")
+    fh = srv.client()
+    sent: list[bytes] = []
+
+    def put(n: int):
+        batch = [b"record-%05d\n" % (n * 10 + i) for i in range(10)]
+        answer = fh.put_record_batch(DeliveryStreamName="outage", Records=[{"Data": d} for d in batch])
+        assert answer["FailedPutCount"] == 0
+        sent.extend(batch)
+
+    for n in range(10):
+        put(n)
+    outage.down()
+    down_since = time.monotonic()
+    n = 10
+    while time.monotonic() - down_since < 10:
+        put(n)  # acknowledged while the store is down: staged, delivered later
+        n += 1
+        time.sleep(0.2)
+    status = fhlocal.stream_status(srv, "outage")
+    assert status["delivery"]["failing"] and status["buffer"]["records"] > 0, status
+    assert "unreachable" in status["delivery"]["lastError"]["message"]
+    outage.up()
+    for extra in range(n, n + 5):
+        put(extra)
+    deadline = time.monotonic() + 90
+    while True:
+        delivered = b"".join(v for k, v in sorted(moto.objects().items()) if k.startswith("outage/"))
+        lines = delivered.splitlines(keepends=True)
+        if len(lines) >= len(sent) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert sorted(lines) == sorted(sent), f"{len(lines)} delivered of {len(sent)}"
+    status = fhlocal.stream_status(srv, "outage")
+    assert not status["delivery"]["failing"] and status["delivery"]["failures"] > 0
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert 'firehose_local_delivery_failures_total{stream="outage"}' in metrics
+
+
+def test_a_kill_while_the_store_is_down_delivers_at_the_next_start(make_server, moto, outage):
+    stream = fhlocal.ext_stream("crash", "mapped-bucket", Prefix="crash/", CompressionFormat="GZIP",
+                                **fhlocal.hints(64, 900))
+    config = store_config(f"http://127.0.0.1:{outage.port}", stream)
+    srv = make_server(config, name="store-crash")
+    records = [b"acknowledged %d\n" % n for n in range(200)]
+    srv.client().put_record_batch(DeliveryStreamName="crash", Records=[{"Data": r} for r in records])
+    outage.down()
+    flush = srv.http("POST", "/_local/flush?stream=crash")
+    assert flush.status == 503, flush.body
+    srv.kill()
+    outage.up()
+    restarted = make_server.create(config, name="store-crash-restart")
+    restarted.data_dir = srv.data_dir
+    restarted.start()
+    stored = {k: v for k, v in moto.objects().items() if k.startswith("crash/")}
+    assert len(stored) == 1
+    assert gzip.decompress(next(iter(stored.values()))) == b"".join(records)
