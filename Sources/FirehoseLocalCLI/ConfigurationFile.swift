@@ -403,9 +403,10 @@ private struct BucketShape: Decodable {
     var AddressingStyle: String?
     var Credentials: CredentialShape?
     var CredentialsFrom: String?
+    var Timeout: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case Name, Endpoint, Region, StoreBucket, AddressingStyle, Credentials, CredentialsFrom
+        case Name, Endpoint, Region, StoreBucket, AddressingStyle, Credentials, CredentialsFrom, Timeout
     }
 
     init(from decoder: any Decoder) throws {
@@ -418,6 +419,7 @@ private struct BucketShape: Decodable {
         AddressingStyle = try container.decodeIfPresent(String.self, forKey: .AddressingStyle)
         Credentials = try container.decodeIfPresent(CredentialShape.self, forKey: .Credentials)
         CredentialsFrom = try container.decodeIfPresent(String.self, forKey: .CredentialsFrom)
+        Timeout = try container.decodeIfPresent(Int.self, forKey: .Timeout)
     }
 
     func validated(path: String, field: String, environment: [String: String]) throws(ConfigurationError) -> S3Store {
@@ -441,14 +443,30 @@ private struct BucketShape: Decodable {
             throw fail("Region", "must not be empty (leave it out for the server's region).")
         }
         let storeBucket = StoreBucket ?? Name
-        if BucketFolders.newBucketNameProblem(storeBucket) != nil, StoreBucket != nil {
-            throw fail("StoreBucket", "'\(storeBucket)' is not an S3 bucket name.")
+        if let problem = BucketFolders.newBucketNameProblem(storeBucket) {
+            throw fail(
+                StoreBucket == nil ? "Name" : "StoreBucket",
+                "'\(storeBucket)' is not an S3 bucket name, so no store would take it: \(problem)"
+                    + (StoreBucket == nil ? " Give the store's name in StoreBucket." : ""))
         }
         let pathStyle: Bool
         switch AddressingStyle?.lowercased() {
         case nil, "path": pathStyle = true
         case "virtual": pathStyle = false
         case let other?: throw fail("AddressingStyle", "must be 'path' or 'virtual', not '\(other)'.")
+        }
+        let isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        if !pathStyle, isAddress {
+            throw fail(
+                "AddressingStyle", "'virtual' needs a host name to put the bucket in front of, not the address \(host)."
+            )
+        }
+        var timeout = Duration.seconds(120)
+        if let Timeout {
+            guard (1...3600).contains(Timeout) else {
+                throw fail("Timeout", "must be 1 to 3600 seconds, not \(Timeout).")
+            }
+            timeout = .seconds(Timeout)
         }
         let credentials: AWSCredentials
         switch (Credentials, CredentialsFrom) {
@@ -470,8 +488,12 @@ private struct BucketShape: Decodable {
                 sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         case (nil, let from?) where from.hasPrefix("profile:"):
             let profile = String(from.dropFirst("profile:".count))
-            let file =
-                environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(environment["HOME"] ?? "")/.aws/credentials"
+            guard
+                let file = environment["AWS_SHARED_CREDENTIALS_FILE"]
+                    ?? environment["HOME"].map({ "\($0)/.aws/credentials" })
+            else {
+                throw fail("CredentialsFrom", "'\(from)' needs HOME or AWS_SHARED_CREDENTIALS_FILE set.")
+            }
             guard let found = SharedCredentialsFile.credentials(profile: profile, path: file) else {
                 throw fail(
                     "CredentialsFrom",
@@ -485,9 +507,14 @@ private struct BucketShape: Decodable {
         case (_?, _?):
             throw fail("CredentialsFrom", "give Credentials or CredentialsFrom, not both.")
         }
-        return S3Store(
-            endpoint: URL(string: "\(scheme)://\(url.host!)\(url.port.map { ":\($0)" } ?? "")")!,
-            region: Region ?? "", bucket: storeBucket, credentials: credentials, pathStyle: pathStyle)
+        guard let endpoint = URL(string: "\(scheme)://\(S3Store.authority(url))") else {
+            throw fail("Endpoint", "'\(Endpoint)' is not a URL this server can reach.")
+        }
+        var store = S3Store(
+            endpoint: endpoint, region: Region ?? "", bucket: storeBucket, credentials: credentials,
+            pathStyle: pathStyle)
+        store.timeout = timeout
+        return store
     }
 }
 

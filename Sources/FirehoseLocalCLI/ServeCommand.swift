@@ -177,6 +177,24 @@ public struct ServeCommand: AsyncParsableCommand {
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
+    /// Raises the soft limit on open files to the hard one, as Go's runtime does for its servers:
+    /// every buffer waiting for a store that is down (or any slow destination) holds two
+    /// descriptors, and the usual soft limit of 1024 would end a long outage's backlog with EMFILE.
+    static func raiseOpenFileLimit(logger: Logger) {
+        #if os(Linux)
+            var limit = rlimit()
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+            guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+            let before = limit.rlim_cur
+            limit.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &limit) == 0 {
+                logger.debug(
+                    "Raised the open-file limit",
+                    metadata: ["from": .stringConvertible(before), "to": .stringConvertible(limit.rlim_max)])
+            }
+        #endif
+    }
+
     static func serve(_ settings: ResolvedSettings, logger: Logger) async throws {
         let file: ConfigurationFile
         if let path = settings.configPath {
@@ -214,6 +232,7 @@ public struct ServeCommand: AsyncParsableCommand {
             }
         }
 
+        raiseOpenFileLimit(logger: logger)
         // Before anything in the directory is read or written: a second instance stops here.
         let lock: DataDirectoryLock
         do {
@@ -247,6 +266,12 @@ public struct ServeCommand: AsyncParsableCommand {
             throw ServeError(description: "data directory \(settings.dataDirectory): \(error)")
         }
         for stream in streams { try sink.createStream(stream) }
+        let usedBuckets = Set(streams.flatMap { [$0.bucket, $0.backupStage?.bucket].compactMap { $0 } })
+        for bucket in file.stores.keys.sorted() where !usedBuckets.contains(bucket) {
+            logger.warning(
+                "A bucket mapped to a store is not the bucket of any stream in the configuration file (a typo would deliver to a folder)",
+                metadata: ["bucket": .string(bucket)])
+        }
         // Streams created through the API in earlier runs; the config file wins on a name clash.
         let persisted: [StreamRecord]
         do {

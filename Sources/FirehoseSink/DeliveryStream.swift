@@ -615,7 +615,11 @@ actor DeliveryStream {
     /// does the publishing of a transformed stream's delivery stages, which that one task feeds: it
     /// must not wait for their buffers to be compressed and delivered before it transforms the next.
     private func publishAfterRequest() async -> [DeliveredObject] {
-        guard consumer != nil || settings.transformation != nil else { return await publishLoggingFailure() }
+        // A rename into a folder is delivered in the request that filled the buffer; an upload to a
+        // store, a function or an endpoint in the background, so no put waits for them.
+        guard consumer != nil || settings.transformation != nil || destination.isRemote(bucket: settings.bucket) else {
+            return await publishLoggingFailure()
+        }
         // A buffer retired behind one being consumed starts its consumption now.
         if consumer != nil { startConsuming() }
         // After a failure the retry timer publishes, with backoff: a request must not run the
@@ -658,7 +662,7 @@ actor DeliveryStream {
 
     private func scheduleRetry() {
         guard case .arm(let seconds) = publishQueue.failed() else { return }
-        let delay = Duration.milliseconds(Int(Double(seconds * 1000) * Double.random(in: retryJitterRange)))
+        let delay = DeliveryBackoff.delay(seconds: seconds, jitter: retryJitterRange)
         retryTask = Task { [clock] in
             do {
                 try await clock.sleep(for: delay)
@@ -775,6 +779,10 @@ actor DeliveryStream {
             switch delivery {
             case .success(let delivered): path = delivered
             case .failure(let failure):
+                if buffer.encodesAtDelivery {
+                    // Its object file stays: the retry sends it as it is, not encoded again.
+                    deliveryEncodings[buffer.id] = Task { .success(storedBytes) }
+                }
                 outcome.failure = failure
                 break publishing
             }

@@ -107,8 +107,6 @@ public final class FirehoseSink: Sendable {
         package var destination: (any ObjectDestination)?
         /// Buckets whose objects go to an S3-compatible store, by the name streams give them.
         package var stores: [String: S3Store] = [:]
-        /// How long one upload to a store may take.
-        package var storeTimeout: Duration = .seconds(120)
         /// What a failed delivery's backoff is multiplied by (`DeliveryStream.retryJitter`; tests
         /// fix it to time retries exactly).
         package var retryJitter = DeliveryStream.retryJitter
@@ -148,7 +146,7 @@ public final class FirehoseSink: Sendable {
     /// manual one). An existential, not a generic parameter as in Hummingbird's persist driver: every
     /// wait here is relative (an interval from a buffer's first record, a retry delay, a wait's
     /// timeout), so no instant is stored, and the API's types stay free of a clock parameter.
-    private let clock: any Clock<Duration>
+    let clock: any Clock<Duration>
     /// Wall-clock time, for what is stamped with a date: arrivals (object keys), deliveries, streams.
     private let wallClock: @Sendable () -> Date
     let logger: Logger
@@ -166,6 +164,8 @@ public final class FirehoseSink: Sendable {
     private let streamChanges = AsyncGate()
     /// Where every stream's objects go (`Configuration.destination`, `stores`).
     private let destination: any ObjectDestination
+    /// Recovered buffers whose delivery failed at start, retried until shutdown.
+    let recoveryRetries = Mutex<[Task<Void, Never>]>([])
 
     /// Creates the data and staging directories.
     public init(
@@ -183,7 +183,7 @@ public final class FirehoseSink: Sendable {
                 ? DirectoryBucket(root: configuration.dataDirectory)
                 : S3StoreDestination(
                     stores: configuration.stores, dataDirectory: configuration.dataDirectory,
-                    transport: configuration.httpTransport, timeout: configuration.storeTimeout, logger: logger))
+                    transport: configuration.httpTransport, logger: logger))
         let tracker = tracker
         let observers = observers
         self.onDelivery = { object in
@@ -541,6 +541,8 @@ public final class FirehoseSink: Sendable {
     /// endpoint requests under way: their records stay staged too.
     public func shutdown() async {
         outgoing.stopRetries()
+        // What failed at start stays staged for the next one.
+        for task in recoveryRetries.withLock({ $0 }) { task.cancel() }
         let flushed: Result<[DeliveredObject], SinkError> = await withTaskCancellationHandler {
             do throws(SinkError) {
                 return .success(try await flush(reason: .shutdown))

@@ -19,6 +19,14 @@ package protocol ObjectDestination: Sendable {
     /// and the removal, recovery delivers the buffer again, at the same key. On failure the file
     /// stays, for the retry. Returns where the object now is (`DeliveredObject.path`).
     func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String
+
+    /// Whether delivering into `bucket` leaves this machine (a store), so that a request does not
+    /// wait for it and a failure is retried only on the backoff timer.
+    func isRemote(bucket: String) -> Bool
+}
+
+extension ObjectDestination {
+    package func isRemote(bucket: String) -> Bool { false }
 }
 
 /// A finished object in the staging folder, handed to the destination.

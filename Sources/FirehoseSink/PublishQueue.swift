@@ -90,8 +90,7 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
         retryArmed = false
     }
 
-    /// 1 s, 2 s, 4 s … doubling up to a minute.
-    static func retryDelay(after failures: Int) -> Int { min(60, 1 << min(max(failures, 1) - 1, 6)) }
+    static func retryDelay(after failures: Int) -> Int { DeliveryBackoff.seconds(after: failures) }
 
     /// Drops every queued buffer (DeleteDeliveryStream) and disarms the retry; returns the buffers,
     /// for their files to be removed.
@@ -116,5 +115,17 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
         flushesWaiting -= 1
         if flushesWaiting == 0 { publishedDuringFlush.removeAll() }
         return objects
+    }
+}
+
+/// How long a failed delivery waits before the next attempt.
+enum DeliveryBackoff {
+    /// 1 s, 2 s, 4 s … doubling up to a minute.
+    static func seconds(after failures: Int) -> Int { min(60, 1 << min(max(failures, 1) - 1, 6)) }
+
+    /// `seconds` times a factor drawn from `jitter`, so deliveries that failed together (a store
+    /// that was down) do not all come back at once.
+    static func delay(seconds: Int, jitter: ClosedRange<Double>) -> Duration {
+        .milliseconds(Int(Double(seconds * 1000) * Double.random(in: jitter)))
     }
 }

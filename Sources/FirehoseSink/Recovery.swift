@@ -39,6 +39,12 @@ public struct RecoveryReport: Sendable, Equatable {
     public var awaitingTransformation = 0
     /// Records that awaited an HTTP endpoint, staged for it again (sent once the server runs).
     public var awaitingDelivery = 0
+    /// Buffers whose delivery failed (a store that was down, a folder that could not be written):
+    /// retried with backoff while the server runs (`retryRecoveries`), and at the next start.
+    public var undelivered: [String] = []
+    /// Buckets mapped to a store whose delivery failed in this pass: their other buffers wait for
+    /// the retries instead of each trying (and, with a store that does not answer, timing out) in turn.
+    var failedStoreBuckets: Set<String> = []
 }
 
 extension FirehoseSink {
@@ -91,7 +97,38 @@ extension FirehoseSink {
                 ])
         }
         quarantine.withLock { $0 = report.quarantined }
+        if !report.undelivered.isEmpty { retryRecoveries(report.undelivered) }
         return report
+    }
+
+    /// Delivers again, with backoff (1 s doubling to 60 s, jittered), the recovered buffers whose
+    /// delivery failed at start, until each is delivered or the sink shuts down: a store that was
+    /// down when the server started must not keep them waiting for the next start.
+    private func retryRecoveries(_ journals: [String]) {
+        let task = Task { [clock, jitter = configuration.retryJitter] in
+            var pending = journals
+            var failures = 0
+            while !pending.isEmpty {
+                failures += 1
+                let delay = DeliveryBackoff.delay(seconds: DeliveryBackoff.seconds(after: failures), jitter: jitter)
+                do { try await clock.sleep(for: delay) } catch { return }
+                var report = RecoveryReport()
+                for journal in pending where POSIX.exists(journal) {
+                    let base = String(journal.dropLast(".journal".count))
+                    await recover(journalPath: journal, dataPath: base + ".partial", into: &report)
+                }
+                pending = report.undelivered
+                if !report.delivered.isEmpty {
+                    logger.notice(
+                        "Delivered recovered buffers that had failed at start",
+                        metadata: [
+                            "objects": .stringConvertible(report.delivered.count),
+                            "left": .stringConvertible(pending.count),
+                        ])
+                }
+            }
+        }
+        recoveryRetries.withLock { $0.append(task) }
     }
 
     /// Moves a staged buffer (data and journal) into the quarantine folder, durably; returns where its
@@ -299,6 +336,12 @@ extension FirehoseSink {
             await restage(raw, of: entry, journal: journal.header, files: (dataPath, journalPath), into: &report)
             return
         }
+        let bucket = (journal.header.backup == true ? entry.settings.backupStage?.bucket : entry.settings.bucket) ?? ""
+        if report.failedStoreBuckets.contains(bucket) {
+            report.undelivered.append(journalPath)
+            report.orphaned.append(dataPath)
+            return
+        }
         do {
             let object = try await stream.deliverRecovered(
                 raw, records: commit.records, partition: journal.header.partition ?? .whole, key: journal.header.key,
@@ -306,8 +349,10 @@ extension FirehoseSink {
                 versionID: journal.header.versionID, stagingFiles: [dataPath, journalPath])
             report.delivered.append(object)
         } catch {
+            report.undelivered.append(journalPath)
+            if configuration.stores[bucket] != nil { report.failedStoreBuckets.insert(bucket) }
             logger.error(
-                "Could not deliver recovered records; they stay staged for the next start",
+                "Could not deliver recovered records; they stay staged and are retried",
                 metadata: [
                     "stream": .string(journal.header.stream), "file": .string(dataPath),
                     "records": .stringConvertible(commit.records), "error": .string(error.description),

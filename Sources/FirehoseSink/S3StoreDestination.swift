@@ -38,15 +38,24 @@ package struct S3Store: Sendable, Equatable {
         self.pathStyle = pathStyle
     }
 
+    /// How long one upload may take, its whole exchange.
+    package var timeout: Duration = .seconds(120)
+
+    /// `host[:port]` of `url`, an IPv6 address in brackets (`URL.host` drops them).
+    package static func authority(_ url: URL) -> String {
+        let host = url.host ?? ""
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return bracketed + (url.port.map { ":\($0)" } ?? "")
+    }
+
     /// Where the object `key` is, and the Host its request names.
     func location(of key: String) -> (url: URL, host: String, path: String) {
         let encodedKey = SigV4URI.encodePath(key)
-        var host = endpoint.host ?? ""
-        if !pathStyle { host = "\(bucket).\(host)" }
-        let port = endpoint.port.map { ":\($0)" } ?? ""
+        let authority = pathStyle ? Self.authority(endpoint) : "\(bucket).\(Self.authority(endpoint))"
         let path = pathStyle ? "/\(SigV4URI.encodePath(bucket))/\(encodedKey)" : "/\(encodedKey)"
-        let url = URL(string: "\(endpoint.scheme ?? "http")://\(host)\(port)\(path)")!
-        return (url, host + port, path)
+        // Every part is encoded or checked at configuration, so the URL parses.
+        let url = URL(string: "\(endpoint.scheme ?? "http")://\(authority)\(path)")!
+        return (url, authority, path)
     }
 }
 
@@ -60,26 +69,23 @@ package struct S3StoreDestination: ObjectDestination {
     package var stores: [String: S3Store]
     package var folders: DirectoryBucket
     package var transport: any HTTPTransport
-    /// Each upload's whole exchange.
-    package var timeout: Duration
     package var logger: Logger
 
-    package init(
-        stores: [String: S3Store], dataDirectory: String, transport: any HTTPTransport,
-        timeout: Duration = .seconds(120), logger: Logger
-    ) {
+    package init(stores: [String: S3Store], dataDirectory: String, transport: any HTTPTransport, logger: Logger) {
         self.stores = stores
         folders = DirectoryBucket(root: dataDirectory)
         self.transport = transport
-        self.timeout = timeout
         self.logger = logger
     }
+
+    package func isRemote(bucket: String) -> Bool { stores[bucket] != nil }
 
     package func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError)
         -> String
     {
         guard let store = stores[bucket] else { return try await folders.deliver(staged, bucket: bucket, key: key) }
-        let content = try await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
+        // On the reading thread: a large object must not hold up the streams' fsyncs.
+        let content = try await BlockingIO.read { () -> Result<[UInt8], FileSystemError> in
             // By path: the descriptor is for syncing (a staging file's may be write-only).
             Result { () throws(FileSystemError) in try POSIX.readFile(staged.path) }
         }.get()
@@ -94,7 +100,8 @@ package struct S3StoreDestination: ObjectDestination {
         headers += signer.sign(
             method: "PUT", path: path, query: "", headers: headers, bodySHA256: payloadHash, date: Date())
         let request = HTTPRequest(
-            url: url, method: "PUT", headers: headers, body: content, timeout: timeout, maxResponseBytes: 64 * 1024)
+            url: url, method: "PUT", headers: headers, body: content, timeout: store.timeout,
+            maxResponseBytes: 64 * 1024)
         let started = ContinuousClock.now
         let response: HTTPResponse
         do {
@@ -105,10 +112,15 @@ package struct S3StoreDestination: ObjectDestination {
                 metadata: ["bucket": .string(bucket), "target": .string(target), "error": .string("\(error)")])
             throw FileSystemError(
                 operation: "upload", path: target, errno: EIO,
-                detail: "\(store.endpoint.absoluteString) unreachable: \(error)")
+                detail: "no answer from \(store.endpoint.absoluteString): \(error)")
         }
-        guard response.status == 200 else {
-            let detail = Self.describe(response)
+        // A PutObject answer has the object's ETag; a 200 without one is not S3's (a proxy's page),
+        // and the object stays staged rather than be taken as stored.
+        guard response.status == 200, response.header("ETag") != nil else {
+            let detail =
+                response.status == 200
+                ? "HTTP 200 without an ETag: \(store.endpoint.absoluteString) did not answer as S3 does"
+                : Self.describe(response)
             logger.warning(
                 "The store refused an upload; the object stays staged and is sent again",
                 metadata: [
@@ -121,9 +133,13 @@ package struct S3StoreDestination: ObjectDestination {
             "Uploaded to the store",
             metadata: [
                 "bucket": .string(bucket), "target": .string(target), "bytes": .stringConvertible(content.count),
-                "milliseconds": .stringConvertible((ContinuousClock.now - started).components.seconds * 1000),
+                "milliseconds": .stringConvertible(Self.milliseconds(ContinuousClock.now - started)),
             ])
         return "\(store.endpoint.absoluteString)/\(store.bucket)/\(key)"
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// An S3 error answer as a person reads it: the status, and the code and message of its XML.

@@ -341,25 +341,31 @@ BAD_CONFIGS = {
     "unknown-top-level-key": ({"Bogus": 1, **bad_stream()}, ["Bogus"], []),
     "unreadable-yaml": ("DeliveryStreams:\n  - DeliveryStreamName: [unclosed\n    : : :\n\t-\n", [], []),
     "store-endpoint-ftp": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "ftp://example.com", "Credentials": STORE_KEYS}], **bad_stream()},
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "ftp://example.com", "Credentials": STORE_KEYS}], **bad_stream()},
         ["Buckets[0].Endpoint", "http:// or https://"], []),
     "store-endpoint-path": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000/x", "Credentials": STORE_KEYS}],
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000/x", "Credentials": STORE_KEYS}],
          **bad_stream()}, ["Buckets[0].Endpoint", "without a path"], []),
     "store-without-credentials": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000"}], **bad_stream()},
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000"}], **bad_stream()},
         ["Buckets[0].Credentials"], []),
     "store-credentials-twice": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
                       "CredentialsFrom": "environment"}], **bad_stream()}, ["give Credentials or CredentialsFrom"], []),
     "store-unknown-profile": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "CredentialsFrom": "profile:nobody"}],
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "CredentialsFrom": "profile:nobody"}],
          **bad_stream()}, ["profile 'nobody'"], []),
     "store-mapped-twice": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS}] * 2,
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS}] * 2,
          **bad_stream()}, ["Buckets[1].Name", "mapped twice"], []),
+    "store-virtual-ip": (
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
+                      "AddressingStyle": "virtual"}], **bad_stream()}, ["AddressingStyle", "host name"], []),
+    "store-name-not-s3": (
+        {"Buckets": [{"Name": "Bad_Bucket", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS}],
+         **bad_stream()}, ["Buckets[0].Name", "StoreBucket"], []),
     "store-addressing": (
-        {"Buckets": [{"Name": "b1", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
+        {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
                       "AddressingStyle": "dns"}], **bad_stream()}, ["AddressingStyle"], []),
 }
 
