@@ -583,7 +583,7 @@ def main():
                 report = quiet.measure(role + scenario["name"], one_run)
                 runs.append(report)
                 drained = (f" (accepted {report['acceptedMBPerSecond']:.1f} MB/s, then {report['drainSeconds']:.1f} s to "
-                           f"transform and deliver the rest)") if "drainSeconds" in report else ""
+                           f"deliver the rest)") if "drainSeconds" in report else ""
                 log(f"{role}{scenario['name']} run {run + 1}: {report['payloadMBPerSecond']:.1f} MB/s{drained}, "
                     f"{report['requestsPerSecond']:.0f} req/s, p99 {report['latency']['p99Ms']:.2f} ms, "
                     f"server {report.get('server', {}).get('cores', 0):.2f} cores, "
