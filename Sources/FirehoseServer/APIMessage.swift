@@ -73,6 +73,14 @@ public struct APIResponse: Sendable {
     }
 }
 
+extension StringProtocol {
+    /// Without the spaces and tabs around it (HTTP's optional whitespace).
+    var trimmingASCIISpaces: String {
+        let isSpace = { (character: Character) in character == " " || character == "\t" }
+        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+}
+
 extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }

@@ -102,13 +102,14 @@ public final class FirehoseAPI: Sendable {
         if request.path.hasPrefix("/_local/") || request.path == "/_local" {
             return await LocalEndpoints(api: self).handle(request, requestID: requestID)
         }
-        if S3API.isS3Request(request) {
+        let targetHeader = request.header("x-amz-target")
+        if S3API.isS3Request(method: request.method, path: request.path, hasTarget: targetHeader != nil) {
             return await s3.handle(request, requestID: requestID)
         }
         let started = ContinuousClock.now
         // Parsed once: the metrics label needs it even when the request fails before dispatch.
         let target = Result { () throws(FirehoseError) in
-            try FirehoseOperation(target: request.header("x-amz-target"))
+            try FirehoseOperation(target: targetHeader)
         }
         let operation = try? target.get()
         do {

@@ -182,12 +182,13 @@ struct FirehoseResponder: HTTPResponder {
                 transferCodings += field.value.split(separator: ",")
             }
         }
-        // What cannot be read is refused in the shape the client speaks: S3's XML or Firehose's JSON.
-        let isS3 = S3API.isS3Request(
-            method: request.method.rawValue, path: request.head.path ?? "/",
-            hasTarget: request.headers[Self.targetField] != nil)
+        // What cannot be read is refused in the shape the client speaks: S3's XML or Firehose's JSON
+        // (decided only then: a request that is read pays nothing for it).
         func refusal(_ error: FirehoseError) -> APIResponse {
-            isS3
+            let isS3 = S3API.isS3Request(
+                method: request.method.rawValue, path: request.head.path ?? "/",
+                hasTarget: request.headers[Self.targetField] != nil)
+            return isS3
                 ? S3API.errorResponse(S3Error(transport: error), requestID: context.id, withBody: true)
                 : FirehoseAPI.errorResponse(error, requestID: context.id)
         }
@@ -307,10 +308,7 @@ struct FirehoseResponder: HTTPResponder {
     /// only once (else 400, then close); a coding before it that the server does not apply is 501.
     /// Nothing here decodes transfer codings but chunked, which the HTTP layer removes.
     static func transferCodingRefusal(_ codings: [Substring]) -> FirehoseError? {
-        let names = codings.map { coding in
-            let isSpace = { (character: Character) in character == " " || character == "\t" }
-            return String(coding.drop(while: isSpace).reversed().drop(while: isSpace).reversed()).lowercased()
-        }
+        let names = codings.map { $0.trimmingASCIISpaces.lowercased() }
         guard names.last == "chunked", names.filter({ $0 == "chunked" }).count == 1 else {
             return FirehoseError(
                 code: "SerializationException",

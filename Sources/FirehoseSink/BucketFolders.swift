@@ -320,7 +320,7 @@ package struct BucketFolders: Sendable {
 
     // MARK: Directory entries
 
-    package struct Entry {
+    struct Entry {
         enum Kind { case directory, file, other }
         var name: String
         var kind: Kind
@@ -330,7 +330,7 @@ package struct BucketFolders: Sendable {
     }
 
     /// A folder's entries with their `lstat`; names that are not UTF-8 are no S3 key and are skipped.
-    package static func entries(of directory: String) -> [Entry] {
+    static func entries(of directory: String) -> [Entry] {
         let folder = openFile(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { return [] }
         defer { closeFile(folder) }

@@ -309,7 +309,8 @@ import Testing
         // The default profile has no secret: refused, naming the profile and the file.
         let incomplete = #expect(throws: ConfigurationError.self) {
             try ConfigurationFile.parse(
-                Data("Buckets: [{Name: bucket-b, Endpoint: \"http://h:1\", CredentialsFrom: \"profile:default\"}]".utf8),
+                Data(
+                    "Buckets: [{Name: bucket-b, Endpoint: \"http://h:1\", CredentialsFrom: \"profile:default\"}]".utf8),
                 path: "c.yaml", environment: ["AWS_SHARED_CREDENTIALS_FILE": credentialsFile.path])
         }
         #expect(incomplete?.field == "Buckets[0].CredentialsFrom")

@@ -43,14 +43,12 @@ final class S3API: Sendable {
 
     /// Whether a request is for S3 rather than Firehose: Firehose's all carry `X-Amz-Target` and
     /// are `POST /`; a `POST /` without one is a Firehose request that forgot it.
-    static func isS3Request(_ request: APIRequest) -> Bool {
-        isS3Request(method: request.method, path: request.path, hasTarget: request.header("x-amz-target") != nil)
-    }
-
     /// - Parameter path: the request target's path (a query after it is ignored).
     static func isS3Request(method: String, path: String, hasTarget: Bool) -> Bool {
+        // Every Firehose call has a target: it is answered here without looking at the path.
+        guard !hasTarget else { return false }
         let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return !hasTarget && !(method == "POST" && path == "/") && !path.hasPrefix("/_local")
+        return !(method == "POST" && path == "/") && !path.hasPrefix("/_local")
     }
 
     func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
@@ -231,6 +229,9 @@ final class S3API: Sendable {
 
     // MARK: Listing
 
+    /// With `encoding-type=url` (what botocore asks for on every listing and undoes with
+    /// `unquote_plus`) every name is URI-encoded as SigV4 encodes a path: all but unreserved bytes
+    /// and `/` as `%XX`, a `+` too, so keys XML 1.0 cannot carry survive.
     private func listObjects(_ bucket: String, query: S3Query, version: Int, requestID: String)
         async throws(S3Error) -> APIResponse
     {
@@ -277,7 +278,7 @@ final class S3API: Sendable {
             maxKeys: maxKeys)
         let fetchOwner = version == 1 || query["fetch-owner"] == "true"
 
-        func text(_ value: String) -> String { urlEncoded ? S3URLEncoding.encode(value) : value }
+        func text(_ value: String) -> String { urlEncoded ? SigV4URI.encodePath(value) : value }
         var xml = S3XML(root: "ListBucketResult")
         xml.element("Name", bucket)
         xml.element("Prefix", text(prefix))

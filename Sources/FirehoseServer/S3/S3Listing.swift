@@ -63,25 +63,3 @@ struct S3ListingPage: Equatable {
         return nil
     }
 }
-
-/// `encoding-type=url`: what botocore asks for on every listing and undoes with `unquote_plus`, so
-/// keys with characters XML 1.0 cannot carry survive. Every byte but the unreserved ones and `/`
-/// becomes `%XX` (a `+` too, which `unquote_plus` would read as a space).
-enum S3URLEncoding {
-    static func encode(_ text: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        let hex = Array("0123456789ABCDEF".utf8)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"), UInt8(ascii: "/"):
-                out.append(byte)
-            default:
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}

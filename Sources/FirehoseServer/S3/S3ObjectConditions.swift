@@ -111,11 +111,6 @@ enum S3Preconditions: Equatable {
 }
 
 extension StringProtocol {
-    var trimmingASCIISpaces: String {
-        let isSpace = { (character: Character) in character == " " || character == "\t" }
-        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-    }
-
     fileprivate var trimmingQuotes: String {
         var text = Substring(self)
         if text.hasPrefix("\"") { text = text.dropFirst() }
