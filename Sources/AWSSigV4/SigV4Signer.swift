@@ -143,4 +143,11 @@ public enum SigV4URI {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// `text` with every byte but `A-Z a-z 0-9 - _ . ~` escaped as `%XX`: a query parameter's value.
+    public static func encodeComponent(_ text: String) -> String {
+        var out: [UInt8] = []
+        CanonicalRequest.appendURIEncoded(text.utf8, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 }

@@ -201,6 +201,13 @@ package enum POSIX {
         return bytes
     }
 
+    /// The open file's size in bytes.
+    package static func size(_ fd: Int32, path: String) throws(FileSystemError) -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileSystemError(operation: "stat", path: path, errno: errno) }
+        return Int(info.st_size)
+    }
+
     /// Hard links of an open file: 0 once it was unlinked.
     package static func linkCount(_ fd: Int32) -> Int {
         var info = stat()

@@ -404,9 +404,12 @@ private struct BucketShape: Decodable {
     var Credentials: CredentialShape?
     var CredentialsFrom: String?
     var Timeout: Int?
+    var MultipartThresholdMB: Int?
+    var PartSizeMB: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case Name, Endpoint, Region, StoreBucket, AddressingStyle, Credentials, CredentialsFrom, Timeout
+        case MultipartThresholdMB, PartSizeMB
     }
 
     init(from decoder: any Decoder) throws {
@@ -420,6 +423,8 @@ private struct BucketShape: Decodable {
         Credentials = try container.decodeIfPresent(CredentialShape.self, forKey: .Credentials)
         CredentialsFrom = try container.decodeIfPresent(String.self, forKey: .CredentialsFrom)
         Timeout = try container.decodeIfPresent(Int.self, forKey: .Timeout)
+        MultipartThresholdMB = try container.decodeIfPresent(Int.self, forKey: .MultipartThresholdMB)
+        PartSizeMB = try container.decodeIfPresent(Int.self, forKey: .PartSizeMB)
     }
 
     func validated(path: String, field: String, environment: [String: String]) throws(ConfigurationError) -> S3Store {
@@ -514,6 +519,20 @@ private struct BucketShape: Decodable {
             endpoint: endpoint, region: Region ?? "", bucket: storeBucket, credentials: credentials,
             pathStyle: pathStyle)
         store.timeout = timeout
+        // S3's bounds: a PutObject of at most 5 GiB; parts of 5 MiB to 5 GiB.
+        if let MultipartThresholdMB {
+            guard (1...5120).contains(MultipartThresholdMB) else {
+                throw fail("MultipartThresholdMB", "must be 1 to 5120 (MiB), not \(MultipartThresholdMB).")
+            }
+            store.multipartThreshold = MultipartThresholdMB << 20
+        }
+        if let PartSizeMB {
+            guard (5...5120).contains(PartSizeMB) else {
+                throw fail(
+                    "PartSizeMB", "must be 5 to 5120 (MiB; S3 refuses parts under 5 MiB), not \(PartSizeMB).")
+            }
+            store.partSize = PartSizeMB << 20
+        }
         return store
     }
 }

@@ -1,15 +1,7 @@
 import AWSSigV4
-import Crypto
 import DurableStorage
-import FirehoseWire
 import HTTPTransports
 import Logging
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -38,8 +30,13 @@ package struct S3Store: Sendable, Equatable {
         self.pathStyle = pathStyle
     }
 
-    /// How long one upload may take, its whole exchange.
+    /// How long each request of an upload may take, its whole exchange.
     package var timeout: Duration = .seconds(120)
+    /// Objects of this many bytes or more go up as a multipart upload: twice the AWS CLI's part size,
+    /// so the parts of an object just over it are not one part and a sliver.
+    package var multipartThreshold = 16 << 20
+    /// The size of each part but the last (the AWS CLI's 8 MiB; S3 wants at least 5 MiB).
+    package var partSize = 8 << 20
 
     /// `host[:port]` of `url`, an IPv6 address in brackets (`URL.host` drops them).
     package static func authority(_ url: URL) -> String {
@@ -48,18 +45,19 @@ package struct S3Store: Sendable, Equatable {
         return bracketed + (url.port.map { ":\($0)" } ?? "")
     }
 
-    /// Where the object `key` is, and the Host its request names.
-    func location(of key: String) -> (url: URL, host: String, path: String) {
+    /// Where the object `key` is (with `query`, as sent), and the Host its requests name.
+    func location(of key: String, query: String = "") -> (url: URL, host: String, path: String) {
         let encodedKey = SigV4URI.encodePath(key)
         let authority = pathStyle ? Self.authority(endpoint) : "\(bucket).\(Self.authority(endpoint))"
         let path = pathStyle ? "/\(SigV4URI.encodePath(bucket))/\(encodedKey)" : "/\(encodedKey)"
         // Every part is encoded or checked at configuration, so the URL parses.
-        let url = URL(string: "\(endpoint.scheme ?? "http")://\(authority)\(path)")!
+        let url = URL(string: "\(endpoint.scheme ?? "http")://\(authority)\(path)\(query.isEmpty ? "" : "?" + query)")!
         return (url, authority, path)
     }
 }
 
-/// Delivers the objects of buckets mapped to a store with S3's PutObject, signed with SigV4, and
+/// Delivers the objects of buckets mapped to a store with S3's PutObject (or a multipart upload,
+/// from the store's `multipartThreshold` on), signed with SigV4, and
 /// every other bucket's into its folder (`DirectoryBucket`). The staged file is read and sent as it
 /// is, so a store gets the same bytes at the same key a folder would; it stays staged until the
 /// store answered 200, so a store that is down or refuses only delays the object: the stream's
@@ -84,55 +82,25 @@ package struct S3StoreDestination: ObjectDestination {
         -> String
     {
         guard let store = stores[bucket] else { return try await folders.deliver(staged, bucket: bucket, key: key) }
-        // On the reading thread: a large object must not hold up the streams' fsyncs.
-        let content = try await BlockingIO.read { () -> Result<[UInt8], FileSystemError> in
-            // By path: the descriptor is for syncing (a staging file's may be write-only).
-            Result { () throws(FileSystemError) in try POSIX.readFile(staged.path) }
-        }.get()
-        let (url, host, path) = store.location(of: key)
-        let target = "s3://\(store.bucket)/\(key)"
-        let payloadHash = SHA256Hex.hash(content)
-        var headers: [(name: String, value: String)] = [
-            ("Host", host), ("Content-MD5", Base64.encode(Array(Insecure.MD5.hash(data: content)))),
-            ("Content-Type", "application/octet-stream"),
-        ]
-        let signer = SigV4Signer(credentials: store.credentials, region: store.region, service: "s3", dialect: .s3)
-        headers += signer.sign(
-            method: "PUT", path: path, query: "", headers: headers, bodySHA256: payloadHash, date: Date())
-        let request = HTTPRequest(
-            url: url, method: "PUT", headers: headers, body: content, timeout: store.timeout,
-            maxResponseBytes: 64 * 1024)
+        let upload = S3StoreUpload(store: store, key: key, transport: transport, logger: logger)
         let started = ContinuousClock.now
-        let response: HTTPResponse
+        let sent: S3StoreUpload.Sent
         do {
-            response = try await transport.send(request)
+            // By path: the staged descriptor is for syncing (a staging file's may be write-only).
+            sent = try await upload.send(fileAt: staged.path)
         } catch {
             logger.warning(
                 "Upload to the store failed; the object stays staged and is sent again",
-                metadata: ["bucket": .string(bucket), "target": .string(target), "error": .string("\(error)")])
-            throw FileSystemError(
-                operation: "upload", path: target, errno: EIO,
-                detail: "no answer from \(store.endpoint.absoluteString): \(error)")
-        }
-        // A PutObject answer has the object's ETag; a 200 without one is not S3's (a proxy's page),
-        // and the object stays staged rather than be taken as stored.
-        guard response.status == 200, response.header("ETag") != nil else {
-            let detail =
-                response.status == 200
-                ? "HTTP 200 without an ETag: \(store.endpoint.absoluteString) did not answer as S3 does"
-                : Self.describe(response)
-            logger.warning(
-                "The store refused an upload; the object stays staged and is sent again",
                 metadata: [
-                    "bucket": .string(bucket), "target": .string(target), "status": .stringConvertible(response.status),
-                    "error": .string(detail),
+                    "bucket": .string(bucket), "target": .string(upload.target), "error": .string(error.description),
                 ])
-            throw FileSystemError(operation: "upload", path: target, errno: EIO, detail: detail)
+            throw error
         }
         logger.debug(
             "Uploaded to the store",
             metadata: [
-                "bucket": .string(bucket), "target": .string(target), "bytes": .stringConvertible(content.count),
+                "bucket": .string(bucket), "target": .string(upload.target), "bytes": .stringConvertible(sent.bytes),
+                "parts": .stringConvertible(sent.parts),
                 "milliseconds": .stringConvertible(Self.milliseconds(ContinuousClock.now - started)),
             ])
         return "\(store.endpoint.absoluteString)/\(store.bucket)/\(key)"
@@ -140,20 +108,5 @@ package struct S3StoreDestination: ObjectDestination {
 
     static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
-
-    /// An S3 error answer as a person reads it: the status, and the code and message of its XML.
-    static func describe(_ response: HTTPResponse) -> String {
-        let text = String(decoding: response.body.prefix(4096), as: UTF8.self)
-        func element(_ name: String) -> String? {
-            guard let open = text.firstRange(of: "<\(name)>"),
-                let close = text[open.upperBound...].firstRange(of: "</\(name)>")
-            else { return nil }
-            return String(text[open.upperBound..<close.lowerBound])
-        }
-        var detail = "HTTP \(response.status)"
-        if let code = element("Code") { detail += " \(code)" }
-        if let message = element("Message") { detail += ": \(message)" }
-        return detail
     }
 }

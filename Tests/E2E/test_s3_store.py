@@ -249,6 +249,25 @@ def test_a_kill_while_the_store_is_down_delivers_once_the_store_is_back(make_ser
     assert "Delivered recovered buffers that had failed at start" in restarted.stderr_text()
 
 
+def test_an_object_over_the_threshold_goes_up_in_parts(make_server, moto):
+    stream = fhlocal.ext_stream("in-parts", "mapped-bucket", Prefix="parts/", **fhlocal.hints(64, 900))
+    config = store_config(moto.endpoint, stream)
+    config["Buckets"][0].update(MultipartThresholdMB=5, PartSizeMB=5)
+    srv = make_server(config, name="store-multipart")
+    fh = srv.client()
+    records = [b"%06d %s\n" % (n, b"m" * 1000) for n in range(12_000)]  # 12 MiB: parts of 5, 5 and 2
+    for start in range(0, len(records), 500):
+        answer = fh.put_record_batch(
+            DeliveryStreamName="in-parts", Records=[{"Data": r} for r in records[start:start + 500]])
+        assert answer["FailedPutCount"] == 0
+    (flushed,) = srv.flush("in-parts")["objects"]
+    head = moto.client.head_object(Bucket=STORE_BUCKET, Key=flushed["key"])
+    assert head["ETag"].endswith('-3"'), head["ETag"]  # S3's ETag of a 3-part upload
+    stored = moto.client.get_object(Bucket=STORE_BUCKET, Key=flushed["key"])["Body"].read()
+    assert stored == b"".join(records)
+    assert not moto.client.list_multipart_uploads(Bucket=STORE_BUCKET).get("Uploads")
+
+
 def test_a_store_that_checks_signatures_and_digests_takes_every_object(make_server):
     """moto does not check signatures: a second firehose-local, whose S3 API verifies SigV4 (S3's
     dialect) and Content-MD5, stands in for a strict store, so what the real transport sends is checked."""

@@ -288,7 +288,8 @@ import Testing
                   - {Name: static, Endpoint: "http://127.0.0.1:9000/", Credentials: {AccessKeyId: k, SecretAccessKey: s}}
                   - {Name: from-env, Endpoint: "https://s3.example.com", Region: eu-west-1, StoreBucket: real-one,
                      AddressingStyle: virtual, CredentialsFrom: environment}
-                  - {Name: from-profile, Endpoint: "http://minio:9000", CredentialsFrom: "profile:ci"}
+                  - {Name: from-profile, Endpoint: "http://minio:9000", CredentialsFrom: "profile:ci",
+                     MultipartThresholdMB: 64, PartSizeMB: 16}
                 """.utf8), path: "c.yaml",
             environment: [
                 "AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "env-secret",
@@ -298,11 +299,13 @@ import Testing
         #expect(local.endpoint.absoluteString == "http://127.0.0.1:9000" && local.region.isEmpty)
         #expect(local.bucket == "static" && local.pathStyle)
         #expect(local.credentials == AWSCredentials(accessKeyId: "k", secretAccessKey: "s"))
+        #expect(local.multipartThreshold == 16 << 20 && local.partSize == 8 << 20)
         let env = try #require(file.stores["from-env"])
         #expect(env.endpoint.absoluteString == "https://s3.example.com" && env.region == "eu-west-1")
         #expect(env.bucket == "real-one" && !env.pathStyle)
         #expect(env.credentials == AWSCredentials(accessKeyId: "AKIDENV", secretAccessKey: "env-secret"))
         let profile = try #require(file.stores["from-profile"])
+        #expect(profile.multipartThreshold == 64 << 20 && profile.partSize == 16 << 20)
         #expect(
             profile.credentials
                 == AWSCredentials(accessKeyId: "AKIDCI", secretAccessKey: "ci-secret", sessionToken: "ci-token"))

@@ -185,4 +185,143 @@ struct S3StoreDestinationTests {
                 ])
         }
     }
+
+    /// A store that takes multipart uploads of `parts` parts: CreateMultipartUpload's answer (with an
+    /// upload id that needs encoding), each part's ETag, then `completion`.
+    static func multipart(parts: Int, completion: ScriptedEndpoint.Answer) -> [ScriptedEndpoint.Answer] {
+        let initiated = HTTPResponse(
+            status: 200,
+            body: Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">\
+                <Bucket>remote-bucket</Bucket><Key>k</Key><UploadId>up/load+id=1&amp;2</UploadId>\
+                </InitiateMultipartUploadResult>
+                """.utf8))
+        return [.response(initiated)]
+            + (1...parts).map { .response(HTTPResponse(status: 200, headers: [("ETag", "\"part-\($0)\"")])) }
+            + [completion]
+    }
+
+    static let completed = ScriptedEndpoint.Answer.response(
+        HTTPResponse(
+            status: 200,
+            body: Array(
+                "<CompleteMultipartUploadResult><ETag>\"whole-3\"</ETag></CompleteMultipartUploadResult>".utf8)))
+
+    /// A store whose objects of 64 bytes or more go up in parts of 40.
+    static func smallParts() -> S3Store {
+        var store = store()
+        store.multipartThreshold = 64
+        store.partSize = 40
+        return store
+    }
+
+    static let longRecords = (0..<3).map { Array("record \($0) \(String(repeating: "x", count: 40))\n".utf8) }
+
+    @Test("an object over the threshold goes up in parts read from its file, each signed with its MD5, then completed")
+    func multipartUpload() async throws {
+        let endpoint = ScriptedEndpoint(Self.multipart(parts: 4, completion: Self.completed), then: Self.stored)
+        try await SinkHarness.with(httpTransport: endpoint, stores: ["demo-bucket": Self.smallParts()]) { harness in
+            try harness.sink.createStream(try settings(destination()))
+            try await harness.put(Self.longRecords)
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            let requests = endpoint.requests
+            let content = Self.longRecords.flatMap { $0 }
+            #expect(content.count == 150)
+            #expect(requests.map(\.method) == ["POST", "PUT", "PUT", "PUT", "PUT", "POST"])
+            let objectURL = "http://127.0.0.1:9000/remote-bucket/\(object.key)"
+            let upload = "uploadId=up%2Fload%2Bid%3D1%262"
+            #expect(
+                requests.map(\.url.absoluteString) == [
+                    "\(objectURL)?uploads=", "\(objectURL)?partNumber=1&\(upload)",
+                    "\(objectURL)?partNumber=2&\(upload)",
+                    "\(objectURL)?partNumber=3&\(upload)", "\(objectURL)?partNumber=4&\(upload)",
+                    "\(objectURL)?\(upload)",
+                ])
+            let parts = requests[1...4].map(\.body)
+            #expect(parts.map(\.count) == [40, 40, 40, 30])
+            #expect(parts.flatMap { $0 } == content)
+            for request in requests {
+                #expect(try Self.verify(request) == Self.credentials)
+                #expect(request.header("x-amz-content-sha256") == SHA256Hex.hash(request.body))
+                #expect(
+                    request.header("Content-MD5")
+                        == (request.body.isEmpty ? nil : Base64.encode(Array(Insecure.MD5.hash(data: request.body)))))
+            }
+            #expect(
+                String(decoding: requests[5].body, as: UTF8.self)
+                    == """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">\
+                    <Part><PartNumber>1</PartNumber><ETag>&quot;part-1&quot;</ETag></Part>\
+                    <Part><PartNumber>2</PartNumber><ETag>&quot;part-2&quot;</ETag></Part>\
+                    <Part><PartNumber>3</PartNumber><ETag>&quot;part-3&quot;</ETag></Part>\
+                    <Part><PartNumber>4</PartNumber><ETag>&quot;part-4&quot;</ETag></Part>\
+                    </CompleteMultipartUpload>
+                    """)
+            #expect(object.path == objectURL)
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test(
+        "a part refused, or a completion that fails inside its 200, aborts the upload; the object stays staged and goes up whole again"
+    )
+    func multipartFailures() async throws {
+        let errorIn200 = ScriptedEndpoint.Answer.response(
+            HTTPResponse(
+                status: 200,
+                body: Array(
+                    "<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>".utf8
+                )))
+        let endpoint = ScriptedEndpoint(
+            Self.multipart(parts: 1, completion: .status(500, "<Error><Code>SlowDown</Code></Error>"))
+                + [.status(204, "")]  // the abort
+                + Self.multipart(parts: 4, completion: errorIn200) + [.status(404, "")]  // already gone
+                + Self.multipart(parts: 4, completion: Self.completed))
+        try await SinkHarness.with(httpTransport: endpoint, stores: ["demo-bucket": Self.smallParts()]) { harness in
+            try harness.sink.createStream(try settings(destination()))
+            try await harness.put(Self.longRecords)
+            let refused = await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
+            #expect(refused?.description.contains("HTTP 500 SlowDown") == true)
+            #expect(endpoint.requests.map(\.method) == ["POST", "PUT", "PUT", "DELETE"])
+            #expect(endpoint.requests[3].url.query == "uploadId=up%2Fload%2Bid%3D1%262")
+            #expect(try Self.verify(endpoint.requests[3]) == Self.credentials)
+            #expect(harness.stagedFiles.count == 1)
+            let failedInside = await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
+            #expect(
+                failedInside?.description.contains("HTTP 200 InternalError: We encountered an internal error.") == true)
+            #expect(endpoint.requests.count == 11 && endpoint.requests.last?.method == "DELETE")
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            #expect(endpoint.requests.count == 17)
+            #expect(endpoint.requests[12...15].flatMap(\.body) == Self.longRecords.flatMap { $0 })
+            #expect(object.path.hasSuffix(object.key))
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test(
+        "answers without an UploadId, or a completion without an ETag, are refused; parts grow where 10,000 would not hold the object"
+    )
+    func multipartBounds() async throws {
+        let portal = ScriptedEndpoint.Answer.status(200, "<html>captive portal</html>")
+        let endpoint = ScriptedEndpoint(
+            [portal] + Self.multipart(parts: 4, completion: portal) + [.status(204, "")]
+                + Self.multipart(parts: 4, completion: Self.completed))
+        try await SinkHarness.with(httpTransport: endpoint, stores: ["demo-bucket": Self.smallParts()]) { harness in
+            try harness.sink.createStream(try settings(destination()))
+            try await harness.put(Self.longRecords)
+            let refused = await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
+            #expect(refused?.description.contains("HTTP 200 without an UploadId") == true)
+            #expect(endpoint.requests.count == 1)
+            let notCompleted = await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
+            #expect(notCompleted?.description.contains("without an ETag") == true)
+            #expect(endpoint.requests.count == 8 && endpoint.requests.last?.method == "DELETE")
+            #expect(try await harness.sink.flush(stream: "demo").count == 1)
+        }
+        #expect(S3StoreUpload.partSize(for: 10_000 * (8 << 20), preferred: 8 << 20) == 8 << 20)
+        #expect(S3StoreUpload.partSize(for: 10_000 * (8 << 20) + 1, preferred: 8 << 20) == (8 << 20) + 1)
+        #expect(S3StoreUpload.partSize(for: 1 << 40, preferred: 8 << 20) * 10_000 >= 1 << 40)
+    }
 }

@@ -106,47 +106,12 @@ struct S3DeleteRequest: Equatable {
                 throw Self.malformed
             }
             let object = rest[open.upperBound..<close.lowerBound]
-            guard let key = Self.element("Key", in: object) else { throw Self.malformed }
+            guard let key = S3XML.element("Key", in: object) else { throw Self.malformed }
             keys.append(key)
             rest = rest[close.upperBound...]
         }
         guard !keys.isEmpty, keys.count <= Self.maxKeys else { throw Self.malformed }
         self.keys = keys
-        quiet = Self.element("Quiet", in: Substring(text))?.lowercased() == "true"
-    }
-
-    /// The text of the first `<name>…</name>` in `xml`, with XML's entities and character references
-    /// decoded; nil when there is none or it holds a bad reference.
-    static func element(_ name: String, in xml: Substring) -> String? {
-        guard let open = xml.firstRange(of: "<\(name)>"),
-            let close = xml[open.upperBound...].firstRange(of: "</\(name)>")
-        else { return nil }
-        return unescaped(xml[open.upperBound..<close.lowerBound])
-    }
-
-    static func unescaped(_ text: Substring) -> String? {
-        var out = ""
-        var rest = text
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            guard let semicolon = rest[amp...].firstIndex(of: ";") else { return nil }
-            let entity = rest[rest.index(after: amp)..<semicolon]
-            switch entity {
-            case "amp": out += "&"
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
-                guard entity.hasPrefix("#") else { return nil }
-                let number = entity.dropFirst()
-                let value =
-                    number.hasPrefix("x") ? UInt32(number.dropFirst(), radix: 16) : UInt32(number, radix: 10)
-                guard let value, let scalar = Unicode.Scalar(value) else { return nil }
-                out.unicodeScalars.append(scalar)
-            }
-            rest = rest[rest.index(after: semicolon)...]
-        }
-        return out + rest
+        quiet = S3XML.element("Quiet", in: Substring(text))?.lowercased() == "true"
     }
 }
