@@ -52,6 +52,9 @@ let package = Package(
         .systemLibrary(
             name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"]), .brew(["snappy"])]
         ),
+        // Extended attributes (the C library's): an object's ETag kept with its file when it is not
+        // the content's MD5 (a multipart upload's).
+        .systemLibrary(name: "CXattr"),
         // jq queries compiled once and run on records; the one place the jq library is called.
         .target(name: "JQ", dependencies: ["CJQ"], swiftSettings: swiftSettings),
         // What both sides of the wire need: request/response shapes, X-Amz-Target parsing, AWS error
@@ -78,6 +81,7 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 "CSnappy",
+                "CXattr",
                 "JQ",
                 "FirehoseWire",
                 "FirehoseKeyLayout",

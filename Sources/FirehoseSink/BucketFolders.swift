@@ -1,3 +1,4 @@
+import CXattr
 import DurableStorage
 import FirehoseKeyLayout
 
@@ -151,20 +152,44 @@ package struct BucketFolders: Sendable {
         case storage(FileSystemError)
     }
 
-    /// Makes `content` the object `key` of `bucket`, whole or not at all: written to `staging`,
-    /// synced when `durable`, then renamed into place over any object that was there, its folder
-    /// synced. Folders are created as needed, never through a symbolic link.
+    /// Makes `content` the object `key` of `bucket`, whole or not at all (see `place`).
     package func put(
         _ content: [UInt8], bucket: String, key: String, staging: String, durable: Bool
     ) throws(WriteError) {
+        _ = try place(bucket: bucket, key: key, staging: staging, durable: durable) {
+            file, path throws(FileSystemError) in
+            try POSIX.writeAll(file, content, at: 0, path: path)
+        }
+    }
+
+    /// Makes what `write` writes into a new file (given its descriptor and path) the object `key` of
+    /// `bucket`, whole or not at all: written in `staging`, synced when `durable`, then renamed into
+    /// place over any object that was there, its folder synced. Folders are created as needed, never
+    /// through a symbolic link. An `etag` other than the content's MD5 (a multipart upload's) is kept
+    /// with the file as an extended attribute where the file system has them. Returns the new
+    /// object's identity.
+    package func place(
+        bucket: String, key: String, staging: String, durable: Bool, etag: String? = nil,
+        write: (Int32, String) throws(FileSystemError) -> Void
+    ) throws(WriteError) -> FileIdentity {
         guard let path = ObjectPath(bucket: bucket, key: key) else { throw .invalidKey }
         guard self.bucket(bucket) != nil else { throw .noSuchBucket }
         let temporary = "\(staging)/\(UUID().uuidString.lowercased()).upload"
-        do {
+        var info = stat()
+        do throws(FileSystemError) {
             let file = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
             defer { POSIX.close(file) }
-            try POSIX.writeAll(file, content, at: 0, path: temporary)
+            try write(file, temporary)
+            if let etag {
+                // Best effort: without extended attributes the ETag lives in the S3 API's cache.
+                _ = Array(etag.utf8).withUnsafeBytes {
+                    fsetxattr(file, Self.etagAttribute, $0.baseAddress, $0.count, 0)
+                }
+            }
             if durable { try POSIX.fsync(file, path: temporary) }
+            guard fstat(file, &info) == 0 else {
+                throw FileSystemError(operation: "stat", path: temporary, errno: errno)
+            }
         } catch {
             POSIX.unlink(temporary)
             throw .storage(error)
@@ -188,6 +213,15 @@ package struct BucketFolders: Sendable {
         if durable, fsync(folder) != 0 {
             throw .storage(FileSystemError(operation: "fsync", path: "\(bucket)/\(key)", errno: errno))
         }
+        return Self.identity(info)
+    }
+
+    /// The extended attribute holding an ETag that is not the content's MD5.
+    static let etagAttribute = "user.firehose-local.etag"
+
+    /// Whether `key` can name an object here (see `WriteError.invalidKey`).
+    package static func isObjectKey(_ key: String) -> Bool {
+        ObjectPath(bucket: "b", key: key) != nil
     }
 
     /// Removes the object `key` of `bucket` if there is one (a folder or a link is no object).
@@ -395,6 +429,16 @@ package final class OpenObject: Sendable {
 
     deinit {
         POSIX.close(descriptor)
+    }
+
+    /// The ETag kept with the file when it is not its content's MD5 (a multipart upload's).
+    package func storedETag() -> String? {
+        var value = [UInt8](repeating: 0, count: 128)
+        let count = value.withUnsafeMutableBytes {
+            fgetxattr(descriptor, BucketFolders.etagAttribute, $0.baseAddress, $0.count)
+        }
+        guard count > 0 else { return nil }
+        return String(validating: value[..<count], as: UTF8.self)
     }
 
     /// Up to `count` bytes from `offset`; fewer only at the end of the file. Blocking.

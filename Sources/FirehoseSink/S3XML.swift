@@ -72,6 +72,19 @@ package struct S3XML {
         return unescaped(xml[open.upperBound..<close.lowerBound])
     }
 
+    /// The inside of every `<name>…</name>` in `xml`, in order (not nested ones); nil when one is
+    /// not closed.
+    package static func elements(_ name: String, in xml: Substring) -> [Substring]? {
+        var found: [Substring] = []
+        var rest = xml
+        while let open = rest.firstRange(of: "<\(name)>") {
+            guard let close = rest[open.upperBound...].firstRange(of: "</\(name)>") else { return nil }
+            found.append(rest[open.upperBound..<close.lowerBound])
+            rest = rest[close.upperBound...]
+        }
+        return found
+    }
+
     package static func unescaped(_ text: Substring) -> String? {
         var out = ""
         var rest = text

@@ -355,6 +355,22 @@ def test_go_sdk_reads_delivered_objects(srv, s3read, virtual_hosted):
     assert "gzip-bucket" in report["buckets"] and "never-written" in report["buckets"]
 
 
+@pytest.mark.timeout_s(600)
+def test_go_sdk_uploads_and_downloads_in_parts(srv, s3, s3read, tmp_path):
+    data = os.urandom(12 * 1024 * 1024)  # the upload manager's 5 MiB parts: 5, 5 and 2 MiB
+    source = tmp_path / "go-large.bin"
+    source.write_bytes(data)
+    s3.create_bucket(Bucket="go-bucket")
+    run = subprocess.run([s3read, "-endpoint", srv.endpoint, "-bucket", "go-bucket", "-upload", str(source),
+                          "-key", "from go/large.bin"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    part = 5 * 1024 * 1024
+    assert report["etag"] == multipart_etag([data[i:i + part] for i in range(0, len(data), part)])
+    assert report["md5"] == hashlib.md5(data).hexdigest()
+    assert (srv.data_dir / "go-bucket" / "from go" / "large.bin").read_bytes() == data
+
+
 def test_tests_seed_and_clean_buckets(srv, s3):
     assert s3.create_bucket(Bucket="seeded-by-s3")["ResponseMetadata"]["HTTPStatusCode"] == 200
     assert "seeded-by-s3" in [b["Name"] for b in s3.list_buckets()["Buckets"]]
@@ -507,3 +523,109 @@ def test_aws_chunked_uploads(srv, signed):
         refused = chunked_put(srv, "tampered.bin", data, signed=True, tamper=True)
         assert refused.status == 403 and b"SignatureDoesNotMatch" in refused.body
         assert not (srv.data_dir / SEEDED / "tampered.bin").exists()
+
+
+def multipart_etag(parts: list[bytes]) -> str:
+    """S3's ETag of an object uploaded in parts: the MD5 of the parts' MD5s, and their count."""
+    digests = b"".join(hashlib.md5(part).digest() for part in parts)
+    return f'"{hashlib.md5(digests).hexdigest()}-{len(parts)}"'
+
+
+def test_aws_cli_copies_large_files_in_parts(srv, s3, tmp_path):
+    data = os.urandom(20 * 1024 * 1024 + 12345)  # the CLI's 8 MiB parts: 8, 8 and 4 MiB
+    source = tmp_path / "large.bin"
+    source.write_bytes(data)
+    aws_cli(srv, "s3", "mb", "s3://large-bucket")
+    aws_cli(srv, "s3", "cp", str(source), "s3://large-bucket/in parts/large.bin")
+    assert (srv.data_dir / "large-bucket" / "in parts" / "large.bin").read_bytes() == data
+    chunk = 8 * 1024 * 1024
+    etag = multipart_etag([data[i:i + chunk] for i in range(0, len(data), chunk)])
+    assert s3.head_object(Bucket="large-bucket", Key="in parts/large.bin")["ETag"] == etag
+    (listed,) = s3.list_objects_v2(Bucket="large-bucket")["Contents"]
+    assert listed["ETag"] == etag and listed["Size"] == len(data)
+    # Downloads of 8 MiB or more are ranged GETs that send the ETag back in If-Match.
+    target = tmp_path / "back.bin"
+    aws_cli(srv, "s3", "cp", "s3://large-bucket/in parts/large.bin", str(target))
+    assert target.read_bytes() == data
+    assert not list((srv.data_dir / ".firehose-local" / "uploads").iterdir())
+
+
+def test_multipart_uploads_refuse_what_s3_refuses(srv, s3):
+    s3.create_bucket(Bucket="parts-bucket")
+    key = "object.bin"
+
+    def start() -> str:
+        return s3.create_multipart_upload(Bucket="parts-bucket", Key=key)["UploadId"]
+
+    def part(upload: str, number: int, body: bytes) -> dict:
+        etag = s3.upload_part(Bucket="parts-bucket", Key=key, UploadId=upload, PartNumber=number, Body=body)["ETag"]
+        assert etag == f'"{hashlib.md5(body).hexdigest()}"'
+        return {"PartNumber": number, "ETag": etag}
+
+    def complete(upload: str, parts: list[dict]):
+        return s3.complete_multipart_upload(
+            Bucket="parts-bucket", Key=key, UploadId=upload, MultipartUpload={"Parts": parts})
+
+    upload = start()
+    small = [part(upload, 1, b"a" * 1024), part(upload, 2, b"b" * 1024)]
+    error = expect_s3_error(lambda: complete(upload, small), "EntityTooSmall", 400)
+    assert error["Error"]["MinSizeAllowed"] == str(5 * 1024 * 1024)
+    expect_s3_error(lambda: complete(upload, small[::-1]), "InvalidPartOrder", 400)
+    expect_s3_error(lambda: complete(upload, [{"PartNumber": 1, "ETag": '"0" * 32'}]), "InvalidPart", 400)
+    expect_s3_error(lambda: complete(upload, [{"PartNumber": 3, "ETag": small[0]["ETag"]}]), "InvalidPart", 400)
+    error = expect_s3_error(
+        lambda: s3.upload_part(Bucket="parts-bucket", Key=key, UploadId=upload, PartNumber=10001, Body=b"x"),
+        "InvalidArgument", 400)
+    assert "between 1 and 10000" in error["Error"]["Message"]
+    expect_s3_error(
+        lambda: s3.upload_part(Bucket="parts-bucket", Key="other.bin", UploadId=upload, PartNumber=1, Body=b"x"),
+        "NoSuchUpload", 404)
+    # Refused completions leave the upload as it was: a part replaced, then completed.
+    first = os.urandom(5 * 1024 * 1024)
+    parts = [part(upload, 1, first), small[1]]
+    answer = complete(upload, parts)
+    assert answer["ETag"] == multipart_etag([first, b"b" * 1024])
+    body = s3.get_object(Bucket="parts-bucket", Key=key)
+    assert body["Body"].read() == first + b"b" * 1024 and body["ETag"] == answer["ETag"]
+    ranged = s3.get_object(Bucket="parts-bucket", Key=key, Range="bytes=0-9", IfMatch=answer["ETag"])
+    assert ranged["Body"].read() == first[:10]
+    expect_s3_error(lambda: complete(upload, parts), "NoSuchUpload", 404)
+    # Aborted: its parts go, and the upload is no more.
+    aborted = start()
+    part(aborted, 1, b"never")
+    s3.abort_multipart_upload(Bucket="parts-bucket", Key=key, UploadId=aborted)
+    expect_s3_error(
+        lambda: s3.upload_part(Bucket="parts-bucket", Key=key, UploadId=aborted, PartNumber=2, Body=b"x"),
+        "NoSuchUpload", 404)
+    expect_s3_error(lambda: s3.abort_multipart_upload(Bucket="parts-bucket", Key=key, UploadId=aborted),
+                    "NoSuchUpload", 404)
+    assert not (srv.data_dir / ".firehose-local" / "uploads" / aborted).exists()
+    expect_s3_error(lambda: s3.create_multipart_upload(Bucket="no-such-bucket", Key=key), "NoSuchBucket", 404)
+    assert s3.get_object(Bucket="parts-bucket", Key=key)["Body"].read() == first + b"b" * 1024
+
+
+def test_uploads_in_progress_end_with_the_server(make_server):
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}
+    srv = make_server(config, name="s3-uploads-restart")
+    s3 = srv.s3()
+    s3.create_bucket(Bucket="restart-bucket")
+    upload = s3.create_multipart_upload(Bucket="restart-bucket", Key="k")["UploadId"]
+    s3.upload_part(Bucket="restart-bucket", Key="k", UploadId=upload, PartNumber=1, Body=b"part")
+    uploads = srv.data_dir / ".firehose-local" / "uploads"
+    assert len(list(uploads.rglob("part-*"))) == 1
+    # A completed one's ETag is kept with its file (an extended attribute), so it outlives the server.
+    done = s3.create_multipart_upload(Bucket="restart-bucket", Key="done")["UploadId"]
+    etag = s3.upload_part(Bucket="restart-bucket", Key="done", UploadId=done, PartNumber=1, Body=b"done")["ETag"]
+    s3.complete_multipart_upload(Bucket="restart-bucket", Key="done", UploadId=done,
+                                 MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]})
+    assert os.getxattr(srv.data_dir / "restart-bucket" / "done", "user.firehose-local.etag") == (
+        multipart_etag([b"done"]).encode())
+    srv.kill()
+    restarted = make_server.create(config, name="s3-uploads-restarted")
+    restarted.data_dir = srv.data_dir
+    restarted.start()
+    assert not list(uploads.iterdir())
+    assert restarted.s3().head_object(Bucket="restart-bucket", Key="done")["ETag"] == multipart_etag([b"done"])
+    expect_s3_error(
+        lambda: restarted.s3().upload_part(Bucket="restart-bucket", Key="k", UploadId=upload, PartNumber=2, Body=b"x"),
+        "NoSuchUpload", 404)

@@ -1,4 +1,5 @@
 import AWSSigV4
+import Crypto
 import FirehoseSink
 import Foundation
 import Testing
@@ -166,6 +167,15 @@ struct S3RequestTests {
         #expect(try operation("HEAD", "/b/k") == "HeadObject")
         #expect(try operation("GET", "/b?versioning") == "Unsupported")
         #expect(try operation("GET", "/b/k?tagging") == "Unsupported")
+        #expect(try operation("POST", "/b/k?uploads") == "CreateMultipartUpload")
+        #expect(try operation("PUT", "/b/k?partNumber=2&uploadId=u") == "UploadPart")
+        #expect(try operation("POST", "/b/k?uploadId=u") == "CompleteMultipartUpload")
+        #expect(try operation("DELETE", "/b/k?uploadId=u") == "AbortMultipartUpload")
+        // ListParts and ListMultipartUploads are not served; neither is UploadPart without a part.
+        #expect(try operation("GET", "/b/k?uploadId=u") == "Unsupported")
+        #expect(try operation("GET", "/b?uploads") == "Unsupported")
+        #expect(try operation("PUT", "/b/k?uploadId=u") == "Unsupported")
+        #expect(try operation("PUT", "/b/k?partNumber=1") == "Unsupported")
     }
 
     static func isS3(_ request: APIRequest) -> Bool {
@@ -397,6 +407,68 @@ struct S3ChunkedBodyTests {
         }
         let tooMany = "<Delete>" + String(repeating: "<Object><Key>k</Key></Object>", count: 1001) + "</Delete>"
         #expect(throws: S3Error.self) { try S3DeleteRequest(parsing: Array(tooMany.utf8)) }
+    }
+
+    @Test("CompleteMultipartUpload bodies: parts in the order given, their ETags decoded")
+    func completeRequests() throws {
+        let parsed = try S3CompleteRequest(
+            parsing: Array(
+                "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part><ETag>&quot;a&quot;</ETag><PartNumber>2</PartNumber><ChecksumCRC32>x</ChecksumCRC32></Part><Part><PartNumber>1</PartNumber><ETag>b</ETag></Part></CompleteMultipartUpload>"
+                    .utf8))
+        #expect(parsed.parts == [.init(number: 2, etag: "\"a\""), .init(number: 1, etag: "b")])
+        for body in [
+            "", "<CompleteMultipartUpload></CompleteMultipartUpload>",
+            "<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
+            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>",
+            "<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
+        ] {
+            #expect(throws: S3Error.self) { try S3CompleteRequest(parsing: Array(body.utf8)) }
+        }
+    }
+
+    @Test("multipart uploads: parts checked as S3 checks them, S3's ETag, a refused list changes nothing")
+    func multipartUploads() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let uploads = S3MultipartUploads(root: root)
+        let id = try uploads.create(bucket: "b", key: "k", now: Date())
+        let large = [UInt8](repeating: 7, count: S3MultipartUploads.minPartSize)
+        let first = try await uploads.storePart([1, 2, 3], number: 1, upload: id, bucket: "b", key: "k")
+        let second = try await uploads.storePart([4], number: 2, upload: id, bucket: "b", key: "k")
+        func codeOf(_ parts: [S3CompleteRequest.Part], key: String = "k") -> String? {
+            do {
+                _ = try uploads.take(id, bucket: "b", key: key, listed: parts)
+                return nil
+            } catch { return error.code }
+        }
+        #expect(codeOf([.init(number: 1, etag: first), .init(number: 2, etag: second)]) == "EntityTooSmall")
+        #expect(codeOf([.init(number: 2, etag: second), .init(number: 1, etag: first)]) == "InvalidPartOrder")
+        #expect(codeOf([.init(number: 1, etag: second)]) == "InvalidPart")
+        #expect(codeOf([.init(number: 3, etag: second)]) == "InvalidPart")
+        #expect(codeOf([.init(number: 1, etag: first)], key: "other") == "NoSuchUpload")
+        // Part 1 again, now large enough: the earlier file goes.
+        let replaced = try await uploads.storePart(large, number: 1, upload: id, bucket: "b", key: "k")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(id)").count == 2)
+        let taken = try uploads.take(
+            id, bucket: "b", key: "k",
+            listed: [.init(number: 1, etag: replaced.uppercased()), .init(number: 2, etag: second)])
+        #expect(taken.parts.map(\.size) == [large.count, 1])
+        var digests = Insecure.MD5()
+        digests.update(data: Array(Insecure.MD5.hash(data: large)))
+        digests.update(data: Array(Insecure.MD5.hash(data: [4])))
+        #expect(taken.etag == "\"\(Hex.string(digests.finalize()))-2\"")
+        #expect(uploads.inProgress == 0)
+        await #expect(throws: S3Error.self) {
+            try await uploads.storePart([5], number: 3, upload: id, bucket: "b", key: "k")
+        }
+        uploads.restore(id, taken.upload)
+        #expect(uploads.inProgress == 1)
+        try await uploads.abort(id, bucket: "b", key: "k")
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/\(id)"))
+        // A new run starts with none.
+        let again = try uploads.create(bucket: "b", key: "k", now: Date())
+        _ = S3MultipartUploads(root: root)
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/\(again)"))
     }
 
     @Test("new bucket names follow S3's rules")

@@ -25,6 +25,7 @@ final class S3API: Sendable {
     private let verifier: SigV4Verifier?
     private let folders: BucketFolders
     private let etags = ETagCache()
+    private let multipart: S3MultipartUploads
 
     init(configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger) {
         self.configuration = configuration
@@ -32,6 +33,7 @@ final class S3API: Sendable {
         self.metrics = metrics
         self.logger = logger
         folders = BucketFolders(root: sink.configuration.dataDirectory)
+        multipart = S3MultipartUploads(root: Self.uploadsDirectory(of: sink.configuration))
         switch configuration.authentication {
         case .off:
             verifier = nil
@@ -112,13 +114,28 @@ final class S3API: Sendable {
             return APIResponse(status: 204, headers: Self.idHeaders(requestID))
         case .deleteObjects(let bucket):
             return try await deleteObjects(bucket, request: request, requestID: requestID)
+        case .createMultipartUpload(let bucket, let key):
+            return try await createMultipartUpload(bucket, key, request: request, requestID: requestID)
+        case .uploadPart(let bucket, let key, let upload, let part):
+            guard let number = Int(part), (1...S3MultipartUploads.maxParts).contains(number) else {
+                throw .invalidPartNumber(part)
+            }
+            let (body, echoed) = try receivedBody(of: request, chunks: chunkSignatures)
+            let etag = try await multipart.storePart(body, number: number, upload: upload, bucket: bucket, key: key)
+            return Self.success(headers: [("ETag", etag)] + echoed, requestID: requestID)
+        case .completeMultipartUpload(let bucket, let key, let upload):
+            return try await completeMultipartUpload(
+                bucket, key, upload: upload, request: request, requestID: requestID)
+        case .abortMultipartUpload(let bucket, let key, let upload):
+            try await multipart.abort(upload, bucket: bucket, key: key)
+            return APIResponse(status: 204, headers: Self.idHeaders(requestID))
         case .refused(_, let error):
             throw error
         }
     }
 
     static func unsupported(_ what: String) -> String {
-        "firehose-local's S3 API serves ListBuckets, CreateBucket, HeadBucket, GetBucketLocation, ListObjects, ListObjectsV2, GetObject, HeadObject, PutObject, DeleteObject and DeleteObjects; \(what) is not implemented."
+        "firehose-local's S3 API serves ListBuckets, CreateBucket, HeadBucket, GetBucketLocation, ListObjects, ListObjectsV2, GetObject, HeadObject, PutObject, DeleteObject, DeleteObjects, CreateMultipartUpload, UploadPart, CompleteMultipartUpload and AbortMultipartUpload; \(what) is not implemented."
     }
 
     // MARK: Authentication
@@ -454,11 +471,32 @@ final class S3API: Sendable {
     private func putObject(
         _ bucket: String, _ key: String, request: APIRequest, chunks: ChunkSignatures?, requestID: String
     ) async throws(S3Error) -> APIResponse {
+        try Self.checkKeyLength(key)
+        let (body, echoed) = try receivedBody(of: request, chunks: chunks)
+        let staging = sink.configuration.stagingDirectory
+        try await write { folders, durable throws(BucketFolders.WriteError) in
+            try folders.put(body, bucket: bucket, key: key, staging: staging, durable: durable)
+        }
+        logger.debug(
+            "Object uploaded",
+            metadata: ["bucket": .string(bucket), "key": .string(key), "bytes": .stringConvertible(body.count)])
+        let etag = "\"\(Hex.string(Insecure.MD5.hash(data: body)))\""
+        return Self.success(headers: [("ETag", etag)] + echoed, requestID: requestID)
+    }
+
+    static func checkKeyLength(_ key: String) throws(S3Error) {
         guard key.utf8.count <= Self.maxKeyBytes else {
             throw S3Error(
                 code: "KeyTooLongError", message: "Your key is too long", status: 400,
                 details: [("Size", String(key.utf8.count)), ("MaxSizeAllowed", String(Self.maxKeyBytes))])
         }
+    }
+
+    /// The body of a PutObject or UploadPart as sent (an aws-chunked one decoded, its chunk
+    /// signatures checked), with its checksums checked; and the checksum headers the answer echoes.
+    private func receivedBody(of request: APIRequest, chunks: ChunkSignatures?) throws(S3Error)
+        -> (body: [UInt8], echoed: [(name: String, value: String)])
+    {
         var body = request.body
         var trailers: [(name: String, value: String)] = []
         if request.header("x-amz-content-sha256")?.hasPrefix("STREAMING-") == true {
@@ -477,17 +515,67 @@ final class S3API: Sendable {
             body = decoded.data
             trailers = decoded.trailers
         }
-        let echoed = try S3Checksums.verify(request, body: body, trailers: trailers)
-        let staging = sink.configuration.stagingDirectory
-        let content = body
-        try await write { folders, durable throws(BucketFolders.WriteError) in
-            try folders.put(content, bucket: bucket, key: key, staging: staging, durable: durable)
+        return (body, try S3Checksums.verify(request, body: body, trailers: trailers))
+    }
+
+    // MARK: Multipart uploads
+
+    static func uploadsDirectory(of configuration: FirehoseSink.Configuration) -> String {
+        "\(configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/uploads"
+    }
+
+    private func createMultipartUpload(_ bucket: String, _ key: String, request: APIRequest, requestID: String)
+        async throws(S3Error) -> APIResponse
+    {
+        try Self.checkKeyLength(key)
+        guard BucketFolders.isObjectKey(key) else { throw S3Error(BucketFolders.WriteError.invalidKey) }
+        let folders = folders
+        guard await BlockingIO.read({ folders.bucket(bucket) != nil }) else { throw .noSuchBucket(bucket) }
+        let upload = try multipart.create(bucket: bucket, key: key, now: sink.now())
+        var xml = S3XML(root: "InitiateMultipartUploadResult")
+        xml.element("Bucket", bucket)
+        xml.element("Key", key)
+        xml.element("UploadId", upload)
+        var response = Self.success(xml: xml.finish(), requestID: requestID)
+        if let algorithm = request.header("x-amz-checksum-algorithm") {
+            response.headers.append(("x-amz-checksum-algorithm", algorithm))
         }
+        return response
+    }
+
+    private func completeMultipartUpload(
+        _ bucket: String, _ key: String, upload id: String, request: APIRequest, requestID: String
+    ) async throws(S3Error) -> APIResponse {
+        let listed = try S3CompleteRequest(parsing: request.body)
+        let (parts, etag, upload) = try multipart.take(id, bucket: bucket, key: key, listed: listed.parts)
+        let staging = sink.configuration.stagingDirectory
+        let identity: BucketFolders.FileIdentity
+        do {
+            identity = try await write { folders, durable throws(BucketFolders.WriteError) in
+                try folders.place(bucket: bucket, key: key, staging: staging, durable: durable, etag: etag) {
+                    file, path throws(FileSystemError) in
+                    try S3MultipartUploads.join(parts, into: file, path: path)
+                }
+            }
+        } catch {
+            multipart.restore(id, upload)
+            throw error
+        }
+        etags.remember(etag, for: identity)
+        await multipart.discard(id)
         logger.debug(
-            "Object uploaded",
-            metadata: ["bucket": .string(bucket), "key": .string(key), "bytes": .stringConvertible(body.count)])
-        let etag = "\"\(Hex.string(Insecure.MD5.hash(data: body)))\""
-        return Self.success(headers: [("ETag", etag)] + echoed, requestID: requestID)
+            "Object uploaded in parts",
+            metadata: [
+                "bucket": .string(bucket), "key": .string(key), "parts": .stringConvertible(parts.count),
+                "bytes": .stringConvertible(parts.reduce(0) { $0 + $1.size }),
+            ])
+        var xml = S3XML(root: "CompleteMultipartUploadResult")
+        let host = request.header("host") ?? "localhost"
+        xml.element("Location", "http://\(host)/\(bucket)/\(SigV4URI.encodePath(key))")
+        xml.element("Bucket", bucket)
+        xml.element("Key", key)
+        xml.element("ETag", etag)
+        return Self.success(xml: xml.finish(), requestID: requestID)
     }
 
     /// S3's longest key, in UTF-8 bytes.
@@ -572,6 +660,10 @@ enum S3Route {
     case putObject(String, key: String)
     case deleteObject(String, key: String)
     case deleteObjects(String)
+    case createMultipartUpload(String, key: String)
+    case uploadPart(String, key: String, upload: String, part: String)
+    case completeMultipartUpload(String, key: String, upload: String)
+    case abortMultipartUpload(String, key: String, upload: String)
     case refused(operation: String, S3Error)
 
     /// - Parameter copySource: the `x-amz-copy-source` header, which makes a PUT a CopyObject.
@@ -612,6 +704,18 @@ enum S3Route {
             } else {
                 self = .createBucket(bucket)
             }
+        case ("PUT", let bucket?, let key?) where query["uploadId"] != nil && query["partNumber"] != nil:
+            if copySource != nil {
+                self = .refused(operation: "UploadPartCopy", .notImplemented(S3API.unsupported("UploadPartCopy")))
+            } else {
+                self = .uploadPart(bucket, key: key, upload: query["uploadId"]!, part: query["partNumber"]!)
+            }
+        case ("POST", let bucket?, let key?) where query["uploads"] != nil:
+            self = .createMultipartUpload(bucket, key: key)
+        case ("POST", let bucket?, let key?) where query["uploadId"] != nil:
+            self = .completeMultipartUpload(bucket, key: key, upload: query["uploadId"]!)
+        case ("DELETE", let bucket?, let key?) where query["uploadId"] != nil:
+            self = .abortMultipartUpload(bucket, key: key, upload: query["uploadId"]!)
         case ("PUT", let bucket?, let key?):
             if let subresource = query.unsupportedSubresource(of: .object)
                 ?? (query["partNumber"] != nil ? "partNumber" : nil)
@@ -648,7 +752,8 @@ enum S3Route {
         case .bucketLocation(let bucket), .listObjects(let bucket, _), .headBucket(let bucket),
             .object(let bucket, _, _),
             .createBucket(let bucket), .putObject(let bucket, _), .deleteObject(let bucket, _),
-            .deleteObjects(let bucket):
+            .deleteObjects(let bucket), .createMultipartUpload(let bucket, _), .uploadPart(let bucket, _, _, _),
+            .completeMultipartUpload(let bucket, _, _), .abortMultipartUpload(let bucket, _, _):
             bucket
         }
     }
@@ -665,6 +770,10 @@ enum S3Route {
         case .putObject: "PutObject"
         case .deleteObject: "DeleteObject"
         case .deleteObjects: "DeleteObjects"
+        case .createMultipartUpload: "CreateMultipartUpload"
+        case .uploadPart: "UploadPart"
+        case .completeMultipartUpload: "CompleteMultipartUpload"
+        case .abortMultipartUpload: "AbortMultipartUpload"
         case .refused(let operation, _): operation
         }
     }
@@ -760,7 +869,7 @@ package struct StreamedBody: Sendable {
     package var count: Int
 }
 
-/// ETags (the MD5 of a single-part object, quoted) by file identity: a delivered object is never
+/// ETags (the MD5 of a single-part object, quoted; a multipart upload's kept with its file) by file identity: a delivered object is never
 /// written again, so each is read once. Bounded: past `limit` entries the cache starts over.
 final class ETagCache: Sendable {
     private let entries = Mutex<[BucketFolders.FileIdentity: String]>([:])
@@ -775,6 +884,7 @@ final class ETagCache: Sendable {
     func etag(of object: OpenObject) async -> String? {
         if let known = self[object.identity] { return known }
         let computed = await BlockingIO.read { () -> String? in
+            if let stored = object.storedETag() { return stored }
             var md5 = Insecure.MD5()
             var offset = 0
             while offset < object.size {
@@ -786,12 +896,16 @@ final class ETagCache: Sendable {
             }
             return "\"\(Hex.string(md5.finalize()))\""
         }
-        if let computed {
-            entries.withLock { entries in
-                if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
-                entries[object.identity] = computed
-            }
-        }
+        if let computed { remember(computed, for: object.identity) }
         return computed
+    }
+
+    /// A multipart upload's ETag, known when it is placed: where the file system keeps no extended
+    /// attributes, this is where it lives.
+    func remember(_ etag: String, for identity: BucketFolders.FileIdentity) {
+        entries.withLock { entries in
+            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+            entries[identity] = etag
+        }
     }
 }

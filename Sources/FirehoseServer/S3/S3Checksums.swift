@@ -88,29 +88,17 @@ struct S3DeleteRequest: Equatable {
         self.quiet = quiet
     }
 
-    static var malformed: S3Error {
-        S3Error(
-            code: "MalformedXML",
-            message: "The XML you provided was not well-formed or did not validate against our published schema",
-            status: 400)
-    }
-
     init(parsing body: [UInt8]) throws(S3Error) {
         guard let text = String(validating: body, as: UTF8.self), text.contains("<Delete") else {
-            throw Self.malformed
+            throw .malformedXML
         }
+        guard let objects = S3XML.elements("Object", in: Substring(text)) else { throw .malformedXML }
         var keys: [String] = []
-        var rest = Substring(text)
-        while let open = rest.firstRange(of: "<Object>") {
-            guard let close = rest[open.upperBound...].firstRange(of: "</Object>") else {
-                throw Self.malformed
-            }
-            let object = rest[open.upperBound..<close.lowerBound]
-            guard let key = S3XML.element("Key", in: object) else { throw Self.malformed }
+        for object in objects {
+            guard let key = S3XML.element("Key", in: object) else { throw .malformedXML }
             keys.append(key)
-            rest = rest[close.upperBound...]
         }
-        guard !keys.isEmpty, keys.count <= Self.maxKeys else { throw Self.malformed }
+        guard !keys.isEmpty, keys.count <= Self.maxKeys else { throw .malformedXML }
         self.keys = keys
         quiet = S3XML.element("Quiet", in: Substring(text))?.lowercased() == "true"
     }

@@ -136,7 +136,7 @@ extension S3Error {
                     "firehose-local stores each object as a file, so one key cannot be an object and a folder of others: \(what).",
                 status: 400)
         case .storage:
-            self = S3Error(code: "ServiceUnavailable", message: "Please reduce your request rate.", status: 503)
+            self = .serviceUnavailable
         }
     }
 }
