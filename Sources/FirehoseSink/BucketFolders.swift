@@ -18,8 +18,10 @@ import FirehoseKeyLayout
 /// objects) and written (PutObject, DeleteObject, CreateBucket). Objects only appear by `rename`,
 /// from a delivery (`DirectoryBucket`) or an upload, so every object found is whole; a private
 /// folder (staging, quarantine) is no bucket, nor listed inside one. Nothing leaves the data
-/// directory: a key with an empty, `.` or `..` segment names no object, and a symbolic link is
-/// neither followed nor listed. Blocking: call it on `BlockingIO.read`.
+/// directory through a key: a key with an empty, `.` or `..` segment names no object, and a symbolic
+/// link inside a bucket is neither followed nor listed. A bucket's own folder may be a link (put
+/// there by whoever runs the server, to keep a bucket on another disk: no request can name one).
+/// Blocking: call it on `BlockingIO.read` (or `BlockingIO.run`).
 package struct BucketFolders: Sendable {
     package var root: String
 
@@ -65,7 +67,7 @@ package struct BucketFolders: Sendable {
 
     /// The folders of the data directory that can be buckets, by name.
     package func buckets() -> [Bucket] {
-        Self.entries(of: root).compactMap { entry in
+        Self.entries(of: root, followingLinks: true).compactMap { entry in
             guard entry.kind == .directory, Self.isBucketName(entry.name) else { return nil }
             return Bucket(name: entry.name, modified: entry.modified)
         }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
@@ -75,7 +77,7 @@ package struct BucketFolders: Sendable {
     package func bucket(_ name: String) -> Bucket? {
         guard Self.isBucketName(name) else { return nil }
         var info = stat()
-        guard lstat("\(root)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        guard stat("\(root)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
         return Bucket(name: name, modified: Self.modified(info))
     }
 
@@ -150,6 +152,21 @@ package struct BucketFolders: Sendable {
         /// a directory cannot.
         case conflict(String)
         case storage(FileSystemError)
+
+        /// The refusal as a delivery reports it.
+        func fileSystemError(bucket: String, key: String) -> FileSystemError {
+            switch self {
+            case .noSuchBucket:
+                FileSystemError(
+                    operation: "deliver", path: bucket, errno: ENOENT, detail: "the bucket's folder is gone")
+            case .invalidKey:
+                FileSystemError(operation: "deliver", path: key, errno: EINVAL)
+            case .conflict(let what):
+                FileSystemError(operation: "deliver", path: "\(bucket)/\(key)", errno: ENOTDIR, detail: what)
+            case .storage(let error):
+                error
+            }
+        }
     }
 
     /// Makes `content` the object `key` of `bucket`, whole or not at all (see `place`).
@@ -172,7 +189,7 @@ package struct BucketFolders: Sendable {
         bucket: String, key: String, staging: String, durable: Bool, etag: String? = nil,
         write: (Int32, String) throws(FileSystemError) -> Void
     ) throws(WriteError) -> FileIdentity {
-        guard let path = ObjectPath(bucket: bucket, key: key) else { throw .invalidKey }
+        guard ObjectPath(bucket: bucket, key: key) != nil else { throw .invalidKey }
         guard self.bucket(bucket) != nil else { throw .noSuchBucket }
         let temporary = "\(staging)/\(UUID().uuidString.lowercased()).upload"
         var info = stat()
@@ -194,17 +211,27 @@ package struct BucketFolders: Sendable {
             POSIX.unlink(temporary)
             throw .storage(error)
         }
-        let folder: Int32
-        switch openFolder(path.folders, create: true) {
-        case .success(let opened): folder = opened
-        case .failure(let error):
+        do {
+            try move(temporary, bucket: bucket, key: key, createBucket: false, durable: durable)
+        } catch {
             POSIX.unlink(temporary)
             throw error
         }
+        return Self.identity(info)
+    }
+
+    /// Renames the whole file at `file` (in the data directory's staging) to be the object `key` of
+    /// `bucket`, over any object that was there, its folder synced when `durable`: the one way an
+    /// object appears, for deliveries and uploads alike. Folders are created as needed (the bucket's
+    /// own only when `createBucket`), never through a symbolic link. On failure `file` stays.
+    package func move(_ file: String, bucket: String, key: String, createBucket: Bool, durable: Bool)
+        throws(WriteError)
+    {
+        guard let path = ObjectPath(bucket: bucket, key: key) else { throw .invalidKey }
+        let folder = try openFolder(path.folders, create: true, createBucket: createBucket).get()
         defer { closeFile(folder) }
-        if renameat(AT_FDCWD, temporary, folder, path.name) != 0 {
+        if renameat(AT_FDCWD, file, folder, path.name) != 0 {
             let code = errno
-            POSIX.unlink(temporary)
             if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
                 throw .conflict("'\(key)' is a folder of other objects")
             }
@@ -213,7 +240,6 @@ package struct BucketFolders: Sendable {
         if durable, fsync(folder) != 0 {
             throw .storage(FileSystemError(operation: "fsync", path: "\(bucket)/\(key)", errno: errno))
         }
-        return Self.identity(info)
     }
 
     /// The extended attribute holding an ETag that is not the content's MD5.
@@ -272,34 +298,50 @@ package struct BucketFolders: Sendable {
         }
     }
 
-    /// The folder at `segments` under the root, opened one segment at a time without following a
-    /// link, so nothing reached through it is outside the data directory; created as it goes when
-    /// `create` (the bucket's own folder never is).
-    private func openFolder(_ segments: [String], create: Bool) -> Result<Int32, WriteError> {
+    /// The folder at `segments` under the root (the bucket first), opened one segment at a time
+    /// without following a link below the bucket's own folder, so nothing reached through a key is
+    /// outside the bucket; created as it goes when `create` (the bucket's own folder only when
+    /// `createBucket`).
+    private func openFolder(_ segments: [String], create: Bool, createBucket: Bool = false)
+        -> Result<Int32, WriteError>
+    {
         var folder = openFile(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else {
             return .failure(.storage(FileSystemError(operation: "open", path: root, errno: errno)))
         }
         for (index, segment) in segments.enumerated() {
-            var next = openat(folder, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if next < 0, errno == ENOENT, create, index > 0 {
+            let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (index == 0 ? 0 : O_NOFOLLOW)
+            var next = openat(folder, segment, flags)
+            if next < 0, errno == ENOENT, create, index > 0 || createBucket {
                 if mkdirat(folder, segment, 0o755) != 0, errno != EEXIST {
                     let code = errno
                     closeFile(folder)
                     return .failure(.storage(FileSystemError(operation: "mkdir", path: segment, errno: code)))
                 }
-                next = openat(folder, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                next = openat(folder, segment, flags)
             }
             let code = errno
+            // What is in the way, seen before the folder it is in is closed.
+            var info = stat()
+            let isLink =
+                next < 0 && fstatat(folder, segment, &info, AT_SYMLINK_NOFOLLOW) == 0
+                && info.st_mode & S_IFMT == S_IFLNK
             closeFile(folder)
             guard next >= 0 else {
-                if code == ENOTDIR || code == ELOOP {
+                guard index > 0 else {
+                    if code == ENOTDIR { return .failure(.conflict("'\(segment)' is a file, not a bucket's folder")) }
                     return .failure(
-                        .conflict("'\(segments[1...index].joined(separator: "/"))' is an object, not a folder"))
+                        code == ENOENT
+                            ? .noSuchBucket : .storage(FileSystemError(operation: "open", path: segment, errno: code)))
                 }
-                return .failure(
-                    code == ENOENT && index == 0
-                        ? .noSuchBucket : .storage(FileSystemError(operation: "open", path: segment, errno: code)))
+                let inside = segments[1...index].joined(separator: "/")
+                if isLink {
+                    return .failure(.conflict("'\(inside)' is a symbolic link, which is not followed inside a bucket"))
+                }
+                if code == ENOTDIR || code == ELOOP {
+                    return .failure(.conflict("'\(inside)' is an object, not a folder"))
+                }
+                return .failure(.storage(FileSystemError(operation: "open", path: segment, errno: code)))
             }
             folder = next
         }
@@ -364,15 +406,16 @@ package struct BucketFolders: Sendable {
     }
 
     /// A folder's entries with their `lstat`; names that are not UTF-8 are no S3 key and are skipped.
-    static func entries(of directory: String) -> [Entry] {
+    static func entries(of directory: String, followingLinks: Bool = false) -> [Entry] {
         let folder = openFile(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { return [] }
         defer { closeFile(folder) }
-        return entries(in: folder)
+        return entries(in: folder, followingLinks: followingLinks)
     }
 
-    /// The entries of an open folder (which stays open), each with its `fstatat` not following links.
-    static func entries(in folder: Int32) -> [Entry] {
+    /// The entries of an open folder (which stays open), each with its `fstatat` (a link as a link
+    /// unless `followingLinks`).
+    static func entries(in folder: Int32, followingLinks: Bool = false) -> [Entry] {
         let listing = dup(folder)
         guard listing >= 0, let handle = fdopendir(listing) else {
             if listing >= 0 { closeFile(listing) }
@@ -386,7 +429,7 @@ package struct BucketFolders: Sendable {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
             guard let name = String(validating: bytes, as: UTF8.self), name != ".", name != ".." else { continue }
             var info = stat()
-            guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            guard fstatat(folder, name, &info, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             let kind: Entry.Kind =
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: .directory

@@ -48,20 +48,21 @@ package struct DirectoryBucket: ObjectDestination {
     package func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
         let root = root
         return try await BlockingIO.run { () -> Result<String, FileSystemError> in
-            Result { () throws(FileSystemError) in try Self.place(staged, at: "\(root)/\(bucket)/\(key)", key: key) }
+            Result { () throws(FileSystemError) in try Self.place(staged, root: root, bucket: bucket, key: key) }
         }.get()
     }
 
-    /// Renames the staged file to `path`, synced: the file, then its new folder.
-    static func place(_ staged: StagedObject, at path: String, key: String) throws(FileSystemError) -> String {
-        guard ObjectKeyLayout.isSafeRelativePath(key) else {
-            throw FileSystemError(operation: "deliver", path: key, errno: EINVAL)
-        }
-        let parent = String(path[..<path.lastIndex(of: "/")!])
+    /// Renames the staged file into place (`BucketFolders.move`), synced: the file, then its new
+    /// folder. Returns the object's path.
+    static func place(_ staged: StagedObject, root: String, bucket: String, key: String) throws(FileSystemError)
+        -> String
+    {
         try POSIX.fsync(staged.descriptor, path: staged.path)
-        try POSIX.makeDirectories(parent)
-        try POSIX.rename(staged.path, path)
-        try POSIX.fsyncDirectory(parent)
-        return path
+        do {
+            try BucketFolders(root: root).move(staged.path, bucket: bucket, key: key, createBucket: true, durable: true)
+        } catch {
+            throw error.fileSystemError(bucket: bucket, key: key)
+        }
+        return "\(root)/\(bucket)/\(key)"
     }
 }

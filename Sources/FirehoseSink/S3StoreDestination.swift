@@ -62,12 +62,18 @@ package struct S3Store: Sendable, Equatable {
 /// is, so a store gets the same bytes at the same key a folder would; it stays staged until the
 /// store answered 200, so a store that is down or refuses only delays the object: the stream's
 /// retries (backoff with jitter) send it again, and a crash before the answer sends it again from
-/// the journal at the next start (at least once, at the same key).
+/// the journal at the next start (at least once, at the same key). At most `concurrentUploads`
+/// uploads run at once, to all stores together: each holds up to one object under the threshold, or
+/// one part, in memory, so many buffers delivered at once (or retried together after an outage)
+/// hold a bounded amount.
 package struct S3StoreDestination: ObjectDestination {
     package var stores: [String: S3Store]
     package var folders: DirectoryBucket
     package var transport: any HTTPTransport
     package var logger: Logger
+    private let uploads = AsyncGate(width: concurrentUploads)
+
+    package static let concurrentUploads = 4
 
     package init(stores: [String: S3Store], dataDirectory: String, transport: any HTTPTransport, logger: Logger) {
         self.stores = stores
@@ -87,7 +93,9 @@ package struct S3StoreDestination: ObjectDestination {
         let sent: S3StoreUpload.Sent
         do {
             // By path: the staged descriptor is for syncing (a staging file's may be write-only).
-            sent = try await upload.send(fileAt: staged.path)
+            sent = try await uploads.run { () async throws(FileSystemError) in
+                try await upload.send(fileAt: staged.path)
+            }
         } catch {
             logger.warning(
                 "Upload to the store failed; the object stays staged and is sent again",

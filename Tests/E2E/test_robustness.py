@@ -426,7 +426,7 @@ def test_failed_delivery_is_retried_with_backoff_and_logged(make_server):
     log = srv.stderr_text()
     failures = [l for l in log.splitlines() if "Delivery failed" in l]
     assert len(failures) >= 2, f"no retry within ~1.5 s of the first failure:\n{log}"
-    assert all("stream=retry" in l and "Not a directory" in l for l in failures), failures
+    assert all("stream=retry" in l and "'retry-bucket' is a file, not a bucket's folder" in l for l in failures), failures
     # A flush while it still fails reports the storage failure.
     r = srv.http("POST", "/_local/flush?stream=retry", b"")
     assert r.status == 503 and r.json()["__type"] == "ServiceUnavailableException", r
@@ -463,13 +463,13 @@ def test_a_stream_that_cannot_deliver_is_reported_per_stream_and_does_not_stop_t
     assert [o["stream"] for o in body["objects"]] == ["fine"], body
     [failure] = body["failures"]
     assert failure["stream"] == "stuck" and failure["stagedRecords"] == 2, failure
-    assert "Not a directory" in failure["error"], failure
+    assert "'stuck-bucket' is a file, not a bucket's folder" in failure["error"], failure
     assert srv.delivered("fine") == b"ok\n"
 
     streams = {s["name"]: s for s in srv.http("GET", "/_local/streams").json()["streams"]}
     stuck, fine = streams["stuck"]["delivery"], streams["fine"]["delivery"]
     assert stuck["failing"] is True and stuck["failures"] >= 1, stuck
-    assert "Not a directory" in stuck["lastError"]["message"] and stuck["lastError"]["time"], stuck
+    assert "'stuck-bucket' is a file" in stuck["lastError"]["message"] and stuck["lastError"]["time"], stuck
     assert fine == {"failing": False, "failures": 0, "lastError": None}, fine
     metrics = srv.http("GET", "/_local/metrics").body.decode()
     assert 'firehose_local_delivery_failing{stream="stuck"} 1' in metrics, metrics

@@ -629,3 +629,28 @@ def test_uploads_in_progress_end_with_the_server(make_server):
     expect_s3_error(
         lambda: restarted.s3().upload_part(Bucket="restart-bucket", Key="k", UploadId=upload, PartNumber=2, Body=b"x"),
         "NoSuchUpload", 404)
+
+
+def test_a_bucket_folder_may_be_a_link_to_another_disk(make_server, tmp_path):
+    """Whoever runs the server may put a bucket elsewhere with a symbolic link: deliveries go
+    through it and the S3 API reads through it (links inside a bucket stay unfollowed)."""
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS,
+              "DeliveryStreams": [fhlocal.ext_stream("linked", "linked-bucket", **fhlocal.hints(64, 900))]}
+    srv = make_server.create(config, name="s3-linked-bucket")
+    elsewhere = tmp_path / "other-disk"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, srv.data_dir / "linked-bucket")
+    srv.start()
+    srv.client().put_record(DeliveryStreamName="linked", Record={"Data": b"through the link\n"})
+    (flushed,) = srv.flush("linked")["objects"]
+    assert (elsewhere / flushed["key"]).read_bytes() == b"through the link\n"
+    s3 = srv.s3()
+    assert "linked-bucket" in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket="linked-bucket")["Contents"]] == [flushed["key"]]
+    assert s3.get_object(Bucket="linked-bucket", Key=flushed["key"])["Body"].read() == b"through the link\n"
+    s3.put_object(Bucket="linked-bucket", Key="seeded.txt", Body=b"seeded")
+    assert (elsewhere / "seeded.txt").read_bytes() == b"seeded"
+    # A link inside the bucket is not followed, by reads nor by deliveries.
+    os.symlink(tmp_path, elsewhere / "inner")
+    expect_s3_error(lambda: s3.put_object(Bucket="linked-bucket", Key="inner/x.txt", Body=b"x"), "InvalidArgument", 400)
+    assert not (tmp_path / "x.txt").exists()

@@ -196,6 +196,35 @@ struct DeliveryTests {
         }
     }
 
+    @Test(
+        "A bucket's folder may be a link (to another disk); a link inside it is not followed: the delivery fails, stays staged, and says why"
+    )
+    func links() async throws {
+        try await SinkHarness.with { h in
+            let elsewhere = try SinkHarness.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+            try FileManager.default.createSymbolicLink(atPath: h.bucketPath(), withDestinationPath: elsewhere)
+            try h.sink.createStream(try settings(destination(prefix: "inner/")))
+            try await h.put(["linked;"])
+            let object = try #require(try await h.sink.flush().first)
+            #expect(FileManager.default.contents(atPath: "\(elsewhere)/\(object.key)") == Data("linked;".utf8))
+            let outside = try SinkHarness.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: outside) }
+            try FileManager.default.removeItem(atPath: "\(elsewhere)/inner")
+            try FileManager.default.createSymbolicLink(atPath: "\(elsewhere)/inner", withDestinationPath: outside)
+            try await h.put(["refused;"])
+            let refused = await #expect(throws: SinkError.self) { try await h.sink.flush(stream: "demo") }
+            #expect(
+                refused?.description.contains("'inner' is a symbolic link, which is not followed inside a bucket")
+                    == true)
+            #expect(h.stagedFiles.count == 1)
+            #expect(h.files(under: outside).isEmpty)
+            try FileManager.default.removeItem(atPath: "\(elsewhere)/inner")
+            let delivered = try #require(try await h.sink.flush(stream: "demo").first)
+            #expect(FileManager.default.contents(atPath: "\(elsewhere)/\(delivered.key)") == Data("refused;".utf8))
+        }
+    }
+
     @Test("Before delivery the bucket has no files, only a staging .partial; after delivery staging is empty")
     func atomicity() async throws {
         try await SinkHarness.with { h in

@@ -31,9 +31,10 @@ struct FailureTests {
 
             let error = await #expect(throws: SinkError.self) { try await h.sink.flush() }
             let storage = try #require(error?.undelivered?.failures.first?.error)
-            #expect(storage.operation == "mkdir")
-            #expect(storage.path == "\(h.bucketPath())/2026")
+            #expect(storage.operation == "deliver")
+            #expect(storage.path.hasPrefix("demo-bucket/2026/"))
             #expect(storage.errno == ENOTDIR)
+            #expect(storage.description.hasSuffix("'demo-bucket' is a file, not a bucket's folder"))
             #expect(error?.isUnknownStream == false)
 
             // Still staged, complete.

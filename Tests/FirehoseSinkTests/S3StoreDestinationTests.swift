@@ -4,6 +4,7 @@ import FirehoseTestSupport
 import Foundation
 import HTTPTransports
 import Logging
+import Synchronization
 import Testing
 
 @testable import FirehoseSink
@@ -323,5 +324,62 @@ struct S3StoreDestinationTests {
         #expect(S3StoreUpload.partSize(for: 10_000 * (8 << 20), preferred: 8 << 20) == 8 << 20)
         #expect(S3StoreUpload.partSize(for: 10_000 * (8 << 20) + 1, preferred: 8 << 20) == (8 << 20) + 1)
         #expect(S3StoreUpload.partSize(for: 1 << 40, preferred: 8 << 20) * 10_000 >= 1 << 40)
+    }
+
+    /// A store that holds every upload until released, counting how many it holds at once.
+    final class HeldStore: HTTPTransport {
+        private let state = Mutex<(held: Int, most: Int, waiting: [CheckedContinuation<Void, Never>])>((0, 0, []))
+
+        var held: Int { state.withLock { $0.held } }
+        var most: Int { state.withLock { $0.most } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            await withCheckedContinuation { continuation in
+                state.withLock { state in
+                    state.held += 1
+                    state.most = max(state.most, state.held)
+                    state.waiting.append(continuation)
+                }
+            }
+            return HTTPResponse(status: 200, headers: [("ETag", "\"etag\"")])
+        }
+
+        func releaseAll() {
+            let waiting = state.withLock { state in
+                defer {
+                    state.held -= state.waiting.count
+                    state.waiting = []
+                }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
+    @Test("at most four uploads run at once, to all stores together")
+    func boundedUploads() async throws {
+        let store = HeldStore()
+        try await SinkHarness.with(httpTransport: store, stores: ["demo-bucket": Self.store()]) { harness in
+            let streams = (0..<7).map { "stream-\($0)" }
+            for stream in streams {
+                try harness.sink.createStream(try settings(stream: stream, destination()))
+                try await harness.put(Self.records, to: stream)
+            }
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for stream in streams { group.addTask { try await harness.sink.flush(stream: stream).count } }
+                try await eventually("four uploads to reach the store") { store.held == 4 }
+                // Time for more to arrive, were they let through.
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(store.held == S3StoreDestination.concurrentUploads)
+                try await eventually("every upload to be let through and answered") {
+                    store.releaseAll()
+                    return harness.stagingIsEmpty
+                }
+                var delivered = 0
+                for try await count in group { delivered += count }
+                #expect(delivered == 7)
+            }
+            #expect(store.most == 4)
+        }
     }
 }
