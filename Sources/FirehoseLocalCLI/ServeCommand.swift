@@ -178,8 +178,10 @@ public struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Raises the soft limit on open files to the hard one, as Go's runtime does for its servers:
-    /// every buffer waiting for a store that is down (or any slow destination) holds two
-    /// descriptors, and the usual soft limit of 1024 would end a long outage's backlog with EMFILE.
+    /// every open buffer holds two descriptors (a dynamically partitioned stream may have 500 open
+    /// at once), as does a retired one waiting for a folder that cannot be written, and the usual
+    /// soft limit of 1024 would end such a backlog with EMFILE. (Buffers waiting for a store, or for
+    /// a source stage's function, hold none: they are read by path.)
     static func raiseOpenFileLimit(logger: Logger) {
         #if os(Linux)
             var limit = rlimit()

@@ -138,8 +138,8 @@ actor DeliveryStream {
     // request committed before it started.
     private var groupCommit = GroupCommit<CheckedContinuation<Void, any Error>>()
     private var dirtyBuffers: [StagingBuffer] = []
-    /// A source stage's retired buffers whose descriptors close once the sync that covers them has
-    /// taken its own (`releaseDescriptors`).
+    /// Retired buffers read by path whose descriptors close once the sync that covers them has taken
+    /// its own (`releaseDescriptors`).
     private var closingAfterSync: [StagingBuffer] = []
     /// A staging file was created since the last fsync: its directory entry must reach the disk too.
     private var stagingDirectoryDirty = false
@@ -515,11 +515,14 @@ actor DeliveryStream {
         releaseDescriptors(of: buffer)
     }
 
-    /// A source stage's buffer that takes no more records and is fully committed is read by path
-    /// when its turn comes, which may be long behind a slow function: its descriptors close now (with
-    /// durability fsync, once a sync holds its own), so a backlog does not run the process out of them.
+    /// A buffer that takes no more records and is fully committed, of a source stage or for a bucket
+    /// in a store, is read by path when its turn comes, which may be long behind a slow function or
+    /// a store that is down: its descriptors close now (with durability fsync, once a sync holds its
+    /// own), so a backlog does not run the process out of them.
     private func releaseDescriptors(of buffer: StagingBuffer) {
-        guard consumer != nil, buffers[buffer.partition] !== buffer, buffer.isFullyCommitted else { return }
+        guard consumer != nil || destination.isRemote(bucket: buffer.settings.bucket),
+            buffers[buffer.partition] !== buffer, buffer.isFullyCommitted
+        else { return }
         if dirtyBuffers.contains(where: { $0 === buffer }) {
             if !closingAfterSync.contains(where: { $0 === buffer }) { closingAfterSync.append(buffer) }
         } else {

@@ -173,8 +173,13 @@ final class StagingBuffer: Identifiable {
     /// Writes the staged bytes, extending the CRC of the not yet journaled range. Stops at the first
     /// failure, keeping what was not written.
     private func writePending() throws(FileSystemError) {
+        guard !unwritten.isEmpty else { return }
+        // A buffer whose descriptors were released while it waited writes its trailer by path.
+        let reopened = dataFD < 0
+        let file = reopened ? try POSIX.open(dataPath, flags: O_WRONLY) : dataFD
+        defer { if reopened { POSIX.close(file) } }
         while let (bytes, crc) = unwritten.first {
-            try POSIX.writeAll(dataFD, bytes, at: Int64(storedBytes), path: dataPath)
+            try POSIX.writeAll(file, bytes, at: Int64(storedBytes), path: dataPath)
             uncommittedCRC = CRC32.combine(uncommittedCRC, crc, secondLength: bytes.count)
             storedBytes += bytes.count
             unwritten.removeFirst()
@@ -198,6 +203,7 @@ final class StagingBuffer: Identifiable {
     /// A duplicate of the data file's descriptor, for the fsync that publishing does off the
     /// stream's executor. The caller closes it.
     func duplicateDataDescriptor() throws(FileSystemError) -> Int32 {
+        if dataFD < 0 { return try POSIX.open(dataPath, flags: O_RDONLY) }
         let descriptor = dup(dataFD)
         guard descriptor >= 0 else { throw FileSystemError(operation: "dup", path: dataPath, errno: errno) }
         return descriptor

@@ -382,4 +382,37 @@ struct S3StoreDestinationTests {
             #expect(store.most == 4)
         }
     }
+
+    /// Descriptors this process holds open on files under `directory`.
+    static func descriptors(under directory: String) -> Int {
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return open.filter {
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "")
+                .hasPrefix(directory)
+        }.count
+    }
+
+    @Test("buffers waiting for a store hold no descriptors; their objects are whole when it is back")
+    func waitingBuffersHoldNoDescriptors() async throws {
+        let endpoint = ScriptedEndpoint(
+            [.failure(TransportFailure("connection refused", reason: "refused"))], then: Self.stored)
+        try await SinkHarness.with(httpTransport: endpoint, stores: ["demo-bucket": Self.store()]) { harness in
+            try harness.sink.createStream(
+                try settings(destination(sizeInMBs: 1, intervalInSeconds: 0, compression: "GZIP")))
+            try await harness.put(["record 0\n"])
+            try await eventually("the first upload to fail and arm the retry") {
+                endpoint.requests.count == 1 && harness.clock.sleeperCount == 1
+            }
+            for index in 1..<20 { try await harness.put(["record \(index)\n"]) }
+            #expect(harness.stagedFiles.count == 20)
+            #expect(Self.descriptors(under: harness.stagingDirectory) == 0)
+            harness.clock.advance(by: .seconds(1))
+            try await eventually("the retry to deliver all of them") { endpoint.requests.count == 21 }
+            let delivered = try endpoint.requests.dropFirst().map {
+                String(decoding: try Gzip.decompress($0.body, limit: 1 << 20), as: UTF8.self)
+            }
+            #expect(delivered == (0..<20).map { "record \($0)\n" })
+            try await eventually("staging to empty") { harness.stagingIsEmpty }
+        }
+    }
 }
