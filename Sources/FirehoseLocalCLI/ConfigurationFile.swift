@@ -519,17 +519,18 @@ private struct BucketShape: Decodable {
             endpoint: endpoint, region: Region ?? "", bucket: storeBucket, credentials: credentials,
             pathStyle: pathStyle)
         store.timeout = timeout
-        // S3's bounds: a PutObject of at most 5 GiB; parts of 5 MiB to 5 GiB.
+        // S3 takes parts of 5 MiB to 5 GiB; an upload holds an object under the threshold, or a
+        // part, in memory, so both stop at 512 MiB.
         if let MultipartThresholdMB {
-            guard (1...5120).contains(MultipartThresholdMB) else {
-                throw fail("MultipartThresholdMB", "must be 1 to 5120 (MiB), not \(MultipartThresholdMB).")
+            guard (1...512).contains(MultipartThresholdMB) else {
+                throw fail("MultipartThresholdMB", "must be 1 to 512 (MiB), not \(MultipartThresholdMB).")
             }
             store.multipartThreshold = MultipartThresholdMB << 20
         }
         if let PartSizeMB {
-            guard (5...5120).contains(PartSizeMB) else {
+            guard (5...512).contains(PartSizeMB) else {
                 throw fail(
-                    "PartSizeMB", "must be 5 to 5120 (MiB; S3 refuses parts under 5 MiB), not \(PartSizeMB).")
+                    "PartSizeMB", "must be 5 to 512 (MiB; S3 refuses parts under 5 MiB), not \(PartSizeMB).")
             }
             store.partSize = PartSizeMB << 20
         }

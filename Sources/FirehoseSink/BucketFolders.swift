@@ -184,54 +184,60 @@ package struct BucketFolders: Sendable {
     /// place over any object that was there, its folder synced. Folders are created as needed, never
     /// through a symbolic link. An `etag` other than the content's MD5 (a multipart upload's) is kept
     /// with the file as an extended attribute where the file system has them. Returns the new
-    /// object's identity.
+    /// object's identity, and whether the file system kept the `etag`.
     package func place(
         bucket: String, key: String, staging: String, durable: Bool, etag: String? = nil,
         write: (Int32, String) throws(FileSystemError) -> Void
-    ) throws(WriteError) -> FileIdentity {
+    ) throws(WriteError) -> (identity: FileIdentity, keptETag: Bool) {
         guard ObjectPath(bucket: bucket, key: key) != nil else { throw .invalidKey }
         guard self.bucket(bucket) != nil else { throw .noSuchBucket }
         let temporary = "\(staging)/\(UUID().uuidString.lowercased()).upload"
-        var info = stat()
+        var keptETag = false
         do throws(FileSystemError) {
             let file = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
             defer { POSIX.close(file) }
             try write(file, temporary)
             if let etag {
                 // Best effort: without extended attributes the ETag lives in the S3 API's cache.
-                _ = Array(etag.utf8).withUnsafeBytes {
-                    fsetxattr(file, Self.etagAttribute, $0.baseAddress, $0.count, 0)
-                }
+                keptETag =
+                    Array(etag.utf8).withUnsafeBytes {
+                        fsetxattr(file, Self.etagAttribute, $0.baseAddress, $0.count, 0)
+                    } == 0
             }
             if durable { try POSIX.fsync(file, path: temporary) }
-            guard fstat(file, &info) == 0 else {
-                throw FileSystemError(operation: "stat", path: temporary, errno: errno)
-            }
         } catch {
             POSIX.unlink(temporary)
             throw .storage(error)
         }
         do {
-            try move(temporary, bucket: bucket, key: key, createBucket: false, durable: durable)
+            return (try move(temporary, bucket: bucket, key: key, createBucket: false, durable: durable), keptETag)
         } catch {
             POSIX.unlink(temporary)
             throw error
         }
-        return Self.identity(info)
     }
 
     /// Renames the whole file at `file` (in the data directory's staging) to be the object `key` of
-    /// `bucket`, over any object that was there, its folder synced when `durable`: the one way an
+    /// `bucket` (copied first where the bucket's folder is a link to another file system), over any
+    /// object that was there, its folder synced when `durable`: the one way an
     /// object appears, for deliveries and uploads alike. Folders are created as needed (the bucket's
     /// own only when `createBucket`), never through a symbolic link. On failure `file` stays.
+    /// Returns the object's identity.
+    @discardableResult
     package func move(_ file: String, bucket: String, key: String, createBucket: Bool, durable: Bool)
-        throws(WriteError)
+        throws(WriteError) -> FileIdentity
     {
         guard let path = ObjectPath(bucket: bucket, key: key) else { throw .invalidKey }
         let folder = try openFolder(path.folders, create: true, createBucket: createBucket).get()
         defer { closeFile(folder) }
-        if renameat(AT_FDCWD, file, folder, path.name) != 0 {
-            let code = errno
+        var code: Int32 = renameat(AT_FDCWD, file, folder, path.name) == 0 ? 0 : errno
+        if code == EXDEV {
+            // The bucket's folder is a link to another file system, which a rename cannot cross:
+            // the file is copied into the bucket's own private folder, then renamed from there.
+            code = copyAcross(file, bucket: path.folders[0], into: folder, name: path.name, durable: durable)
+            if code == 0 { POSIX.unlink(file) }
+        }
+        if code != 0 {
             if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
                 throw .conflict("'\(key)' is a folder of other objects")
             }
@@ -240,6 +246,53 @@ package struct BucketFolders: Sendable {
         if durable, fsync(folder) != 0 {
             throw .storage(FileSystemError(operation: "fsync", path: "\(bucket)/\(key)", errno: errno))
         }
+        var info = stat()
+        guard fstatat(folder, path.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw .storage(FileSystemError(operation: "stat", path: "\(bucket)/\(key)", errno: errno))
+        }
+        return Self.identity(info)
+    }
+
+    /// Copies `file` (with its ETag attribute) to `<bucket>/.firehose-local/`, synced when `durable`,
+    /// and renames the copy to `name` in `folder`; 0, or the errno of the step that failed (the
+    /// copy is removed then).
+    private func copyAcross(_ file: String, bucket: String, into folder: Int32, name: String, durable: Bool)
+        -> Int32
+    {
+        let bucketFolder = openFile("\(root)/\(bucket)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard bucketFolder >= 0 else { return errno }
+        defer { closeFile(bucketFolder) }
+        if mkdirat(bucketFolder, Self.privateFolder, 0o755) != 0, errno != EEXIST { return errno }
+        let privateFolder = openat(bucketFolder, Self.privateFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard privateFolder >= 0 else { return errno }
+        defer { closeFile(privateFolder) }
+        let copyName = "\(UUID().uuidString.lowercased()).copy"
+        let copy = openat(privateFolder, copyName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard copy >= 0 else { return errno }
+        let code: Int32
+        do throws(FileSystemError) {
+            defer { closeFile(copy) }
+            let source = try POSIX.open(file, flags: O_RDONLY)
+            defer { POSIX.close(source) }
+            var offset = 0
+            while true {
+                let chunk = try POSIX.read(source, upTo: 1 << 20, at: Int64(offset), path: file)
+                if chunk.isEmpty { break }
+                try POSIX.writeAll(copy, chunk, at: Int64(offset), path: copyName)
+                offset += chunk.count
+            }
+            var etag = [UInt8](repeating: 0, count: 128)
+            let length = etag.withUnsafeMutableBytes { fgetxattr(source, Self.etagAttribute, $0.baseAddress, $0.count) }
+            if length > 0 {
+                _ = etag.withUnsafeBytes { fsetxattr(copy, Self.etagAttribute, $0.baseAddress, length, 0) }
+            }
+            if durable { try POSIX.fsync(copy, path: copyName) }
+            code = renameat(privateFolder, copyName, folder, name) == 0 ? 0 : errno
+        } catch {
+            code = error.errno
+        }
+        if code != 0 { _ = unlinkat(privateFolder, copyName, 0) }
+        return code
     }
 
     /// The extended attribute holding an ETag that is not the content's MD5.

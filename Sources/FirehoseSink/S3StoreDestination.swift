@@ -63,20 +63,22 @@ package struct S3Store: Sendable, Equatable {
 /// store answered 200, so a store that is down or refuses only delays the object: the stream's
 /// retries (backoff with jitter) send it again, and a crash before the answer sends it again from
 /// the journal at the next start (at least once, at the same key). At most `concurrentUploads`
-/// uploads run at once, to all stores together: each holds up to one object under the threshold, or
-/// one part, in memory, so many buffers delivered at once (or retried together after an outage)
-/// hold a bounded amount.
+/// uploads run at once for each mapped bucket (a store that does not answer holds up only its own): each
+/// holds up to one object under the threshold, or one part, in memory, so many buffers delivered at
+/// once (or retried together after an outage) hold a bounded amount.
 package struct S3StoreDestination: ObjectDestination {
-    package var stores: [String: S3Store]
+    package let stores: [String: S3Store]
     package var folders: DirectoryBucket
     package var transport: any HTTPTransport
     package var logger: Logger
-    private let uploads = AsyncGate(width: concurrentUploads)
+    /// By mapped bucket.
+    private let uploads: [String: AsyncGate]
 
     package static let concurrentUploads = 4
 
     package init(stores: [String: S3Store], dataDirectory: String, transport: any HTTPTransport, logger: Logger) {
         self.stores = stores
+        uploads = stores.mapValues { _ in AsyncGate(width: Self.concurrentUploads) }
         folders = DirectoryBucket(root: dataDirectory)
         self.transport = transport
         self.logger = logger
@@ -93,7 +95,8 @@ package struct S3StoreDestination: ObjectDestination {
         let sent: S3StoreUpload.Sent
         do {
             // By path: the staged descriptor is for syncing (a staging file's may be write-only).
-            sent = try await uploads.run { () async throws(FileSystemError) in
+            // Every mapped bucket has its gate (both are set once, at init).
+            sent = try await uploads[bucket]!.run { () async throws(FileSystemError) in
                 try await upload.send(fileAt: staged.path)
             }
         } catch {

@@ -369,7 +369,7 @@ BAD_CONFIGS = {
                       "AddressingStyle": "dns"}], **bad_stream()}, ["AddressingStyle"], []),
     "store-part-size-under-5": (
         {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
-                      "PartSizeMB": 4}], **bad_stream()}, ["Buckets[0].PartSizeMB", "5 to 5120"], []),
+                      "PartSizeMB": 4}], **bad_stream()}, ["Buckets[0].PartSizeMB", "5 to 512"], []),
     "store-threshold-zero": (
         {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
                       "MultipartThresholdMB": 0}], **bad_stream()}, ["Buckets[0].MultipartThresholdMB"], []),

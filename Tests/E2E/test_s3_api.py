@@ -7,8 +7,10 @@ import gzip
 import hashlib
 import json
 import os
+import pathlib
 import shutil
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -631,14 +633,20 @@ def test_uploads_in_progress_end_with_the_server(make_server):
         "NoSuchUpload", 404)
 
 
-def test_a_bucket_folder_may_be_a_link_to_another_disk(make_server, tmp_path):
+def test_a_bucket_folder_may_be_a_link_to_another_disk(make_server, tmp_path, request):
     """Whoever runs the server may put a bucket elsewhere with a symbolic link: deliveries go
     through it and the S3 API reads through it (links inside a bucket stay unfollowed)."""
     config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS,
               "DeliveryStreams": [fhlocal.ext_stream("linked", "linked-bucket", **fhlocal.hints(64, 900))]}
     srv = make_server.create(config, name="s3-linked-bucket")
-    elsewhere = tmp_path / "other-disk"
-    elsewhere.mkdir()
+    # Another file system where there is one (/dev/shm, a tmpfs), which no rename can cross.
+    shm = pathlib.Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and shm.stat().st_dev != srv.data_dir.stat().st_dev:
+        elsewhere = pathlib.Path(tempfile.mkdtemp(prefix="firehose-local-bucket-", dir=shm))
+        request.addfinalizer(lambda: shutil.rmtree(elsewhere, ignore_errors=True))
+    else:
+        elsewhere = tmp_path / "other-disk"
+        elsewhere.mkdir()
     os.symlink(elsewhere, srv.data_dir / "linked-bucket")
     srv.start()
     srv.client().put_record(DeliveryStreamName="linked", Record={"Data": b"through the link\n"})
@@ -650,6 +658,14 @@ def test_a_bucket_folder_may_be_a_link_to_another_disk(make_server, tmp_path):
     assert s3.get_object(Bucket="linked-bucket", Key=flushed["key"])["Body"].read() == b"through the link\n"
     s3.put_object(Bucket="linked-bucket", Key="seeded.txt", Body=b"seeded")
     assert (elsewhere / "seeded.txt").read_bytes() == b"seeded"
+    upload = s3.create_multipart_upload(Bucket="linked-bucket", Key="in-parts.bin")["UploadId"]
+    etag = s3.upload_part(Bucket="linked-bucket", Key="in-parts.bin", UploadId=upload, PartNumber=1,
+                          Body=b"one part")["ETag"]
+    s3.complete_multipart_upload(Bucket="linked-bucket", Key="in-parts.bin", UploadId=upload,
+                                 MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]})
+    assert s3.head_object(Bucket="linked-bucket", Key="in-parts.bin")["ETag"] == multipart_etag([b"one part"])
+    assert (elsewhere / "in-parts.bin").read_bytes() == b"one part"
+    assert not list((srv.data_dir / fhlocal.STAGING_DIR / "staging").glob("*.upload"))
     # A link inside the bucket is not followed, by reads nor by deliveries.
     os.symlink(tmp_path, elsewhere / "inner")
     expect_s3_error(lambda: s3.put_object(Bucket="linked-bucket", Key="inner/x.txt", Body=b"x"), "InvalidArgument", 400)

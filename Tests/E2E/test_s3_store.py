@@ -306,9 +306,13 @@ class CephRGW:
     def __init__(self, workdir: pathlib.Path):
         self.dir = workdir / "ceph"
         self.port = free_port()
-        run = subprocess.run(
-            ["bash", str(CEPH_SCRIPTS / "start-rgw.sh"), str(self.dir), str(self.port), str(free_port()),
-             "store-key", "store-secret"], capture_output=True, text=True, timeout=300)
+        try:
+            run = subprocess.run(
+                ["bash", str(CEPH_SCRIPTS / "start-rgw.sh"), str(self.dir), str(self.port), str(free_port()),
+                 "store-key", "store-secret"], capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise
         if run.returncode != 0:
             logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
                              for p in sorted((self.dir / "log").glob("*")))
@@ -328,9 +332,11 @@ def rgw(tmp_path_factory):
     if shutil.which("radosgw") is None or shutil.which("ceph-mon") is None or shutil.which("ceph-osd") is None:
         pytest.skip("needs radosgw, ceph-mon, ceph-osd and ceph-common (apt); .ci/run installs them")
     gateway = CephRGW(tmp_path_factory.mktemp("rgw"))
-    gateway.client.create_bucket(Bucket=STORE_BUCKET)
-    yield gateway
-    gateway.stop()
+    try:
+        gateway.client.create_bucket(Bucket=STORE_BUCKET)
+        yield gateway
+    finally:
+        gateway.stop()
 
 
 @pytest.mark.timeout_s(600)

@@ -176,6 +176,8 @@ struct S3RequestTests {
         #expect(try operation("GET", "/b?uploads") == "Unsupported")
         #expect(try operation("PUT", "/b/k?uploadId=u") == "Unsupported")
         #expect(try operation("PUT", "/b/k?partNumber=1") == "Unsupported")
+        #expect(try operation("GET", "/b/k?partNumber=1") == "Unsupported")
+        #expect(try operation("HEAD", "/b/k?partNumber=1") == "Unsupported")
     }
 
     static func isS3(_ request: APIRequest) -> Bool {

@@ -356,7 +356,7 @@ struct S3StoreDestinationTests {
         }
     }
 
-    @Test("at most four uploads run at once, to all stores together")
+    @Test("at most four uploads run at once for a mapped bucket")
     func boundedUploads() async throws {
         let store = HeldStore()
         try await SinkHarness.with(httpTransport: store, stores: ["demo-bucket": Self.store()]) { harness in

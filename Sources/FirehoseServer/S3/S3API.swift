@@ -26,6 +26,7 @@ final class S3API: Sendable {
     private let folders: BucketFolders
     private let etags = ETagCache()
     private let multipart: S3MultipartUploads
+    private let warnedOfETagAttributes = Atomic<Bool>(false)
 
     init(configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger) {
         self.configuration = configuration
@@ -549,9 +550,9 @@ final class S3API: Sendable {
         let listed = try S3CompleteRequest(parsing: request.body)
         let (parts, etag, upload) = try multipart.take(id, bucket: bucket, key: key, listed: listed.parts)
         let staging = sink.configuration.stagingDirectory
-        let identity: BucketFolders.FileIdentity
+        let placed: (identity: BucketFolders.FileIdentity, keptETag: Bool)
         do {
-            identity = try await write { folders, durable throws(BucketFolders.WriteError) in
+            placed = try await write { folders, durable throws(BucketFolders.WriteError) in
                 try folders.place(bucket: bucket, key: key, staging: staging, durable: durable, etag: etag) {
                     file, path throws(FileSystemError) in
                     try S3MultipartUploads.join(parts, into: file, path: path)
@@ -561,7 +562,12 @@ final class S3API: Sendable {
             multipart.restore(id, upload)
             throw error
         }
-        etags.remember(etag, for: identity)
+        etags.remember(etag, for: placed.identity)
+        if !placed.keptETag, !warnedOfETagAttributes.exchange(true, ordering: .relaxed) {
+            logger.warning(
+                "The data directory's file system keeps no extended attributes: ETags of objects uploaded in parts last until the server stops, then read as their MD5",
+                metadata: ["attribute": "user.firehose-local.etag"])
+        }
         await multipart.discard(id)
         logger.debug(
             "Object uploaded in parts",
@@ -717,9 +723,7 @@ enum S3Route {
         case ("DELETE", let bucket?, let key?) where query["uploadId"] != nil:
             self = .abortMultipartUpload(bucket, key: key, upload: query["uploadId"]!)
         case ("PUT", let bucket?, let key?):
-            if let subresource = query.unsupportedSubresource(of: .object)
-                ?? (query["partNumber"] != nil ? "partNumber" : nil)
-            {
+            if let subresource = query.unsupportedSubresource(of: .object) {
                 self = .refused(
                     operation: "Unsupported",
                     .notImplemented(S3API.unsupported("PUT ?\(subresource) on an object")))
@@ -857,8 +861,10 @@ struct S3Query {
         "versioning", "versions", "website",
     ]
     static let objectSubresources: Set<String> = [
-        "acl", "attributes", "legal-hold", "retention", "restore", "select", "tagging", "torrent", "uploadId",
-        "versionId",
+        // partNumber: a GetObject or HeadObject of one part (multipart uploads are served, their
+        // parts are not read back one by one).
+        "acl", "attributes", "legal-hold", "partNumber", "retention", "restore", "select", "tagging", "torrent",
+        "uploadId", "versionId",
     ]
 }
 

@@ -38,12 +38,16 @@ final class S3MultipartUploads: Sendable {
     /// `<data>/.firehose-local/uploads`: a folder per upload, named by its id.
     let root: String
     private let uploads = Mutex<[String: Upload]>([:])
+    /// Part files of the uploads in progress (approximate under races: it bounds, it does not count).
+    private let partFiles = Atomic<Int>(0)
 
     /// S3's bounds (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html).
     static let maxParts = 10_000
     static let minPartSize = 5 << 20
-    /// Uploads in progress at once; S3 has no such bound, but memory here has.
+    /// Uploads in progress at once, and their parts together; S3 has no such bounds, but memory and
+    /// a file system's inodes here have.
     static let maxInProgress = 10_000
+    static let maxPartFiles = 100_000
 
     /// Removes what uploads of an earlier run left.
     init(root: String) {
@@ -83,21 +87,31 @@ final class S3MultipartUploads: Sendable {
         async throws(S3Error) -> String
     {
         _ = try upload(id, bucket: bucket, key: key)
+        guard partFiles.load(ordering: .relaxed) < Self.maxPartFiles else {
+            throw S3Error(
+                code: "SlowDown",
+                message:
+                    "Please reduce your request rate: firehose-local holds at most \(Self.maxPartFiles) parts of multipart uploads in progress; complete or abort some.",
+                status: 503)
+        }
         let md5 = Array(Insecure.MD5.hash(data: body))
         // A file per attempt: two uploads of one part at once never write into the same file.
         let file = "\(root)/\(id)/part-\(number)-\(UUID().uuidString.lowercased())"
-        let written = await BlockingIO.read { () -> Bool in
-            do {
+        let failure = await BlockingIO.read { () -> FileSystemError? in
+            do throws(FileSystemError) {
                 let descriptor = try POSIX.open(file, flags: O_WRONLY | O_CREAT | O_EXCL)
                 defer { POSIX.close(descriptor) }
                 try POSIX.writeAll(descriptor, body, at: 0, path: file)
-                return true
+                return nil
             } catch {
                 POSIX.unlink(file)
-                return false
+                return error
             }
         }
-        guard written else { throw .serviceUnavailable }
+        if let failure {
+            // The upload's folder went with an abort or a completion while the part arrived.
+            throw failure.errno == ENOENT && failure.operation == "open" ? .noSuchUpload(id) : .serviceUnavailable
+        }
         let replaced = uploads.withLock { uploads -> Part?? in
             guard uploads[id] != nil else { return .none }
             let earlier = uploads[id]?.parts[number]
@@ -112,7 +126,7 @@ final class S3MultipartUploads: Sendable {
         case .some(let earlier?):
             POSIX.unlink(earlier.file)
         case .some(nil):
-            break
+            partFiles.add(1, ordering: .relaxed)
         }
         return "\"\(Hex.string(md5))\""
     }
@@ -168,6 +182,7 @@ final class S3MultipartUploads: Sendable {
                         ]))
             }
             uploads[id] = nil
+            partFiles.subtract(upload.parts.count, ordering: .relaxed)
             var digests = Insecure.MD5()
             for part in parts { digests.update(data: part.md5) }
             return .success((parts, "\"\(Hex.string(digests.finalize()))-\(parts.count)\"", upload))
@@ -178,12 +193,14 @@ final class S3MultipartUploads: Sendable {
     /// Puts back an upload whose completion could not be placed, so the client can complete it again.
     func restore(_ id: String, _ upload: Upload) {
         uploads.withLock { $0[id] = upload }
+        partFiles.add(upload.parts.count, ordering: .relaxed)
     }
 
     /// Forgets the upload and removes its parts.
     func abort(_ id: String, bucket: String, key: String) async throws(S3Error) {
         _ = try upload(id, bucket: bucket, key: key)
-        guard uploads.withLock({ $0.removeValue(forKey: id) }) != nil else { throw .noSuchUpload(id) }
+        guard let removed = uploads.withLock({ $0.removeValue(forKey: id) }) else { throw .noSuchUpload(id) }
+        partFiles.subtract(removed.parts.count, ordering: .relaxed)
         await discard(id)
     }
 

@@ -12,6 +12,8 @@ set -euo pipefail
 dir=$1 rgw_port=$2 mon_port=$3 access_key=$4 secret_key=$5
 rm -rf "$dir"
 mkdir -p "$dir"/{mon,osd,log,run,rgw}
+# Whatever started is stopped if a step fails (the logs stay, for the caller to show).
+trap 'status=$?; [ $status -eq 0 ] || bash "$(dirname "$0")/stop-rgw.sh" "$dir" --keep-logs; exit $status' EXIT
 fsid=$(cat /proc/sys/kernel/random/uuid)
 export CEPH_CONF="$dir/ceph.conf"
 cat > "$CEPH_CONF" <<CONF
