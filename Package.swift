@@ -130,6 +130,7 @@ let package = Package(
                 "FirehoseServer",
                 "FirehoseSink",
                 "FirehoseWire",
+                "FirehoseClient",
                 "AWSSigV4",
                 "DurableStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

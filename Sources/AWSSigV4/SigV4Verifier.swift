@@ -11,7 +11,7 @@
 /// skew, `host`, the date header and the service's required headers being signed, the algorithm, the credential's shape, its scope, the access key, the
 /// signature, and last the session token.
 ///
-/// The payload hash in the canonical request is always `SigV4Request.bodySHA256`, the hash of the body
+/// In the standard dialect the payload hash in the canonical request is `SigV4Request.bodySHA256`, the hash of the body
 /// as received, never the client's `X-Amz-Content-Sha256` header: for a service that is not S3 the two
 /// must agree anyway, and trusting the header would let a signed request carry any body. A client that
 /// sends `UNSIGNED-PAYLOAD` therefore fails with a signature mismatch.

@@ -201,6 +201,20 @@ package enum POSIX {
         return bytes
     }
 
+    /// Copies the open file `source`, from its start to its end, into `destination` from `offset`,
+    /// 1 MiB at a time (pread and pwrite: neither descriptor's offset moves); returns the bytes copied.
+    package static func copy(
+        _ source: Int32, path sourcePath: String, into destination: Int32, at offset: Int64, path: String
+    ) throws(FileSystemError) -> Int {
+        var copied = 0
+        while true {
+            let chunk = try read(source, upTo: 1 << 20, at: Int64(copied), path: sourcePath)
+            if chunk.isEmpty { return copied }
+            try writeAll(destination, chunk, at: offset + Int64(copied), path: path)
+            copied += chunk.count
+        }
+    }
+
     /// The open file's size in bytes.
     package static func size(_ fd: Int32, path: String) throws(FileSystemError) -> Int {
         var info = stat()

@@ -1,4 +1,5 @@
 import AWSSigV4
+import FirehoseClient
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
@@ -483,28 +484,19 @@ private struct BucketShape: Decodable {
                 accessKeyId: given.AccessKeyId, secretAccessKey: given.SecretAccessKey, sessionToken: given.SessionToken
             )
         case (nil, "environment"?):
-            guard let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty,
-                let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
-            else {
-                throw fail("CredentialsFrom", "'environment' needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set.")
+            do {
+                credentials = try EnvironmentCredentialsProvider(environment: environment).resolve()
+            } catch {
+                throw fail("CredentialsFrom", "'environment': \(error)")
             }
-            credentials = AWSCredentials(
-                accessKeyId: key, secretAccessKey: secret,
-                sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         case (nil, let from?) where from.hasPrefix("profile:"):
+            // The shared files as the AWS CLI and FirehoseClient read them.
             let profile = String(from.dropFirst("profile:".count))
-            guard
-                let file = environment["AWS_SHARED_CREDENTIALS_FILE"]
-                    ?? environment["HOME"].map({ "\($0)/.aws/credentials" })
-            else {
-                throw fail("CredentialsFrom", "'\(from)' needs HOME or AWS_SHARED_CREDENTIALS_FILE set.")
+            do {
+                credentials = try ProfileCredentialsProvider(profile: profile, environment: environment).resolve()
+            } catch {
+                throw fail("CredentialsFrom", "profile '\(profile)': \(error)")
             }
-            guard let found = SharedCredentialsFile.credentials(profile: profile, path: file) else {
-                throw fail(
-                    "CredentialsFrom",
-                    "profile '\(profile)' has no aws_access_key_id and aws_secret_access_key in \(file).")
-            }
-            credentials = found
         case (nil, let from?):
             throw fail("CredentialsFrom", "must be 'environment' or 'profile:<name>', not '\(from)'.")
         case (nil, nil):
@@ -535,35 +527,5 @@ private struct BucketShape: Decodable {
             store.partSize = PartSizeMB << 20
         }
         return store
-    }
-}
-
-/// The AWS CLI's shared credentials file (INI): `[profile]` sections of `key = value` lines.
-enum SharedCredentialsFile {
-    private static func trimmed(_ text: some StringProtocol) -> String {
-        let isSpace = { (character: Character) in character == " " || character == "\t" || character == "\r" }
-        return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-    }
-
-    static func credentials(profile: String, path: String) -> AWSCredentials? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        var section: String?
-        var values: [String: String] = [:]
-        for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
-            let line = trimmed(rawLine)
-            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("["), line.hasSuffix("]") {
-                section = trimmed(line.dropFirst().dropLast())
-                continue
-            }
-            guard section == profile, let equals = line.firstIndex(of: "=") else { continue }
-            values[trimmed(line[..<equals]).lowercased()] = trimmed(line[line.index(after: equals)...])
-        }
-        guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"],
-            !secret.isEmpty
-        else { return nil }
-        return AWSCredentials(
-            accessKeyId: key, secretAccessKey: secret,
-            sessionToken: values["aws_session_token"].flatMap { $0.isEmpty ? nil : $0 })
     }
 }

@@ -113,8 +113,9 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
             // Every body is read, so a client that asks may send it at once (RFC 9110 §10.1.1);
             // botocore asks on every S3 upload and otherwise waits a second before sending.
             // One declared too large is refused unread instead, so the client never sends it.
-            let declared = head.headerFields[.contentLength].flatMap { Int($0) } ?? 0
-            if head.headerFields[.expect]?.lowercased() == "100-continue", declared <= maxBodyBytes {
+            if head.headerFields[.expect]?.lowercased() == "100-continue",
+                head.headerFields[.contentLength].flatMap({ Int($0) }) ?? 0 <= maxBodyBytes
+            {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
         }

@@ -169,14 +169,16 @@ package struct BucketFolders: Sendable {
         }
     }
 
-    /// Makes `content` the object `key` of `bucket`, whole or not at all (see `place`).
+    /// Makes `content` the object `key` of `bucket`, whole or not at all (see `place`); returns the
+    /// object's identity.
+    @discardableResult
     package func put(
         _ content: [UInt8], bucket: String, key: String, staging: String, durable: Bool
-    ) throws(WriteError) {
-        _ = try place(bucket: bucket, key: key, staging: staging, durable: durable) {
+    ) throws(WriteError) -> FileIdentity {
+        try place(bucket: bucket, key: key, staging: staging, durable: durable) {
             file, path throws(FileSystemError) in
             try POSIX.writeAll(file, content, at: 0, path: path)
-        }
+        }.identity
     }
 
     /// Makes what `write` writes into a new file (given its descriptor and path) the object `key` of
@@ -197,13 +199,8 @@ package struct BucketFolders: Sendable {
             let file = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL)
             defer { POSIX.close(file) }
             try write(file, temporary)
-            if let etag {
-                // Best effort: without extended attributes the ETag lives in the S3 API's cache.
-                keptETag =
-                    Array(etag.utf8).withUnsafeBytes {
-                        fsetxattr(file, Self.etagAttribute, $0.baseAddress, $0.count, 0)
-                    } == 0
-            }
+            // Best effort: without extended attributes the ETag lives in the S3 API's cache.
+            if let etag { keptETag = Self.keep(etag, on: file) }
             if durable { try POSIX.fsync(file, path: temporary) }
         } catch {
             POSIX.unlink(temporary)
@@ -274,18 +271,8 @@ package struct BucketFolders: Sendable {
             defer { closeFile(copy) }
             let source = try POSIX.open(file, flags: O_RDONLY)
             defer { POSIX.close(source) }
-            var offset = 0
-            while true {
-                let chunk = try POSIX.read(source, upTo: 1 << 20, at: Int64(offset), path: file)
-                if chunk.isEmpty { break }
-                try POSIX.writeAll(copy, chunk, at: Int64(offset), path: copyName)
-                offset += chunk.count
-            }
-            var etag = [UInt8](repeating: 0, count: 128)
-            let length = etag.withUnsafeMutableBytes { fgetxattr(source, Self.etagAttribute, $0.baseAddress, $0.count) }
-            if length > 0 {
-                _ = etag.withUnsafeBytes { fsetxattr(copy, Self.etagAttribute, $0.baseAddress, length, 0) }
-            }
+            _ = try POSIX.copy(source, path: file, into: copy, at: 0, path: copyName)
+            if let etag = Self.storedETag(of: source) { _ = Self.keep(etag, on: copy) }
             if durable { try POSIX.fsync(copy, path: copyName) }
             code = renameat(privateFolder, copyName, folder, name) == 0 ? 0 : errno
         } catch {
@@ -298,6 +285,19 @@ package struct BucketFolders: Sendable {
     /// The extended attribute holding an ETag that is not the content's MD5.
     static let etagAttribute = "user.firehose-local.etag"
 
+    /// Keeps `etag` with the open file; false where the file system has no extended attributes.
+    static func keep(_ etag: String, on file: Int32) -> Bool {
+        Array(etag.utf8).withUnsafeBytes { fsetxattr(file, etagAttribute, $0.baseAddress, $0.count, 0) } == 0
+    }
+
+    /// The ETag kept with the open file, if any.
+    static func storedETag(of file: Int32) -> String? {
+        var value = [UInt8](repeating: 0, count: 128)
+        let count = value.withUnsafeMutableBytes { fgetxattr(file, etagAttribute, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return String(validating: value[..<count], as: UTF8.self)
+    }
+
     /// Whether `key` can name an object here (see `WriteError.invalidKey`).
     package static func isObjectKey(_ key: String) -> Bool {
         ObjectPath(bucket: "b", key: key) != nil
@@ -305,10 +305,16 @@ package struct BucketFolders: Sendable {
 
     /// Removes the object `key` of `bucket` if there is one (a folder or a link is no object).
     package func delete(bucket: String, key: String, durable: Bool) throws(WriteError) {
-        guard self.bucket(bucket) != nil else { throw .noSuchBucket }
-        guard let path = ObjectPath(bucket: bucket, key: key),
-            case .success(let folder) = openFolder(path.folders, create: false)
-        else { return }
+        guard let path = ObjectPath(bucket: bucket, key: key) else {
+            guard self.bucket(bucket) != nil else { throw .noSuchBucket }
+            return
+        }
+        let folder: Int32
+        switch openFolder(path.folders, create: false) {
+        case .success(let opened): folder = opened
+        case .failure(.noSuchBucket): throw .noSuchBucket
+        case .failure: return  // no folder on the way: no such object
+        }
         defer { closeFile(folder) }
         var info = stat()
         guard fstatat(folder, path.name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else {
@@ -528,14 +534,7 @@ package final class OpenObject: Sendable {
     }
 
     /// The ETag kept with the file when it is not its content's MD5 (a multipart upload's).
-    package func storedETag() -> String? {
-        var value = [UInt8](repeating: 0, count: 128)
-        let count = value.withUnsafeMutableBytes {
-            fgetxattr(descriptor, BucketFolders.etagAttribute, $0.baseAddress, $0.count)
-        }
-        guard count > 0 else { return nil }
-        return String(validating: value[..<count], as: UTF8.self)
-    }
+    package func storedETag() -> String? { BucketFolders.storedETag(of: descriptor) }
 
     /// Up to `count` bytes from `offset`; fewer only at the end of the file. Blocking.
     package func read(at offset: Int, count: Int) throws(FileSystemError) -> [UInt8] {

@@ -80,17 +80,15 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
         consecutiveFailures += 1
         guard !retryArmed else { return .alreadyArmed }
         retryArmed = true
-        return .arm(afterSeconds: Self.retryDelay(after: consecutiveFailures))
+        return .arm(afterSeconds: DeliveryBackoff.seconds(after: consecutiveFailures))
     }
 
     /// The delay the next failure would wait, for logging it before it happens.
-    var nextRetryDelay: Int { Self.retryDelay(after: consecutiveFailures + 1) }
+    var nextRetryDelay: Int { DeliveryBackoff.seconds(after: consecutiveFailures + 1) }
 
     mutating func retryFired() {
         retryArmed = false
     }
-
-    static func retryDelay(after failures: Int) -> Int { DeliveryBackoff.seconds(after: failures) }
 
     /// Drops every queued buffer (DeleteDeliveryStream) and disarms the retry; returns the buffers,
     /// for their files to be removed.

@@ -73,12 +73,16 @@ package struct S3StoreDestination: ObjectDestination {
     package var logger: Logger
     /// By mapped bucket.
     private let uploads: [String: AsyncGate]
+    private let signers: [String: SigV4Signer]
 
     package static let concurrentUploads = 4
 
     package init(stores: [String: S3Store], dataDirectory: String, transport: any HTTPTransport, logger: Logger) {
         self.stores = stores
         uploads = stores.mapValues { _ in AsyncGate(width: Self.concurrentUploads) }
+        signers = stores.mapValues {
+            SigV4Signer(credentials: $0.credentials, region: $0.region, service: "s3", dialect: .s3)
+        }
         folders = DirectoryBucket(root: dataDirectory)
         self.transport = transport
         self.logger = logger
@@ -90,12 +94,13 @@ package struct S3StoreDestination: ObjectDestination {
         -> String
     {
         guard let store = stores[bucket] else { return try await folders.deliver(staged, bucket: bucket, key: key) }
-        let upload = S3StoreUpload(store: store, key: key, transport: transport, logger: logger)
+        // Every mapped bucket has its gate and its signer (set once, at init).
+        let upload = S3StoreUpload(
+            store: store, signer: signers[bucket]!, key: key, transport: transport, logger: logger)
         let started = ContinuousClock.now
         let sent: S3StoreUpload.Sent
         do {
             // By path: the staged descriptor is for syncing (a staging file's may be write-only).
-            // Every mapped bucket has its gate (both are set once, at init).
             sent = try await uploads[bucket]!.run { () async throws(FileSystemError) in
                 try await upload.send(fileAt: staged.path)
             }

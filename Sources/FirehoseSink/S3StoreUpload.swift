@@ -25,6 +25,8 @@ import Logging
 /// is aborted: the object stays staged and is sent again, whole, at the same key.
 struct S3StoreUpload {
     var store: S3Store
+    /// The store's, shared by its uploads (it caches the day's signing key).
+    var signer: SigV4Signer
     var key: String
     var transport: any HTTPTransport
     var logger: Logger
@@ -48,7 +50,7 @@ struct S3StoreUpload {
         let size = try POSIX.size(file, path: path)
         if size < store.multipartThreshold {
             let content = try await Self.read(file, path: path, from: 0, count: size)
-            try Self.requireETag(
+            try requireETag(
                 try await exchange("PUT", body: content, headers: [("Content-Type", "application/octet-stream")]))
             return Sent(bytes: size, parts: 1)
         }
@@ -77,7 +79,7 @@ struct S3StoreUpload {
             while offset < size {
                 let part = try await Self.read(file, path: path, from: offset, count: min(partSize, size - offset))
                 let answer = try await exchange("PUT", query: "partNumber=\(etags.count + 1)&\(upload)", body: part)
-                etags.append(try Self.requireETag(answer))
+                etags.append(try requireETag(answer))
                 offset += part.count
             }
             var document = S3XML(root: "CompleteMultipartUpload")
@@ -132,7 +134,6 @@ struct S3StoreUpload {
         var headers: [(name: String, value: String)] = [("Host", host)]
         if !body.isEmpty { headers.append(("Content-MD5", Base64.encode(Array(Insecure.MD5.hash(data: body))))) }
         headers += extra
-        let signer = SigV4Signer(credentials: store.credentials, region: store.region, service: "s3", dialect: .s3)
         headers += signer.sign(
             method: method, path: path, query: query, headers: headers, bodySHA256: SHA256Hex.hash(body), date: Date())
         let request = HTTPRequest(
@@ -150,19 +151,15 @@ struct S3StoreUpload {
     /// The ETag of a PutObject or UploadPart answer. A 200 without one is not S3's (a proxy's page),
     /// and the object stays staged rather than be taken as stored.
     @discardableResult
-    private static func requireETag(_ response: HTTPResponse) throws(FileSystemError) -> String {
-        guard response.status == 200 else { throw refusal(describe(response)) }
+    private func requireETag(_ response: HTTPResponse) throws(FileSystemError) -> String {
+        guard response.status == 200 else { throw refusal(Self.describe(response)) }
         guard let etag = response.header("ETag"), !etag.isEmpty else {
-            throw refusal("HTTP 200 without an ETag: the store did not answer as S3 does")
+            throw refusal("HTTP 200 without an ETag: \(store.endpoint.absoluteString) did not answer as S3 does")
         }
         return etag
     }
 
     private func refusal(_ detail: String) -> FileSystemError {
-        Self.refusal(detail, target: target)
-    }
-
-    private static func refusal(_ detail: String, target: String = "") -> FileSystemError {
         FileSystemError(operation: "upload", path: target, errno: EIO, detail: detail)
     }
 

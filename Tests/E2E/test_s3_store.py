@@ -285,10 +285,15 @@ def test_a_store_that_checks_signatures_and_digests_takes_every_object(make_serv
     stored = store.data_dir / STORE_BUCKET / flushed["key"]
     assert gzip.decompress(stored.read_bytes()) == b"".join(r["Data"] for r in records)
 
-    # The wrong secret: the store refuses, and the stream says why while the object waits.
-    config = store_config(store.endpoint, fhlocal.ext_stream("wrong-key", "mapped-bucket", **fhlocal.hints(64, 900)))
+    assert_wrong_secret_is_refused(make_server, store.endpoint, name="store-wrong-key")
+
+
+def assert_wrong_secret_is_refused(make_server, endpoint: str, name: str):
+    """A store that checks signatures refuses the wrong secret, and the stream says why while the
+    object waits."""
+    config = store_config(endpoint, fhlocal.ext_stream("wrong-key", "mapped-bucket", **fhlocal.hints(64, 900)))
     config["Buckets"][0]["Credentials"] = {"AccessKeyId": "store-key", "SecretAccessKey": "not-the-secret"}
-    wrong = make_server(config, name="store-wrong-key")
+    wrong = make_server(config, name=name)
     wrong.client().put_record(DeliveryStreamName="wrong-key", Record={"Data": b"kept\n"})
     assert wrong.http("POST", "/_local/flush?stream=wrong-key").status == 503
     status = fhlocal.stream_status(wrong, "wrong-key")
@@ -366,3 +371,5 @@ def test_objects_go_to_ceph_rgw_whole_and_in_parts(make_server, rgw):
     assert not rgw.client.list_multipart_uploads(Bucket=STORE_BUCKET).get("Uploads")
     # RGW answers CompleteMultipartUpload with an empty ETag (a known Ceph defect): still delivered.
     assert "Upload to the store failed" not in srv.stderr_text()
+    # RGW checks signatures.
+    assert_wrong_secret_is_refused(make_server, rgw.endpoint, name="store-rgw-wrong-key")

@@ -433,10 +433,12 @@ struct S3ChunkedBodyTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let uploads = S3MultipartUploads(root: root)
-        let id = try uploads.create(bucket: "b", key: "k", now: Date())
+        let id = try uploads.create(bucket: "b", key: "k")
         let large = [UInt8](repeating: 7, count: S3MultipartUploads.minPartSize)
-        let first = try await uploads.storePart([1, 2, 3], number: 1, upload: id, bucket: "b", key: "k")
-        let second = try await uploads.storePart([4], number: 2, upload: id, bucket: "b", key: "k")
+        let first = try await uploads.storePart(
+            [1, 2, 3], md5: Array(Insecure.MD5.hash(data: [1, 2, 3])), number: 1, upload: id, bucket: "b", key: "k")
+        let second = try await uploads.storePart(
+            [4], md5: Array(Insecure.MD5.hash(data: [4])), number: 2, upload: id, bucket: "b", key: "k")
         func codeOf(_ parts: [S3CompleteRequest.Part], key: String = "k") -> String? {
             do {
                 _ = try uploads.take(id, bucket: "b", key: key, listed: parts)
@@ -449,7 +451,8 @@ struct S3ChunkedBodyTests {
         #expect(codeOf([.init(number: 3, etag: second)]) == "InvalidPart")
         #expect(codeOf([.init(number: 1, etag: first)], key: "other") == "NoSuchUpload")
         // Part 1 again, now large enough: the earlier file goes.
-        let replaced = try await uploads.storePart(large, number: 1, upload: id, bucket: "b", key: "k")
+        let replaced = try await uploads.storePart(
+            large, md5: Array(Insecure.MD5.hash(data: large)), number: 1, upload: id, bucket: "b", key: "k")
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(id)").count == 2)
         let taken = try uploads.take(
             id, bucket: "b", key: "k",
@@ -461,16 +464,45 @@ struct S3ChunkedBodyTests {
         #expect(taken.etag == "\"\(Hex.string(digests.finalize()))-2\"")
         #expect(uploads.inProgress == 0)
         await #expect(throws: S3Error.self) {
-            try await uploads.storePart([5], number: 3, upload: id, bucket: "b", key: "k")
+            try await uploads.storePart(
+                [5], md5: Array(Insecure.MD5.hash(data: [5])), number: 3, upload: id, bucket: "b", key: "k")
         }
         uploads.restore(id, taken.upload)
         #expect(uploads.inProgress == 1)
         try await uploads.abort(id, bucket: "b", key: "k")
         #expect(!FileManager.default.fileExists(atPath: "\(root)/\(id)"))
         // A new run starts with none.
-        let again = try uploads.create(bucket: "b", key: "k", now: Date())
+        let again = try uploads.create(bucket: "b", key: "k")
         _ = S3MultipartUploads(root: root)
         #expect(!FileManager.default.fileExists(atPath: "\(root)/\(again)"))
+    }
+
+    @Test("uploads and parts in progress are bounded: SlowDown past them, room again once some end")
+    func multipartBounds() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let uploads = S3MultipartUploads(root: root, maxInProgress: 2, maxPartFiles: 3)
+        let first = try uploads.create(bucket: "b", key: "k")
+        let second = try uploads.create(bucket: "b", key: "k")
+        #expect(throws: S3Error.self) { try uploads.create(bucket: "b", key: "k") }
+        for number in 1...3 {
+            _ = try await uploads.storePart(
+                [1], md5: Array(Insecure.MD5.hash(data: [1])), number: number, upload: first, bucket: "b", key: "k")
+        }
+        // A part uploaded again replaces its file, so it is not refused; a new one is.
+        _ = try await uploads.storePart(
+            [2], md5: Array(Insecure.MD5.hash(data: [2])), number: 3, upload: first, bucket: "b", key: "k")
+        do {
+            _ = try await uploads.storePart(
+                [1], md5: Array(Insecure.MD5.hash(data: [1])), number: 1, upload: second, bucket: "b", key: "k")
+            Issue.record("a fourth part was taken")
+        } catch {
+            #expect(error.code == "SlowDown" && error.status == 503)
+        }
+        try await uploads.abort(first, bucket: "b", key: "k")
+        _ = try await uploads.storePart(
+            [1], md5: Array(Insecure.MD5.hash(data: [1])), number: 1, upload: second, bucket: "b", key: "k")
+        _ = try uploads.create(bucket: "b", key: "k")
     }
 
     @Test("new bucket names follow S3's rules")

@@ -90,7 +90,7 @@ struct PublishQueueTests {
 
     @Test("Backoff doubles from 1 s up to a minute; discarding disarms the retry and empties the queue")
     func backoffAndDiscard() {
-        #expect((1...9).map { Queue.retryDelay(after: $0) } == [1, 2, 4, 8, 16, 32, 60, 60, 60])
+        #expect((1...9).map { DeliveryBackoff.seconds(after: $0) } == [1, 2, 4, 8, 16, 32, 60, 60, 60])
         var queue = Queue()
         queue.retire(Buffer(id: 1), reason: "size")
         queue.retire(Buffer(id: 2), reason: "size")

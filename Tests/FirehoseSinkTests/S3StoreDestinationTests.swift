@@ -91,6 +91,7 @@ struct S3StoreDestinationTests {
             try await harness.put(Self.records)
             let refused = await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
             #expect(refused?.description.contains("HTTP 503 SlowDown: Please reduce your request rate.") == true)
+            #expect(refused?.description.contains("upload s3://remote-bucket/") == true)
             #expect(harness.stagedFiles.count == 1)
             let unreachable = await #expect(throws: SinkError.self) { try await harness.sink.flush(stream: "demo") }
             #expect(unreachable?.description.contains("no answer from http://127.0.0.1:9000") == true)
@@ -115,12 +116,17 @@ struct S3StoreDestinationTests {
         }
     }
 
-    @Test("recovered buffers a store refused at start are delivered while the server runs, at their key")
-    func recoveryRetried() async throws {
+    @Test(
+        "recovered buffers a store refused at start are delivered while the server runs, at their key; the store is tried once at start",
+        arguments: [1, 2])
+    func recoveryRetried(streams: Int) async throws {
         let crashed = try SinkHarness()
         defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
-        try crashed.sink.createStream(try settings(destination()))
-        try await crashed.put(Self.records)
+        let names = ["demo", "other"].prefix(streams)
+        for name in names {
+            try crashed.sink.createStream(try settings(stream: name, destination()))
+            try await crashed.put(Self.records, to: name)
+        }
         let endpoint = ScriptedEndpoint(
             [.status(503, "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")],
             then: Self.stored)
@@ -132,16 +138,17 @@ struct S3StoreDestinationTests {
         let sink = try FirehoseSink(
             configuration: configuration, clock: clock, now: clock.wallClock,
             logger: Logger(label: "restarted", factory: { _ in SwiftLogNoOpLogHandler() }))
-        try sink.createStream(try settings(destination()))
+        for name in names { try sink.createStream(try settings(stream: name, destination())) }
         let report = await sink.recoverStagedBuffers()
-        #expect(report.delivered.isEmpty && report.undelivered.count == 1)
+        #expect(report.delivered.isEmpty && report.undelivered.count == streams)
+        // The store failed the first: the bucket's other buffers are not tried at this start.
         #expect(endpoint.requests.count == 1)
-        try await eventually("the retry to wait") { clock.sleeperCount == 1 }
+        try await eventually("the retry to wait") { clock.sleeperCount >= 1 }
         clock.advance(by: .seconds(1))
         try await eventually("the retry to deliver") {
-            endpoint.requests.count == 2 && crashed.files(under: crashed.stagingDirectory).isEmpty
+            endpoint.requests.count == 1 + streams && crashed.files(under: crashed.stagingDirectory).isEmpty
         }
-        #expect(Set(endpoint.requests.map(\.url)).count == 1)
+        #expect(Set(endpoint.requests.map(\.url)).count == streams)
         #expect(Set(endpoint.requests.map(\.body)) == [Self.records.flatMap { $0 }])
         await sink.shutdown()
     }
@@ -326,14 +333,23 @@ struct S3StoreDestinationTests {
         #expect(S3StoreUpload.partSize(for: 1 << 40, preferred: 8 << 20) * 10_000 >= 1 << 40)
     }
 
-    /// A store that holds every upload until released, counting how many it holds at once.
+    /// A store that holds every upload (to `host`, when given) until released, counting how many it
+    /// holds at once; it answers the others at once.
     final class HeldStore: HTTPTransport {
         private let state = Mutex<(held: Int, most: Int, waiting: [CheckedContinuation<Void, Never>])>((0, 0, []))
+        private let host: String?
+
+        init(host: String? = nil) {
+            self.host = host
+        }
 
         var held: Int { state.withLock { $0.held } }
         var most: Int { state.withLock { $0.most } }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            if let host, request.header("Host") != host {
+                return HTTPResponse(status: 200, headers: [("ETag", "\"etag\"")])
+            }
             await withCheckedContinuation { continuation in
                 state.withLock { state in
                     state.held += 1
@@ -413,6 +429,33 @@ struct S3StoreDestinationTests {
             }
             #expect(delivered == (0..<20).map { "record \($0)\n" })
             try await eventually("staging to empty") { harness.stagingIsEmpty }
+        }
+    }
+
+    // Were the gate shared, the free bucket's flush would wait for ever: the limit ends it.
+    @Test("a store that does not answer holds up only its own buckets' uploads", .timeLimit(.minutes(1)))
+    func gatePerBucket() async throws {
+        let store = HeldStore(host: "127.0.0.1:9000")
+        let stores = ["demo-bucket": Self.store(), "other-bucket": Self.store(endpoint: "http://127.0.0.1:9001")]
+        try await SinkHarness.with(httpTransport: store, stores: stores) { harness in
+            let held = (0..<5).map { "held-\($0)" }
+            for stream in held {
+                try harness.sink.createStream(try settings(stream: stream, destination()))
+                try await harness.put(Self.records, to: stream)
+            }
+            try harness.sink.createStream(try settings(stream: "free", destination(bucket: "other-bucket")))
+            try await harness.put(Self.records, to: "free")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for stream in held { group.addTask { _ = try await harness.sink.flush(stream: stream) } }
+                try await eventually("four uploads to be held") { store.held == 4 }
+                // Every gate of the held store is taken; the other store's bucket is still delivered.
+                #expect(try await harness.sink.flush(stream: "free").count == 1)
+                try await eventually("the held uploads to be let through and answered") {
+                    store.releaseAll()
+                    return harness.stagingIsEmpty
+                }
+                try await group.waitForAll()
+            }
         }
     }
 }

@@ -50,7 +50,10 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
         self.environment = { environment }
     }
 
-    public func credentials() async throws -> AWSCredentials {
+    public func credentials() async throws -> AWSCredentials { try resolve() }
+
+    /// The credentials now, without waiting (the environment is at hand).
+    public func resolve() throws(CredentialsError) -> AWSCredentials {
         let env = environment()
         guard let key = env["AWS_ACCESS_KEY_ID"], !key.isEmpty else {
             throw CredentialsError("AWS_ACCESS_KEY_ID is not set.")

@@ -50,7 +50,10 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         path.hasPrefix("~/") ? home + path.dropFirst() : path
     }
 
-    public func credentials() async throws -> AWSCredentials {
+    public func credentials() async throws -> AWSCredentials { try resolve() }
+
+    /// The credentials now, without waiting (the files are small and local).
+    public func resolve() throws(CredentialsError) -> AWSCredentials {
         let name = resolvedProfile
         var looked: [String] = []
         let credentialsPath = resolvedCredentialsFile
@@ -87,8 +90,8 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         throw CredentialsError("No credentials for profile \(name): looked for " + looked.joined(separator: ", ") + ".")
     }
 
-    private static func credentials(from section: [String: String], profile: String, file: String) throws
-        -> AWSCredentials
+    private static func credentials(from section: [String: String], profile: String, file: String)
+        throws(CredentialsError) -> AWSCredentials
     {
         guard let key = section["aws_access_key_id"], !key.isEmpty else {
             throw CredentialsError("Profile \(profile) in \(file) has no aws_access_key_id.")

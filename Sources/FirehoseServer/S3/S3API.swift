@@ -121,8 +121,9 @@ final class S3API: Sendable {
             guard let number = Int(part), (1...S3MultipartUploads.maxParts).contains(number) else {
                 throw .invalidPartNumber(part)
             }
-            let (body, echoed) = try receivedBody(of: request, chunks: chunkSignatures)
-            let etag = try await multipart.storePart(body, number: number, upload: upload, bucket: bucket, key: key)
+            let (body, md5, echoed) = try receivedBody(of: request, chunks: chunkSignatures)
+            let etag = try await multipart.storePart(
+                body, md5: md5, number: number, upload: upload, bucket: bucket, key: key)
             return Self.success(headers: [("ETag", etag)] + echoed, requestID: requestID)
         case .completeMultipartUpload(let bucket, let key, let upload):
             return try await completeMultipartUpload(
@@ -144,10 +145,11 @@ final class S3API: Sendable {
     /// Checks the request's signature; returns what checks its chunks' signatures when its body is
     /// a signed aws-chunked one.
     private func authenticate(_ request: APIRequest) throws(S3Error) -> ChunkSignatures? {
-        let bodySHA256 = SHA256Hex.hash(request.body)
+        // S3 signs the hash the client declares: the body is hashed only to check a declared hex hash.
         if let declared = request.header("x-amz-content-sha256") {
             let value = declared.trimmingASCIISpaces
             if Self.isHexSHA256(value) {
+                let bodySHA256 = SHA256Hex.hash(request.body)
                 guard value.lowercased() == bodySHA256 else {
                     throw .contentSHA256Mismatch(declared: value, computed: bodySHA256)
                 }
@@ -158,7 +160,7 @@ final class S3API: Sendable {
         guard let verifier else { return nil }
         let signed = SigV4Request(
             method: request.method, path: request.path, query: request.query, headers: request.headers,
-            bodySHA256: bodySHA256)
+            bodySHA256: "")
         do {
             if request.header("authorization") == nil, SigV4Verifier.isQueryStringV2(request.query) {
                 _ = try verifier.verifyQueryStringV2(
@@ -473,15 +475,17 @@ final class S3API: Sendable {
         _ bucket: String, _ key: String, request: APIRequest, chunks: ChunkSignatures?, requestID: String
     ) async throws(S3Error) -> APIResponse {
         try Self.checkKeyLength(key)
-        let (body, echoed) = try receivedBody(of: request, chunks: chunks)
+        let (body, md5, echoed) = try receivedBody(of: request, chunks: chunks)
         let staging = sink.configuration.stagingDirectory
-        try await write { folders, durable throws(BucketFolders.WriteError) in
+        let identity = try await write { folders, durable throws(BucketFolders.WriteError) in
             try folders.put(body, bucket: bucket, key: key, staging: staging, durable: durable)
         }
         logger.debug(
             "Object uploaded",
             metadata: ["bucket": .string(bucket), "key": .string(key), "bytes": .stringConvertible(body.count)])
-        let etag = "\"\(Hex.string(Insecure.MD5.hash(data: body)))\""
+        // Known now, so a GET that follows need not read the object back to hash it.
+        let etag = "\"\(Hex.string(md5))\""
+        etags.remember(etag, for: identity)
         return Self.success(headers: [("ETag", etag)] + echoed, requestID: requestID)
     }
 
@@ -494,9 +498,10 @@ final class S3API: Sendable {
     }
 
     /// The body of a PutObject or UploadPart as sent (an aws-chunked one decoded, its chunk
-    /// signatures checked), with its checksums checked; and the checksum headers the answer echoes.
+    /// signatures checked), with its checksums checked; its MD5 (the ETag); and the checksum headers
+    /// the answer echoes.
     private func receivedBody(of request: APIRequest, chunks: ChunkSignatures?) throws(S3Error)
-        -> (body: [UInt8], echoed: [(name: String, value: String)])
+        -> (body: [UInt8], md5: [UInt8], echoed: [(name: String, value: String)])
     {
         var body = request.body
         var trailers: [(name: String, value: String)] = []
@@ -516,7 +521,8 @@ final class S3API: Sendable {
             body = decoded.data
             trailers = decoded.trailers
         }
-        return (body, try S3Checksums.verify(request, body: body, trailers: trailers))
+        let md5 = Array(Insecure.MD5.hash(data: body))
+        return (body, md5, try S3Checksums.verify(request, body: body, md5: md5, trailers: trailers))
     }
 
     // MARK: Multipart uploads
@@ -532,7 +538,7 @@ final class S3API: Sendable {
         guard BucketFolders.isObjectKey(key) else { throw S3Error(BucketFolders.WriteError.invalidKey) }
         let folders = folders
         guard await BlockingIO.read({ folders.bucket(bucket) != nil }) else { throw .noSuchBucket(bucket) }
-        let upload = try multipart.create(bucket: bucket, key: key, now: sink.now())
+        let upload = try multipart.create(bucket: bucket, key: key)
         var xml = S3XML(root: "InitiateMultipartUploadResult")
         xml.element("Bucket", bucket)
         xml.element("Key", key)

@@ -16,15 +16,16 @@ enum S3Checksums {
 
     /// Checks every integrity header the request carries (or its aws-chunked body's trailers);
     /// returns the checksum headers to echo in the answer, as S3 does.
+    /// - Parameter md5: the body's MD5 when the caller has it already (an upload's ETag).
     static func verify(
-        _ request: APIRequest, body: [UInt8], trailers: [(name: String, value: String)] = []
+        _ request: APIRequest, body: [UInt8], md5: [UInt8]? = nil, trailers: [(name: String, value: String)] = []
     ) throws(S3Error) -> [(name: String, value: String)] {
         if let declared = request.header("content-md5") {
             var decoded: [UInt8] = []
             guard Base64.decode(Array(declared.utf8), appendingTo: &decoded) != nil, decoded.count == 16 else {
                 throw S3Error(code: "InvalidDigest", message: "The Content-MD5 you specified was invalid.", status: 400)
             }
-            guard decoded == Array(Insecure.MD5.hash(data: body)) else {
+            guard decoded == md5 ?? Array(Insecure.MD5.hash(data: body)) else {
                 throw S3Error(
                     code: "BadDigest", message: "The Content-MD5 you specified did not match what we received.",
                     status: 400)

@@ -31,7 +31,6 @@ final class S3MultipartUploads: Sendable {
     struct Upload: Sendable {
         var bucket: String
         var key: String
-        var initiated: Date
         var parts: [Int: Part] = [:]
     }
 
@@ -46,19 +45,21 @@ final class S3MultipartUploads: Sendable {
     static let minPartSize = 5 << 20
     /// Uploads in progress at once, and their parts together; S3 has no such bounds, but memory and
     /// a file system's inodes here have.
-    static let maxInProgress = 10_000
-    static let maxPartFiles = 100_000
+    let maxInProgress: Int
+    let maxPartFiles: Int
 
     /// Removes what uploads of an earlier run left.
-    init(root: String) {
+    init(root: String, maxInProgress: Int = 10_000, maxPartFiles: Int = 100_000) {
         self.root = root
+        self.maxInProgress = maxInProgress
+        self.maxPartFiles = maxPartFiles
         try? FileManager.default.removeItem(atPath: root)
         try? POSIX.makeDirectories(root)
     }
 
     var inProgress: Int { uploads.withLock { $0.count } }
 
-    func create(bucket: String, key: String, now: Date) throws(S3Error) -> String {
+    func create(bucket: String, key: String) throws(S3Error) -> String {
         let id = Hex.string((0..<24).map { _ in UInt8.random(in: 0...255) })
         do {
             try POSIX.makeDirectories("\(root)/\(id)")
@@ -66,8 +67,8 @@ final class S3MultipartUploads: Sendable {
             throw .serviceUnavailable
         }
         let accepted = uploads.withLock { uploads in
-            guard uploads.count < Self.maxInProgress else { return false }
-            uploads[id] = Upload(bucket: bucket, key: key, initiated: now)
+            guard uploads.count < maxInProgress else { return false }
+            uploads[id] = Upload(bucket: bucket, key: key)
             return true
         }
         guard accepted else {
@@ -75,7 +76,7 @@ final class S3MultipartUploads: Sendable {
             throw S3Error(
                 code: "SlowDown",
                 message:
-                    "Please reduce your request rate: firehose-local holds at most \(Self.maxInProgress) multipart uploads in progress; complete or abort some.",
+                    "Please reduce your request rate: firehose-local holds at most \(maxInProgress) multipart uploads in progress; complete or abort some.",
                 status: 503)
         }
         return id
@@ -83,18 +84,19 @@ final class S3MultipartUploads: Sendable {
 
     /// Writes `body` as part `number` of the upload, replacing an earlier upload of that part;
     /// returns its ETag.
-    func storePart(_ body: [UInt8], number: Int, upload id: String, bucket: String, key: String)
+    /// - Parameter md5: the body's.
+    func storePart(_ body: [UInt8], md5: [UInt8], number: Int, upload id: String, bucket: String, key: String)
         async throws(S3Error) -> String
     {
-        _ = try upload(id, bucket: bucket, key: key)
-        guard partFiles.load(ordering: .relaxed) < Self.maxPartFiles else {
+        // A part uploaded again replaces its file: only a new one counts against the bound.
+        let replacing = try upload(id, bucket: bucket, key: key).parts[number] != nil
+        guard replacing || partFiles.load(ordering: .relaxed) < maxPartFiles else {
             throw S3Error(
                 code: "SlowDown",
                 message:
-                    "Please reduce your request rate: firehose-local holds at most \(Self.maxPartFiles) parts of multipart uploads in progress; complete or abort some.",
+                    "Please reduce your request rate: firehose-local holds at most \(maxPartFiles) parts of multipart uploads in progress; complete or abort some.",
                 status: 503)
         }
-        let md5 = Array(Insecure.MD5.hash(data: body))
         // A file per attempt: two uploads of one part at once never write into the same file.
         let file = "\(root)/\(id)/part-\(number)-\(UUID().uuidString.lowercased())"
         let failure = await BlockingIO.read { () -> FileSystemError? in
@@ -216,16 +218,11 @@ final class S3MultipartUploads: Sendable {
         for part in parts {
             let source = try POSIX.open(part.file, flags: O_RDONLY)
             defer { POSIX.close(source) }
-            var copied = 0
-            while copied < part.size {
-                let chunk = try POSIX.read(
-                    source, upTo: min(1 << 20, part.size - copied), at: Int64(copied), path: part.file)
-                guard !chunk.isEmpty else {
-                    throw FileSystemError(
-                        operation: "read", path: part.file, errno: EIO, detail: "the part is shorter than it was")
-                }
-                try POSIX.writeAll(file, chunk, at: Int64(offset + copied), path: path)
-                copied += chunk.count
+            let copied = try POSIX.copy(source, path: part.file, into: file, at: Int64(offset), path: path)
+            guard copied == part.size else {
+                throw FileSystemError(
+                    operation: "read", path: part.file, errno: EIO,
+                    detail: "the part has \(copied) bytes, not the \(part.size) it was uploaded with")
             }
             offset += part.size
         }
