@@ -43,6 +43,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 ///   - Name: demo-bucket
 ///     Endpoint: http://127.0.0.1:9000
 ///     Credentials: {AccessKeyId: minio, SecretAccessKey: minio-secret}   # or CredentialsFrom
+/// Faults:                         # fault rules, tried in order (see FaultRuleDefinition)
+///   - {Name: flaky, FailRecords: {Fraction: 0.3}}
 /// ```
 public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
@@ -55,6 +57,8 @@ public struct ConfigurationFile: Sendable {
     /// `Buckets` mapped to a store, by the name streams give them. A store without a `Region` has
     /// an empty one here: the server's own applies.
     package var stores: [String: S3Store] = [:]
+    /// `Faults`, in order, with distinct names.
+    package var faults: [FaultRule] = []
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
         case verify
@@ -237,6 +241,7 @@ private struct FileShape: Decodable {
     var deliveryStreams: [CreateDeliveryStreamInput]?
     var lambdaFunctions: [FunctionShape]?
     var buckets: [BucketShape]?
+    var faults: [FaultRuleDefinition]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -246,6 +251,7 @@ private struct FileShape: Decodable {
         case deliveryStreams = "DeliveryStreams"
         case lambdaFunctions = "LambdaFunctions"
         case buckets = "Buckets"
+        case faults = "Faults"
     }
 
     init(from decoder: any Decoder) throws {
@@ -258,6 +264,7 @@ private struct FileShape: Decodable {
         deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
         lambdaFunctions = try container.decodeIfPresent([FunctionShape].self, forKey: .lambdaFunctions)
         buckets = try container.decodeIfPresent([BucketShape].self, forKey: .buckets)
+        faults = try container.decodeIfPresent([FaultRuleDefinition].self, forKey: .faults)
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
@@ -315,6 +322,25 @@ private struct FileShape: Decodable {
                     file: path, field: "\(field).Name", message: "'\(bucket.Name)' is mapped twice.")
             }
             file.stores[bucket.Name] = store
+        }
+        for (index, definition) in (faults ?? []).enumerated() {
+            let field = "Faults[\(index)]"
+            let rule: FaultRule
+            do throws(FaultRuleError) {
+                rule = try definition.validated(defaultName: "fault-\(index + 1)")
+            } catch {
+                throw ConfigurationError(
+                    file: path, field: error.field.isEmpty ? field : "\(field).\(error.field)", message: error.message)
+            }
+            guard !file.faults.contains(where: { $0.name == rule.name }) else {
+                throw ConfigurationError(
+                    file: path, field: "\(field).Name", message: "a fault rule named '\(rule.name)' comes earlier.")
+            }
+            guard file.faults.count < FaultRuleSet.maxRules else {
+                throw ConfigurationError(
+                    file: path, field: "Faults", message: "at most \(FaultRuleSet.maxRules) fault rules.")
+            }
+            file.faults.append(rule)
         }
         return file
     }

@@ -325,9 +325,15 @@ public struct ServeCommand: AsyncParsableCommand {
             streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel)
         apiConfiguration.localEndpointsOpen = settings.localEndpointsOpen
         apiConfiguration.lambdaFunctions = lambdaFunctions
+        apiConfiguration.faults = file.faults
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
         let api = FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
+        if !file.faults.isEmpty {
+            logger.notice(
+                "Fault rules in force: requests they match are delayed, refused or failed on purpose",
+                metadata: ["rules": .array(file.faults.map { .string($0.name) })])
+        }
         if !FirehoseHTTPServer.isLoopback(host: settings.host) {
             logger.warning(
                 settings.localEndpointsOpen

@@ -16,6 +16,9 @@ public struct APIRequest: Sendable {
     /// Whether the client is on this machine (a loopback address): `/_local` answers only such
     /// clients unless it is configured open.
     public var fromLoopback = true
+    /// Calls its argument once the client has closed the connection (at once if it already has); a
+    /// hanging fault waits for that. Without a connection (in tests), never.
+    package var onClientGone: @Sendable (_ action: @escaping @Sendable () -> Void) -> Void = { _ in }
 
     public init(
         method: String, path: String, query: String = "", headers: [(name: String, value: String)], body: [UInt8]
@@ -61,6 +64,8 @@ public struct APIResponse: Sendable {
     public var body: [UInt8]
     /// A body read from an open object as it is sent, instead of `body` (an S3 GetObject).
     package var streamedBody: StreamedBody?
+    /// No answer at all: the HTTP layer resets the connection instead (a fault rule's doing).
+    package var resetsConnection = false
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

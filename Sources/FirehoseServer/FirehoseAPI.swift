@@ -40,6 +40,8 @@ public final class FirehoseAPI: Sendable {
         public var maxWaitingRequests = 64
         /// Where the functions of `Lambda` processors run on this machine.
         package var lambdaFunctions = LambdaFunctionDirectory()
+        /// Fault rules in force from the start (the configuration file's `Faults`), with distinct names.
+        package var faults: [FaultRule] = []
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -60,6 +62,8 @@ public final class FirehoseAPI: Sendable {
     public let configuration: Configuration
     public let sink: FirehoseSink
     public let metrics: FirehoseMetrics
+    /// The fault rules in force: the configuration's, and those added through `/_local/faults`.
+    package let faults: FaultInjector
     private let verifier: SigV4Verifier?
     private let s3: S3API
     private let logger: Logger
@@ -74,6 +78,7 @@ public final class FirehoseAPI: Sendable {
         self.logger = logger
         let metrics = FirehoseMetrics()
         self.metrics = metrics
+        faults = FaultInjector(rules: configuration.faults, now: sink.now())
         // What the sink delivered before this API existed (an embedder's own puts) counts too; from
         // here on every delivery is counted as it happens, so a stream deleted before any scrape
         // keeps its count.
@@ -115,7 +120,8 @@ public final class FirehoseAPI: Sendable {
         do {
             let response = try await handleFirehose(request, operation: target, requestID: requestID)
             metrics.requestFinished(
-                operation: operation, errorCode: nil, durationSeconds: Self.seconds(since: started))
+                operation: operation, errorCode: response.resetsConnection ? APIResponse.connectionResetCode : nil,
+                durationSeconds: Self.seconds(since: started))
             return response
         } catch {
             metrics.requestFinished(
@@ -131,12 +137,13 @@ public final class FirehoseAPI: Sendable {
         guard request.body.count <= configuration.maxBodyBytes else {
             throw .requestTooLarge(limit: configuration.maxBodyBytes)
         }
+        var accessKeyID: String?
         if let verifier {
             let signed = SigV4Request(
                 method: request.method, path: request.path, query: request.query, headers: request.headers,
                 bodySHA256: SHA256Hex.hash(request.body))
             do {
-                _ = try verifier.verify(signed, now: sink.now())
+                accessKeyID = try verifier.verify(signed, now: sink.now()).accessKeyId
             } catch {
                 throw FirehoseError(code: error.code, message: error.message)
             }
@@ -155,19 +162,44 @@ public final class FirehoseAPI: Sendable {
         }
         let operation = try target.get()
         let body = try decodedBody(request)
+        // Faults apply to requests that are valid as far as their own decoding goes, as AWS's
+        // throttling applies to requests it has parsed.
+        var fault = FaultStage(api: self, request: request, requestID: requestID, operation: operation)
+        if !faults.isEmpty {
+            fault.accessKeyID = accessKeyID ?? FaultStage.accessKeyID(authorization: request.header("authorization"))
+        }
         switch operation {
         case .putRecord:
             let input = try PutRecordsRequest.decodePutRecord(body)
+            if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: 1) {
+                return interruption
+            }
             try await put(input, reserveMemory: request.reserveMemory)
-            return Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID)
+            return fault.finish(
+                Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID))
         case .putRecordBatch:
             let input = try PutRecordsRequest.decodePutRecordBatch(body)
-            try await put(input, reserveMemory: request.reserveMemory)
-            let ids = (0..<input.records.count).map { _ in recordIDs.next() }
-            return Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID)
+            if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: input.records.count)
+            {
+                return interruption
+            }
+            guard let failed = fault.failedRecords, !failed.positions.isEmpty else {
+                try await put(input, reserveMemory: request.reserveMemory)
+                let ids = (0..<input.records.count).map { _ in recordIDs.next() }
+                return fault.finish(
+                    Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID))
+            }
+            // The failed records are not stored: a client that retries them delivers each once.
+            try await put(input, except: failed.positions, reserveMemory: request.reserveMemory)
+            let answer = PutRecordsResponse.putRecordBatch(
+                records: input.records.count, failed: failed.positions, errorCode: failed.code,
+                errorMessage: failed.message, recordID: recordIDs.next)
+            return fault.finish(Self.success(answer, requestID: requestID))
         default:
+            let stream = faults.isEmpty ? nil : FaultStage.streamName(in: body)
+            if let interruption = try await fault.apply(stream: stream, records: 0) { return interruption }
             let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
-            return Self.success(body, requestID: requestID)
+            return fault.finish(Self.success(body, requestID: requestID))
         }
     }
 
@@ -195,11 +227,13 @@ public final class FirehoseAPI: Sendable {
         logger.info(message, metadata: metadata)
     }
 
-    /// - Parameter reserveMemory: charges the request's memory budget for what processors make of its
-    ///   records (decompressed CloudWatch Logs records).
-    private func put(_ input: PutRecordsRequest, reserveMemory: @escaping @Sendable (Int) -> Bool)
-        async throws(FirehoseError)
-    {
+    /// - Parameters:
+    ///   - failed: positions of records a fault rule failed, ascending: not stored.
+    ///   - reserveMemory: charges the request's memory budget for what processors make of its
+    ///     records (decompressed CloudWatch Logs records).
+    private func put(
+        _ input: PutRecordsRequest, except failed: [Int] = [], reserveMemory: @escaping @Sendable (Int) -> Bool
+    ) async throws(FirehoseError) {
         guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
         }
@@ -213,10 +247,19 @@ public final class FirehoseAPI: Sendable {
         if input.records.totalBytes > ServiceLimits.maxBatchBytes {
             throw .invalidArgument("Records size exceeds 4 MB limit")
         }
+        var records = input.records
+        if !failed.isEmpty {
+            records = RecordBatch()
+            let failing = Set(failed)
+            for index in 0..<input.records.count where !failing.contains(index) {
+                records.append(input.records[index])
+            }
+            if records.isEmpty { return }
+        }
         do {
-            try await sink.put(input.records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
+            try await sink.put(records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
             metrics.recordsReceived(
-                stream: input.deliveryStreamName, records: input.records.count, bytes: input.records.totalBytes)
+                stream: input.deliveryStreamName, records: records.count, bytes: records.totalBytes)
         } catch {
             var failure = error.firehoseError(accountID: configuration.accountID)
             if let detail = failure.logDetail {

@@ -9,6 +9,10 @@ import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Serves a `FirehoseAPI` over HTTP/1.1 with Hummingbird and delivers every buffer on graceful
 /// shutdown (SIGTERM / SIGINT) after the server has stopped accepting and finished in-flight requests.
 public struct FirehoseHTTPServer: Sendable {
@@ -131,10 +135,13 @@ extension FirehoseHTTPServer {
 struct FirehoseRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let peer: SocketAddress?
+    /// The connection, for what a fault rule does to it: reset it, or notice that the client left.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peer = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 
@@ -233,7 +240,23 @@ struct FirehoseResponder: HTTPResponder {
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
         apiRequest.reserveMemory = { account.tryReserve($0) }
         apiRequest.fromLoopback = FirehoseHTTPServer.isLoopback(peer: context.peer)
-        return Self.convert(await api.handle(apiRequest))
+        let channel = context.channel
+        apiRequest.onClientGone = { action in channel.closeFuture.whenComplete { _ in action() } }
+        let response = await api.handle(apiRequest)
+        if response.resetsConnection {
+            await Self.reset(channel)
+            return Self.closing(response)
+        }
+        return Self.convert(response)
+    }
+
+    /// Closes the connection with a TCP reset (SO_LINGER 0) rather than an orderly close, as a
+    /// crashed or overloaded front end does: the client sees ECONNRESET, not an empty answer.
+    static func reset(_ channel: any Channel) async {
+        if let options = channel as? any SocketOptionProvider {
+            try? await options.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close()
     }
 
     enum BodyOutcome: Sendable {

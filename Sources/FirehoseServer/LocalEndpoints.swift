@@ -2,6 +2,7 @@ import CivilTime
 import DurableStorage
 import FirehoseSink
 import FirehoseWire
+import Logging
 import ServiceLifecycle
 import Synchronization
 
@@ -21,10 +22,18 @@ import Synchronization
 /// | `GET /_local/streams` | every stream: settings, buffer fill, counters, last delivery |
 /// | `GET /_local/wait?stream=S&objects=N&timeout=T` | answers once S has written N objects (an HTTP endpoint stream's accepted requests count too) |
 /// | `GET /_local/metrics` | Prometheus text exposition |
+/// | `GET /_local/faults` | the fault rules in force, with how often each fired |
+/// | `POST /_local/faults` | adds the fault rule in the body (JSON, as in the configuration file's `Faults`) |
+/// | `DELETE /_local/faults[?name=N]` | removes that rule, or every rule |
 struct LocalEndpoints {
     let api: FirehoseAPI
 
-    static let paths = ["/_local/health", "/_local/flush", "/_local/streams", "/_local/wait", "/_local/metrics"]
+    static let paths = [
+        "/_local/health", "/_local/flush", "/_local/streams", "/_local/wait", "/_local/metrics", "/_local/faults",
+    ]
+
+    /// A fault rule is a few hundred bytes; a body far larger is a mistake.
+    static let maxFaultRuleBytes = 64 * 1024
 
     /// `/_local/wait` limits: `timeout` is in seconds.
     static let defaultWaitTimeout = 30.0
@@ -49,10 +58,12 @@ struct LocalEndpoints {
         case ("POST", "/_local/flush"):
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
+            let faults = api.faults
             return json(
                 200,
                 Self.streamsDocument(
-                    await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now()),
+                    await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now(),
+                    faultsFired: { faults.fired(stream: $0) }),
                 requestID: requestID)
         case ("GET", "/_local/wait"):
             return await wait(request, requestID: requestID)
@@ -61,8 +72,20 @@ struct LocalEndpoints {
             return APIResponse(
                 status: 200, headers: [("Content-Type", FirehoseMetrics.contentType), ("x-amzn-RequestId", requestID)],
                 body: body)
+        case ("GET", "/_local/faults"):
+            return json(200, faultsDocument(), requestID: requestID)
+        case ("POST", "/_local/faults"):
+            return addFault(request, requestID: requestID)
+        case ("DELETE", "/_local/faults"):
+            return removeFaults(named: request.queryParameter("name"), requestID: requestID)
         case (_, let path) where Self.paths.contains(path):
-            let allowed = path == "/_local/flush" ? "POST" : path == "/_local/health" ? "GET, HEAD" : "GET"
+            let allowed =
+                switch path {
+                case "/_local/flush": "POST"
+                case "/_local/health": "GET, HEAD"
+                case "/_local/faults": "GET, POST, DELETE"
+                default: "GET"
+                }
             var response = error(
                 405, "MethodNotAllowed", "\(request.method) is not allowed on \(request.path) (use \(allowed)).",
                 requestID)
@@ -156,8 +179,10 @@ struct LocalEndpoints {
     // MARK: - /_local/streams
 
     /// `{"streams": [...]}`, alphabetical (the sink lists streams sorted by name).
+    /// - Parameter faultsFired: how often each fault rule fired on a stream's requests, by rule.
     static func streamsDocument(
-        _ statuses: [FirehoseSink.StreamStatus], quarantined: [QuarantinedBuffer], now: Date
+        _ statuses: [FirehoseSink.StreamStatus], quarantined: [QuarantinedBuffer], now: Date,
+        faultsFired: (String) -> [String: Int] = { _ in [:] }
     ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + statuses.count * 400)
         writer.beginObject()
@@ -226,12 +251,10 @@ struct LocalEndpoints {
             }
             // Records delivered to the error output, by error output type.
             writer.key("errorRecords")
-            writer.beginObject()
-            for (type, records) in counters.errorRecords.sorted(by: { $0.key < $1.key }) {
-                writer.key(type)
-                writer.integer(records)
-            }
-            writer.endObject()
+            writer.counts(counters.errorRecords)
+            // Requests for this stream each fault rule fired on, by rule.
+            writer.key("faults")
+            writer.counts(faultsFired(settings.name))
             writer.key("lastDelivery")
             if let last = counters.lastDelivery {
                 writer.beginObject()
@@ -291,6 +314,99 @@ struct LocalEndpoints {
         writer.endArray()
         writer.endObject()
         return writer.bytes
+    }
+
+    // MARK: - /_local/faults
+
+    /// `{"faults": [rule, ...]}`, in the order rules are tried.
+    private func faultsDocument() -> [UInt8] {
+        let entries = api.faults.entries
+        var writer = JSONWriter(reservingCapacity: 64 + entries.count * 400)
+        writer.beginObject()
+        writer.key("faults")
+        writer.beginArray()
+        for entry in entries { entry.write(to: &writer) }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Adds the rule in the body; answers 201 with the rule as it stands.
+    private func addFault(_ request: APIRequest, requestID: String) -> APIResponse {
+        guard request.body.count <= Self.maxFaultRuleBytes else {
+            return error(
+                413, "InvalidArgumentException",
+                "A fault rule must be at most \(Self.maxFaultRuleBytes) bytes of JSON.", requestID)
+        }
+        let definition: FaultRuleDefinition
+        do {
+            let decoder = JSONDecoder()
+            decoder.userInfo[.rejectUnknownMembers] = true
+            definition = try decoder.decode(FaultRuleDefinition.self, from: Data(request.body))
+        } catch let error as UnknownMemberError {
+            let place = error.codingPath.isEmpty ? "" : "\(error.codingPath.joined(separator: ".")): "
+            return self.error(
+                400, "InvalidArgumentException",
+                "\(place)unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", ")).",
+                requestID)
+        } catch {
+            return self.error(
+                400, "InvalidArgumentException",
+                "The body must be one fault rule as a JSON object (see docs/testing.md): \(Self.describe(error))",
+                requestID)
+        }
+        do throws(FaultInjector.AddError) {
+            let entry = try api.faults.add(definition, now: api.sink.now())
+            api.log(
+                "Fault rule added",
+                ["rule": .string(entry.rule.name), "request_id": .string(requestID)])
+            var writer = JSONWriter()
+            entry.write(to: &writer)
+            return json(201, writer.bytes, requestID: requestID)
+        } catch .invalid(let failure) {
+            return error(400, "InvalidArgumentException", failure.description, requestID)
+        } catch .refused(.nameTaken(let name)) {
+            return error(
+                409, "ResourceInUseException",
+                "A fault rule named '\(name)' exists already; DELETE /_local/faults?name=\(name) first.", requestID)
+        } catch {
+            return self.error(
+                400, "LimitExceededException",
+                "At most \(FaultRuleSet.maxRules) fault rules can be in force at once.", requestID)
+        }
+    }
+
+    private func removeFaults(named name: String?, requestID: String) -> APIResponse {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("removed")
+        if let name, !name.isEmpty {
+            guard api.faults.remove(named: name) else {
+                return error(404, "ResourceNotFoundException", "No fault rule named '\(name)'.", requestID)
+            }
+            writer.integer(1)
+        } else {
+            writer.integer(api.faults.removeAll())
+        }
+        writer.endObject()
+        api.log("Fault rules removed", ["rule": .string(name ?? "*"), "request_id": .string(requestID)])
+        return json(200, writer.bytes, requestID: requestID)
+    }
+
+    /// A JSON decoding failure in a person's words: where, and what was expected.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func place(_ path: [any CodingKey]) -> String {
+            path.isEmpty
+                ? "" : " at \(path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "."))"
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "expected \(type)\(place(context.codingPath))."
+        case .valueNotFound(let type, let context): return "expected \(type)\(place(context.codingPath))."
+        case .keyNotFound(let key, let context): return "\(key.stringValue) is required\(place(context.codingPath))."
+        case .dataCorrupted(let context): return "not valid JSON\(place(context.codingPath))."
+        @unknown default: return "\(error)"
+        }
     }
 
     // MARK: - /_local/wait

@@ -23,6 +23,7 @@ import Synchronization
 /// | `firehose_local_delivery_failing` | gauge | `stream` (1 while the latest attempt failed and records stay staged) |
 /// | `firehose_local_endpoint_requests_total` | counter | `stream`, `outcome` (`accepted`, or `failed` for each failed attempt) |
 /// | `firehose_local_endpoint_records_total` | counter | `stream`, `outcome` (`delivered`, or `failed`: sent to `http-endpoint-failed`) |
+/// | `firehose_local_faults_injected_total` | counter | `rule`, `stream` (empty for requests that name none) |
 ///
 /// Label values are bounded: operations are the X-Amz-Target operations (anything else is `unknown`),
 /// codes the AWS error codes the server itself produces, streams the configured ones.
@@ -70,6 +71,8 @@ public final class FirehoseMetrics: Sendable {
         var backupRecords: [String: Counter] = [:]
         /// An HTTP endpoint destination's counters, by stream, then by metric name and outcome.
         var endpoint: [String: [String: Counter]] = [:]
+        /// Fault rules that fired, by rule, then by stream.
+        var faults: [String: [String: Counter]] = [:]
         /// Gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
         var bufferGauges: [String: StreamGauges] = [:]
     }
@@ -191,6 +194,21 @@ public final class FirehoseMetrics: Sendable {
             state.errorRecords[stream, default: [:]][type] = counter
             return counter
         }
+    }
+
+    /// A fault rule fired on a request for `stream` ("" for a request that names none).
+    func faultInjected(rule: String, stream: String) {
+        let counter = state.withLock { state in
+            if let counter = state.faults[rule]?[stream] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "faults_injected", unit: "total",
+                    help: "Requests a fault rule fired on (latency, an error, failed records, a reset or a hang)."),
+                labels: [("rule", rule), ("stream", stream)])
+            state.faults[rule, default: [:]][stream] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     func deliveryFailed(stream: String) {

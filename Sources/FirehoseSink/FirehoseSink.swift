@@ -146,7 +146,7 @@ public final class FirehoseSink: Sendable {
     /// manual one). An existential, not a generic parameter as in Hummingbird's persist driver: every
     /// wait here is relative (an interval from a buffer's first record, a retry delay, a wait's
     /// timeout), so no instant is stored, and the API's types stay free of a clock parameter.
-    let clock: any Clock<Duration>
+    package let clock: any Clock<Duration>
     /// Wall-clock time, for what is stamped with a date: arrivals (object keys), deliveries, streams.
     private let wallClock: @Sendable () -> Date
     let logger: Logger

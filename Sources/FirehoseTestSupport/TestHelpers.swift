@@ -1,3 +1,4 @@
+import FirehoseWire
 import Foundation
 import Synchronization
 
@@ -20,17 +21,11 @@ public struct TestDirectory: Sendable {
 
 /// Deterministic pseudo-random bytes (SplitMix64) for test records.
 public struct SeededBytes: Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// `count` bytes, none equal to any of `excluding`.
     public mutating func bytes(_ count: Int, excluding: Set<UInt8> = []) -> [UInt8] {

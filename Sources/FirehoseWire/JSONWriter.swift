@@ -61,6 +61,31 @@ package struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    package mutating func integer(_ value: UInt64) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// A finite number, integral ones without a fraction (`0.3`, `30`); JSON has no NaN or infinity.
+    package mutating func number(_ value: Double) {
+        precondition(value.isFinite, "JSON numbers are finite")
+        separate()
+        let text = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        bytes.append(contentsOf: text.utf8)
+        needsComma = true
+    }
+
+    /// `{"name": count, ...}` with the names in order, so a document reads the same every time.
+    package mutating func counts(_ counts: [String: Int]) {
+        beginObject()
+        for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
+            key(name)
+            integer(count)
+        }
+        endObject()
+    }
+
     package mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)

@@ -242,4 +242,37 @@ package enum PutRecordsResponse {
         writer.endObject()
         return writer.bytes
     }
+
+    /// The same with failed entries, `{"ErrorCode": ..., "ErrorMessage": ...}` in the place of the
+    /// records at `failed` (ascending positions), and `FailedPutCount` counting them.
+    package static func putRecordBatch(
+        records: Int, failed: [Int], errorCode: String, errorMessage: String, recordID: () -> String
+    ) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 64 + records * 80)
+        writer.beginObject()
+        writer.key("FailedPutCount")
+        writer.integer(failed.count)
+        writer.key("Encrypted")
+        writer.bool(false)
+        writer.key("RequestResponses")
+        writer.beginArray()
+        var failures = failed[...]
+        for position in 0..<records {
+            writer.beginObject()
+            if failures.first == position {
+                failures.removeFirst()
+                writer.key("ErrorCode")
+                writer.string(errorCode)
+                writer.key("ErrorMessage")
+                writer.string(errorMessage)
+            } else {
+                writer.key("RecordId")
+                writer.string(recordID())
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
 }

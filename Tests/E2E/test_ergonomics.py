@@ -100,6 +100,7 @@ def test_streams_fields_after_traffic(srv):
         "objectsWritten": 0,
         "recordsDropped": 0,
         "errorRecords": {},
+        "faults": {},
         "lastDelivery": None,
         "delivery": {"failing": False, "failures": 0, "lastError": None},
     }

@@ -373,6 +373,24 @@ BAD_CONFIGS = {
     "store-threshold-zero": (
         {"Buckets": [{"Name": "bucket-one", "Endpoint": "http://127.0.0.1:9000", "Credentials": STORE_KEYS,
                       "MultipartThresholdMB": 0}], **bad_stream()}, ["Buckets[0].MultipartThresholdMB"], []),
+    "fault-every-zero": (
+        {"Faults": [{"Name": "x", "FailRecords": {"Every": 0}}], **bad_stream()},
+        ["Faults[0].FailRecords.Every", "from 1 to 500"], []),
+    "fault-two-actions": (
+        {"Faults": [{"Error": {"Code": "InternalFailure"}, "Hang": {}}], **bad_stream()},
+        ["Faults[0]", "at most one of FailRecords, Error, ResetConnection and Hang"], []),
+    "fault-fail-records-on-put-record": (
+        {"Faults": [{"Operations": ["PutRecord"], "FailRecords": {"Fraction": 0.1}}], **bad_stream()},
+        ["Faults[0].Operations", "PutRecordBatch only"], []),
+    "fault-unknown-operation": (
+        {"Faults": [{"Operations": ["PutRecords"], "Error": {"Code": "InternalFailure"}}], **bad_stream()},
+        ["Faults[0].Operations[0]", "'PutRecords' is not a Firehose operation"], []),
+    "fault-name-twice": (
+        {"Faults": [{"Name": "a", "Latency": {"Milliseconds": 1}}] * 2, **bad_stream()},
+        ["Faults[1].Name", "comes earlier"], []),
+    "fault-typo": (
+        {"Faults": [{"Probabilty": 0.5, "Latency": {"Milliseconds": 1}}], **bad_stream()},
+        ["Probabilty", "Probability"], []),
 }
 
 

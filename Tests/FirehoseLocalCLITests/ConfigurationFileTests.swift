@@ -23,6 +23,46 @@ import Testing
         }
     }
 
+    @Test func faultRulesAreReadInOrderWithTheirDefaults() throws {
+        let file = try parse(
+            """
+            Faults:
+              - Name: flaky
+                Streams: [app-events]
+                FailRecords: {Fraction: 0.3, ErrorCode: InternalFailure}
+                Seed: 42
+              - Error: {Code: ServiceUnavailableException}
+                Count: 2
+              - Latency: {MinMilliseconds: 10, MaxMilliseconds: 20}
+                Probability: 0.5
+              - ResetConnection: AfterRead
+                AfterSeconds: 5
+                ForSeconds: 10
+              - Hang: {Seconds: 30}
+                Operations: ["*"]
+                AccessKeyId: ci
+            """)
+        #expect(file.faults.map(\.name) == ["flaky", "fault-2", "fault-3", "fault-4", "fault-5"])
+        #expect(file.faults[0].streams == ["app-events"])
+        #expect(file.faults[0].seed == 42)
+        #expect(
+            file.faults[0].outcome
+                == .failRecords(.fraction(0.3), code: "InternalFailure", message: "Internal service failure."))
+        #expect(
+            file.faults[1].outcome
+                == .error(FirehoseError(code: "ServiceUnavailableException", message: "Slow down.", httpStatus: 503)))
+        #expect(file.faults[1].trigger.count == 2)
+        #expect(file.faults[2].latency == .range(10...20))
+        #expect(file.faults[2].trigger.probability == 0.5)
+        #expect(file.faults[3].trigger == .init(afterSeconds: 5, forSeconds: 10))
+        #expect(file.faults[4].operations.count == FirehoseOperation.allCases.count)
+        #expect(file.faults[4].accessKeyID == "ci")
+        let refusal = try #require(failure("Faults:\n  - {Latency: {Milliseconds: 1}}\n  - {Hang: {Seconds: 0}}\n"))
+        #expect(refusal.field == "Faults[1].Hang.Seconds")
+        let typo = try #require(failure("Faults:\n  - {Hang: {}, Cuont: 1}\n"))
+        #expect(typo.description.contains("unknown field 'Cuont'"))
+    }
+
     @Test func sampleConfigurationLoadsAndEveryStreamValidates() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -1,18 +1,8 @@
-/// SplitMix64: tiny, fast, and the same sequence on every platform for a given seed, so a profile's
-/// records are reproducible from the seed alone (nothing generated is committed).
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import FirehoseWire
 
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64 (FirehoseWire's): a profile's records are reproducible from the seed alone (nothing
+/// generated is committed).
+public typealias SeededGenerator = SplitMix64
 
 /// The shapes of record the benchmarks send.
 public enum RecordProfile: String, CaseIterable, Sendable {

@@ -1,0 +1,155 @@
+import FirehoseSink
+import FirehoseWire
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Where a Firehose request meets the fault rules: asks them, waits out the latency, and refuses,
+/// hangs or marks the request for a connection reset as they decided. Counts and logs each rule that
+/// fired.
+struct FaultStage {
+    let api: FirehoseAPI
+    let request: APIRequest
+    let requestID: String
+    let operation: FirehoseOperation
+    /// The caller's access key, when a rule may ask for it.
+    var accessKeyID: String?
+    /// What the rules decided, once `apply` has run.
+    private(set) var outcome: FaultDecision.Outcome?
+
+    init(api: FirehoseAPI, request: APIRequest, requestID: String, operation: FirehoseOperation) {
+        self.api = api
+        self.request = request
+        self.requestID = requestID
+        self.operation = operation
+    }
+
+    /// The PutRecordBatch records a rule failed, if one did.
+    var failedRecords: (positions: [Int], code: String, message: String)? {
+        guard case .failRecords(let positions, let code, let message) = outcome else { return nil }
+        return (positions, code, message)
+    }
+
+    /// Runs the rules on the request. Throws the error a rule answers with; returns the answer that
+    /// replaces the request's own (a connection reset, after a hang or not), or nil to carry it out.
+    mutating func apply(stream: String?, records: Int) async throws(FirehoseError) -> APIResponse? {
+        guard !api.faults.isEmpty else { return nil }
+        let decision = api.faults.decide(
+            FaultRequest(operation: operation, stream: stream, accessKeyID: accessKeyID, records: records),
+            now: api.sink.now())
+        guard !decision.isEmpty else { return nil }
+        outcome = decision.outcome
+        for rule in decision.fired { api.metrics.faultInjected(rule: rule, stream: stream ?? "") }
+        api.logFault(decision, requestID: requestID, operation: operation.rawValue, stream: stream)
+        if decision.latency > .zero {
+            try? await api.sink.clock.sleep(for: decision.latency)
+        }
+        switch decision.outcome {
+        case .error(let error):
+            throw error
+        case .resetConnection(.beforeRead):
+            return .connectionReset
+        case .hang(let duration):
+            await hang(for: duration)
+            return .connectionReset
+        case .resetConnection(.afterRead), .failRecords, nil:
+            return nil
+        }
+    }
+
+    /// The request's answer, or a reset in its place when a rule asked for one after the request.
+    func finish(_ response: APIResponse) -> APIResponse {
+        guard case .resetConnection(.afterRead) = outcome else { return response }
+        return .connectionReset
+    }
+
+    /// Holds the request unanswered until the client closes its connection, the server shuts down or
+    /// `duration` passes. Hangs share the limit of `/_local/wait` requests, so they cannot take every
+    /// connection; past it the connection is reset at once.
+    private func hang(for duration: Duration) async {
+        let limit = api.configuration.maxWaitingRequests
+        let admitted = api.waitingRequests.withLock { waiting in
+            guard waiting < limit else { return false }
+            waiting += 1
+            return true
+        }
+        guard admitted else { return }
+        defer { api.waitingRequests.withLock { $0 -= 1 } }
+        let clock = api.sink.clock
+        let sleeper = Task { try? await clock.sleep(for: duration) }
+        request.onClientGone { sleeper.cancel() }
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await sleeper.value
+            } onGracefulShutdown: {
+                sleeper.cancel()
+            }
+        } onCancel: {
+            sleeper.cancel()
+        }
+    }
+
+    /// The access key of a SigV4 `Authorization` header (`Credential=AKID/date/...`), for rules that
+    /// match on it when the server does not verify signatures.
+    static func accessKeyID(authorization: String?) -> String? {
+        guard let authorization, let start = authorization.firstRange(of: "Credential=")?.upperBound else {
+            return nil
+        }
+        let key = authorization[start...].prefix { $0 != "/" && $0 != "," && $0 != " " }
+        return key.isEmpty ? nil : String(key)
+    }
+
+    /// `DeliveryStreamName` of a control-plane request body, for rules that match on streams.
+    static func streamName(in body: [UInt8]) -> String? {
+        try? JSONDecoder().decode(StreamNameShape.self, from: Data(body)).DeliveryStreamName
+    }
+
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    private struct StreamNameShape: Decodable {
+        var DeliveryStreamName: String?
+    }
+}
+
+extension APIResponse {
+    /// No answer: the HTTP layer resets the connection (a fault rule's doing).
+    static var connectionReset: APIResponse {
+        var response = APIResponse(status: 500)
+        response.resetsConnection = true
+        return response
+    }
+
+    /// The `code` label of requests answered with a reset in the request metrics.
+    static let connectionResetCode = "ConnectionReset"
+}
+
+extension FirehoseAPI {
+    func logFault(_ decision: FaultDecision, requestID: String, operation: String, stream: String?) {
+        var metadata: Logger.Metadata = [
+            "request_id": .string(requestID), "operation": .string(operation),
+            "rules": .array(decision.fired.map { .string($0) }),
+        ]
+        if let stream { metadata["stream"] = .string(stream) }
+        if decision.latency > .zero { metadata["latency"] = .string("\(decision.latency)") }
+        switch decision.outcome {
+        case .failRecords(let positions, let code, _):
+            metadata["effect"] = .string("\(positions.count) of the batch's records fail with \(code)")
+        case .error(let error):
+            metadata["effect"] = .string("answered \(error.httpStatus) \(error.code)")
+        case .resetConnection(let moment):
+            metadata["effect"] = .string(
+                moment == .beforeRead
+                    ? "connection reset, request not carried out" : "request carried out, connection reset")
+        case .hang(let duration):
+            metadata["effect"] = .string("no answer for up to \(duration), then a connection reset")
+        case nil:
+            metadata["effect"] = .string("delayed")
+        }
+        log("Fault injected", metadata)
+    }
+}

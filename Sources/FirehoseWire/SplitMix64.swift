@@ -1,0 +1,27 @@
+/// SplitMix64: tiny, fast, and the same sequence on every platform for a given seed. What makes a
+/// fault rule's failures, a benchmark profile's records and a test's random bytes repeat from the
+/// seed alone.
+public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    public mutating func unit() -> Double {
+        Double(next() >> 11) * 0x1p-53
+    }
+
+    /// Uniform in `range` (its width is far below 2^64, so the modulo bias is negligible).
+    public mutating func number(in range: ClosedRange<Int>) -> Int {
+        let width = UInt64(range.upperBound - range.lowerBound) + 1
+        return range.lowerBound + Int(next() % width)
+    }
+}

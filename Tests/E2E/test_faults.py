@@ -1,0 +1,223 @@
+"""Fault injection: rules from the configuration file and from /_local/faults, seen by real clients.
+
+Every test checks the promise that makes injected faults safe to test with: a record reported failed
+is never delivered, and a record reported stored always is.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import boto3
+import botocore
+import pytest
+from botocore.config import Config
+
+import fhlocal
+from fhlocal import BUCKET, ext_stream, hints
+
+STREAM = "faulty"
+
+
+def config(*faults: dict, streams: list[dict] | None = None) -> dict:
+    return fhlocal.standard_config(
+        DeliveryStreams=streams or [ext_stream(STREAM, **hints(128, 900))], Faults=list(faults))
+
+
+def delivered_ids(srv, stream: str = STREAM) -> list[str]:
+    """Every newline-separated record of the stream's objects, in key order."""
+    srv.flush(stream)
+    out: list[str] = []
+    for key, body in srv.objects():
+        if key.split("/")[-1].startswith(stream + "-"):
+            out += [line for line in body.decode().split("\n") if line]
+    return out
+
+
+def boto_client(srv, mode: str, attempts: int):
+    return boto3.session.Session().client(
+        "firehose", endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id="test",
+        aws_secret_access_key="test",
+        config=Config(retries={"total_max_attempts": attempts, "mode": mode}, read_timeout=30))
+
+
+def faults(srv) -> list[dict]:
+    r = srv.http("GET", "/_local/faults")
+    assert r.status == 200, r
+    return r.json()["faults"]
+
+
+def test_per_record_failures_are_seeded_shaped_as_aws_and_never_delivered(make_server):
+    rule = {"Name": "third", "FailRecords": {"Fraction": 0.3}, "Seed": 7}
+    runs = []
+    for attempt in range(2):
+        srv = make_server(config(rule), name=f"run{attempt}")
+        fh = srv.client()
+        answer = fh.put_record_batch(
+            DeliveryStreamName=STREAM, Records=[{"Data": f"r{i}\n".encode()} for i in range(200)])
+        entries = answer["RequestResponses"]
+        failed = [i for i, e in enumerate(entries) if "ErrorCode" in e]
+        assert answer["FailedPutCount"] == len(failed)
+        assert 30 <= len(failed) <= 90, failed  # about 30 % of 200
+        for i, entry in enumerate(entries):
+            if i in failed:
+                assert entry == {"ErrorCode": "ServiceUnavailableException", "ErrorMessage": "Slow down."}
+            else:
+                assert set(entry) == {"RecordId"}
+        stored = [f"r{i}" for i in range(200) if i not in failed]
+        assert delivered_ids(srv) == stored
+        runs.append(failed)
+        assert fhlocal.stream_status(srv, STREAM)["faults"] == {"third": 1}
+    # The same seed and the same requests fail the same records.
+    assert runs[0] == runs[1]
+
+
+def test_patterns_and_internal_failure(make_server):
+    srv = make_server(config(
+        {"Name": "every-3rd", "FailRecords": {"Every": 3, "ErrorCode": "InternalFailure"}, "Count": 1},
+        {"Name": "first-ten", "FailRecords": {"Records": "0-9"}, "Count": 1},
+    ))
+    fh = srv.client()
+    batch = [{"Data": f"a{i}\n".encode()} for i in range(10)]
+    first = fh.put_record_batch(DeliveryStreamName=STREAM, Records=batch)["RequestResponses"]
+    assert [i for i, e in enumerate(first) if "ErrorCode" in e] == [2, 5, 8]
+    assert first[2] == {"ErrorCode": "InternalFailure", "ErrorMessage": "Internal service failure."}
+    second = fh.put_record_batch(DeliveryStreamName=STREAM, Records=batch)
+    assert second["FailedPutCount"] == 10
+    third = fh.put_record_batch(DeliveryStreamName=STREAM, Records=batch)
+    assert third["FailedPutCount"] == 0
+    expected = [f"a{i}" for i in range(10) if i not in (2, 5, 8)] + [f"a{i}" for i in range(10)]
+    assert delivered_ids(srv) == expected
+    listed = {rule["Name"]: rule for rule in faults(srv)}
+    assert listed["every-3rd"]["Fired"] == 1 and listed["every-3rd"]["Spent"] is True
+    assert listed["first-ten"]["FailRecords"]["Records"] == "0-9"
+
+
+@pytest.mark.parametrize("mode", ["standard", "adaptive"])
+def test_boto3_retries_a_burst_of_503s_and_the_records_arrive_once(make_server, mode):
+    srv = make_server(config({"Name": "outage", "Error": {"Code": "ServiceUnavailableException"}, "Count": 2}))
+    fh = boto_client(srv, mode, attempts=3)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"survivor\n"})
+    assert delivered_ids(srv) == ["survivor"]
+    assert faults(srv)[0]["Fired"] == 2
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert f'firehose_local_faults_injected_total{{rule="outage",stream="{STREAM}"}} 2' in metrics
+    assert 'code="ServiceUnavailableException"' in metrics
+    # The server's log names the rule that fired.
+    assert "Fault injected" in srv.stderr_tail(200_000) and "outage" in srv.stderr_tail(200_000)
+
+
+def test_any_error_code_and_status(make_server):
+    srv = make_server(config(
+        {"Name": "expired", "Error": {"Code": "ExpiredTokenException"}, "Count": 1},
+        {"Name": "throttled", "Error": {"Code": "ThrottlingException", "Status": 400, "Message": "Rate exceeded"},
+         "Count": 1},
+        {"Name": "internal", "Operations": ["DescribeDeliveryStream"], "Error": {"Code": "InternalFailure"},
+         "Count": 1},
+    ))
+    fh = srv.client()
+    put = lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"})  # noqa: E731
+    err = fhlocal.expect_client_error(put, "ExpiredTokenException", 400)
+    assert err["Error"]["Message"] == "The security token included in the request is expired"
+    err = fhlocal.expect_client_error(put, "ThrottlingException", 400)
+    assert err["Error"]["Message"] == "Rate exceeded"
+    put()
+    fhlocal.expect_client_error(lambda: fh.describe_delivery_stream(DeliveryStreamName=STREAM), "InternalFailure", 500)
+    assert fh.describe_delivery_stream(DeliveryStreamName=STREAM)["DeliveryStreamDescription"]["DeliveryStreamName"] == STREAM
+    assert delivered_ids(srv) == ["x"]
+
+
+def test_rules_match_streams_and_access_keys(make_server):
+    streams = [ext_stream(STREAM, **hints(128, 900)), ext_stream("calm", **hints(128, 900))]
+    credentials = fhlocal.DEFAULT_CREDENTIALS + [{"AccessKeyId": "other", "SecretAccessKey": "other-secret"}]
+    srv = make_server(fhlocal.standard_config(
+        DeliveryStreams=streams, Credentials=credentials,
+        Faults=[{"Name": "only-other", "Streams": [STREAM], "AccessKeyId": "other",
+                 "Error": {"Code": "AccessDeniedException"}}]))
+    srv.client().put_record(DeliveryStreamName=STREAM, Record={"Data": b"a\n"})
+    other = srv.client("other", "other-secret")
+    other.put_record(DeliveryStreamName="calm", Record={"Data": b"b\n"})
+    fhlocal.expect_client_error(
+        lambda: other.put_record(DeliveryStreamName=STREAM, Record={"Data": b"c\n"}), "AccessDeniedException", 400)
+    assert delivered_ids(srv) == ["a"]
+    assert delivered_ids(srv, "calm") == ["b"]
+
+
+def test_latency_fixed_and_window(make_server):
+    srv = make_server(config({"Name": "slow", "Latency": {"Milliseconds": 400}, "ForSeconds": 60}))
+    fh = srv.client()
+    started = time.monotonic()
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"late\n"})
+    assert time.monotonic() - started >= 0.4
+    srv.http("DELETE", "/_local/faults?name=slow")
+    started = time.monotonic()
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"fast\n"})
+    assert time.monotonic() - started < 0.4
+    assert delivered_ids(srv) == ["late", "fast"]
+
+
+def raw_put(srv, data: bytes) -> bytes:
+    """Sends a signed PutRecord over a plain socket; returns what came back before the connection ended."""
+    headers, body = srv.request_parts({"DeliveryStreamName": STREAM, "Record": {"Data": fhlocal.b64(data)}})
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    request = f"POST / HTTP/1.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+    with socket.create_connection((srv.host, srv.port), timeout=10) as sock:
+        sock.sendall(request)
+        received = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return received
+            received += chunk
+
+
+@pytest.mark.parametrize("moment,stored", [("BeforeRead", False), ("AfterRead", True)])
+def test_connection_reset(make_server, moment, stored):
+    srv = make_server(config({"Name": "drop", "ResetConnection": moment, "Count": 1}))
+    with pytest.raises(ConnectionResetError):
+        raw_put(srv, b"first\n")
+    # boto3 sees a connection error, retries, and the second attempt is answered.
+    fh = boto_client(srv, "standard", attempts=2)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"second\n"})
+    assert delivered_ids(srv) == (["first", "second"] if stored else ["second"])
+
+
+def test_hang_until_the_client_gives_up(make_server):
+    srv = make_server(config({"Name": "stall", "Hang": {"Seconds": 60}, "Count": 1}))
+    fh = boto3.session.Session().client(
+        "firehose", endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id="test",
+        aws_secret_access_key="test", config=Config(retries={"total_max_attempts": 1}, read_timeout=1))
+    started = time.monotonic()
+    with pytest.raises(botocore.exceptions.ReadTimeoutError):
+        fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"never\n"})
+    assert 1 <= time.monotonic() - started < 10
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"after\n"})
+    assert delivered_ids(srv) == ["after"]
+
+
+def test_runtime_rules_create_list_delete(make_server):
+    srv = make_server(config())
+    rule = {"Name": "burst", "Operations": ["PutRecord"], "Error": {"Code": "ServiceUnavailableException"},
+            "Count": 3}
+    r = srv.http("POST", "/_local/faults", json.dumps(rule).encode(), {"Content-Type": "application/json"})
+    assert r.status == 201, r
+    assert r.json()["Remaining"] == 3
+    again = srv.http("POST", "/_local/faults", json.dumps(rule).encode())
+    assert again.status == 409 and again.json()["__type"] == "ResourceInUseException"
+    unnamed = srv.http("POST", "/_local/faults", b'{"Latency": {"Milliseconds": 1}}')
+    assert unnamed.status == 201 and unnamed.json()["Name"] == "fault-1"
+    typo = srv.http("POST", "/_local/faults", b'{"Eror": {"Code": "X"}}')
+    assert typo.status == 400 and "unknown field 'Eror'" in typo.json()["message"]
+    bad = srv.http("POST", "/_local/faults", b'{"FailRecords": {"Fraction": 1.5}}')
+    assert bad.status == 400 and bad.json()["message"].startswith("FailRecords.Fraction: must be from 0 to 1")
+    assert [f["Name"] for f in faults(srv)] == ["burst", "fault-1"]
+    fh = srv.client()
+    fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"}), "ServiceUnavailableException", 503)
+    assert srv.http("DELETE", "/_local/faults?name=burst").json() == {"removed": 1}
+    assert srv.http("DELETE", "/_local/faults?name=burst").status == 404
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"})
+    assert srv.http("DELETE", "/_local/faults").json() == {"removed": 1}
+    assert faults(srv) == []
