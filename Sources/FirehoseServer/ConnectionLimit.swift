@@ -88,6 +88,10 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
     /// The largest body the server reads (`FirehoseAPI.Configuration.maxBodyBytes`).
     private let maxBodyBytes: Int
     private var closeRequested = false
+    /// Whether the client has closed its side (the server allows half-closure, so that is an event,
+    /// not a close) or the connection is gone.
+    private var clientGone = false
+    private var clientGoneActions: [@Sendable () -> Void] = []
 
     init(_ connections: OpenConnections, maxBodyBytes: Int = .max) {
         self.connections = connections
@@ -104,7 +108,41 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         connections.closed(context.channel)
+        noteClientGone()
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { noteClientGone() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Runs `action` once the client has closed its side of the connection (at once if it has).
+    /// On the channel's event loop.
+    func whenClientGone(_ action: @escaping @Sendable () -> Void) {
+        if clientGone {
+            action()
+        } else {
+            clientGoneActions.append(action)
+        }
+    }
+
+    private func noteClientGone() {
+        clientGone = true
+        let actions = clientGoneActions
+        clientGoneActions = []
+        for action in actions { action() }
+    }
+
+    /// Calls `action` once the client of `channel` has closed its side of the connection (at once
+    /// when the channel has no such handler).
+    static func whenClientGone(of channel: any Channel, _ action: @escaping @Sendable () -> Void) {
+        channel.eventLoop.execute {
+            guard let handler = try? channel.pipeline.syncOperations.handler(type: ConnectionLifecycle.self) else {
+                return action()
+            }
+            handler.whenClientGone(action)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -241,7 +241,7 @@ struct FirehoseResponder: HTTPResponder {
         apiRequest.reserveMemory = { account.tryReserve($0) }
         apiRequest.fromLoopback = FirehoseHTTPServer.isLoopback(peer: context.peer)
         let channel = context.channel
-        apiRequest.onClientGone = { action in channel.closeFuture.whenComplete { _ in action() } }
+        apiRequest.onClientGone = { action in ConnectionLifecycle.whenClientGone(of: channel, action) }
         let response = await api.handle(apiRequest)
         if response.resetsConnection {
             await Self.reset(channel)

@@ -95,11 +95,15 @@
 
         /// `POST /_local/flush`: delivers buffered records; returns the raw JSON answer.
         public func flush() async throws -> String {
-            let response = try await URLSessionTransport().send(
+            String(decoding: try await local("POST", "flush").body, as: UTF8.self)
+        }
+
+        /// A request to `/_local/<path>` (`faults`, `streams?stream=x`, ...).
+        public func local(_ method: String, _ path: String, body: [UInt8] = []) async throws -> HTTPResponse {
+            try await URLSessionTransport().send(
                 HTTPRequest(
-                    url: endpoint.appendingPathComponent("_local/flush"), method: "POST", headers: [], body: [],
-                    timeout: .seconds(30)))
-            return String(decoding: response.body, as: UTF8.self)
+                    url: URL(string: "\(endpoint.absoluteString)/_local/\(path)")!, method: method, headers: [],
+                    body: body, timeout: .seconds(30)))
         }
 
         /// Every delivered object under the data directory (staging excluded), path → bytes.

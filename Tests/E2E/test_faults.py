@@ -195,6 +195,9 @@ def test_hang_until_the_client_gives_up(make_server):
     assert 1 <= time.monotonic() - started < 10
     fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"after\n"})
     assert delivered_ids(srv) == ["after"]
+    # The server noticed that the client left: the hang does not hold its 60 s.
+    fhlocal.wait_for(lambda: "the client closed the connection" in srv.stderr_tail(100_000), 5,
+                     what="the hang to end with the client")
 
 
 def test_runtime_rules_create_list_delete(make_server):
@@ -221,3 +224,39 @@ def test_runtime_rules_create_list_delete(make_server):
     fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"})
     assert srv.http("DELETE", "/_local/faults").json() == {"removed": 1}
     assert faults(srv) == []
+
+
+def aws_cli(srv, tmp_path, *args: str, attempts: int = 1):
+    env = fhlocal.clean_env({
+        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": srv.region,
+        "HOME": str(tmp_path), "AWS_CONFIG_FILE": str(tmp_path / "config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "credentials"),
+        "AWS_MAX_ATTEMPTS": str(attempts), "AWS_RETRY_MODE": "standard",
+    })
+    cmd = fhlocal.aws_cli_command() + ["firehose", *args, "--endpoint-url", srv.endpoint, "--output", "json"]
+    return fhlocal.run(cmd, env=env, timeout=60)
+
+
+def test_aws_cli_sees_failed_records_and_retries_503s(make_server, tmp_path):
+    srv = make_server(config({"Name": "halves", "FailRecords": {"Every": 2}, "Count": 1}))
+    # awscli v1 base64-encodes the Data text itself: the records are the texts below.
+    records = json.dumps([{"Data": f"cli{i}\n"} for i in range(4)])
+    proc = aws_cli(srv, tmp_path, "put-record-batch", "--delivery-stream-name", STREAM, "--records", records)
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    assert out["FailedPutCount"] == 2
+    assert [sorted(e) for e in out["RequestResponses"]] == [
+        ["RecordId"], ["ErrorCode", "ErrorMessage"], ["RecordId"], ["ErrorCode", "ErrorMessage"]]
+    assert out["RequestResponses"][1]["ErrorCode"] == "ServiceUnavailableException"
+
+    burst = {"Name": "burst", "Error": {"Code": "ServiceUnavailableException"}, "Count": 3}
+    assert srv.http("POST", "/_local/faults", json.dumps(burst).encode()).status == 201
+    put = ("put-record", "--delivery-stream-name", STREAM, "--record", '{"Data":"cli-retried\\n"}')
+    refused = aws_cli(srv, tmp_path, *put)
+    assert refused.returncode != 0
+    assert "ServiceUnavailableException" in refused.stderr.decode() and "Slow down." in refused.stderr.decode()
+    # Two 503s left in the burst: three attempts get through.
+    proc = aws_cli(srv, tmp_path, *put, attempts=3)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert [f for f in faults(srv) if f["Name"] == "burst"][0]["Spent"] is True
+    assert delivered_ids(srv) == ["cli0", "cli2", "cli-retried"]

@@ -164,6 +164,72 @@ struct EndToEndTests {
         #expect(sortedBytes(try deliveredRecords(server, prefix: "zipped", gzip: true)) == sortedBytes(zipped))
     }
 
+    @Test("30 % of records failed and bursts of 503s: the recorder retries and every record arrives exactly once")
+    func injectedFaults() async throws {
+        let binary = try requireServerBinary()
+        let work = try TestDirectory("e2e-faults")
+        defer { work.remove() }
+        let faults = """
+
+            Faults:
+              - Name: opening-burst
+                Operations: [PutRecordBatch]
+                Error: {Code: ServiceUnavailableException}
+                Count: 3
+              - Name: random-503
+                Operations: [PutRecordBatch]
+                Error: {Code: ServiceUnavailableException}
+                Probability: 0.2
+              - Name: thirty-percent
+                FailRecords: {Fraction: 0.3}
+            """
+        let server = try LocalFirehoseProcess(binary: binary, workDirectory: work.url, configYAML: e2eConfig + faults)
+        try await server.start()
+        defer { server.kill() }
+
+        let client = FirehoseClient(
+            endpoint: server.endpoint, region: "us-east-1", credentialsProvider: Self.credentials)
+        let recorder = try FirehoseRecorder(
+            directory: work.appending("recorder"), client: client,
+            configuration: .init(
+                diskByteLimit: 64 << 20, batchRecordsCountLimit: 100, maxAttempts: 100, maxRetriesPerSubmit: 50,
+                retryBaseDelay: .milliseconds(1), retryMaxDelay: .milliseconds(10)))
+        let records = randomRecords(3_000, seed: 4, sizes: 1...300)
+        for record in records { try await recorder.saveRecord(record, streamName: "lines") }
+
+        var summaries: [SubmitSummary] = []
+        repeat {
+            summaries.append(await recorder.submitAllRecords())
+        } while summaries.last!.remainingRecords > 0 && summaries.count < 20
+        let last = try #require(summaries.last)
+        #expect(last.status.name == "completed", "\(last.status)")
+        #expect(last.remainingRecords == 0)
+        #expect(summaries.allSatisfy { $0.dropped.isEmpty })
+        #expect(summaries.map(\.sentRecords).reduce(0, +) == records.count)
+        // The summaries report the retries: each failed record attempt and each refused request.
+        let failedAttempts = summaries.map(\.failedAttempts).reduce(0, +)
+        let requests = summaries.map(\.requests).reduce(0, +)
+        #expect(failedAttempts > records.count / 4, "about 30 % of each batch fails, and more with the 503s")
+        #expect(requests > records.count / 100)
+
+        _ = try await server.flush()
+        let delivered = try deliveredRecords(server, prefix: "lines")
+        #expect(delivered.count == records.count, "every record once: no loss, no duplicate")
+        #expect(sortedBytes(delivered) == sortedBytes(records))
+
+        let listed = try await server.local("GET", "faults")
+        let rules = try #require(
+            try JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: [[String: Any]]])["faults"]
+        let fired = Dictionary(uniqueKeysWithValues: (rules ?? []).map { ($0["Name"] as! String, $0["Fired"] as! Int) })
+        #expect(fired["opening-burst"] == 3)
+        #expect((fired["random-503"] ?? 0) > 0)
+        #expect((fired["thirty-percent"] ?? 0) > 0)
+        print(
+            "e2e faults: \(records.count) records in \(summaries.count) submits, \(requests) requests, "
+                + "\(failedAttempts) failed record attempts retried, fired \(fired.sorted { $0.key < $1.key }), "
+                + "\(delivered.count) delivered once each")
+    }
+
     @Test("A server killed in the middle of a submit: offline, restart, submit again, every record delivered")
     func serverRestartMidSubmit() async throws {
         let binary = try requireServerBinary()

@@ -83,16 +83,28 @@ struct FaultStage {
         defer { api.waitingRequests.withLock { $0 -= 1 } }
         let clock = api.sink.clock
         let sleeper = Task { try? await clock.sleep(for: duration) }
-        request.onClientGone { sleeper.cancel() }
+        // The first reason to stop is the one logged.
+        let ended = Mutex<String?>(nil)
+        let end = { @Sendable (reason: String) in
+            ended.withLock { if $0 == nil { $0 = reason } }
+            sleeper.cancel()
+        }
+        request.onClientGone { end("the client closed the connection") }
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await sleeper.value
             } onGracefulShutdown: {
-                sleeper.cancel()
+                end("the server is shutting down")
             }
         } onCancel: {
-            sleeper.cancel()
+            end("the request was cancelled")
         }
+        api.log(
+            "Hang over",
+            [
+                "request_id": .string(requestID),
+                "reason": .string(ended.withLock { $0 } ?? "its \(duration) passed"),
+            ])
     }
 
     /// The access key of a SigV4 `Authorization` header (`Credential=AKID/date/...`), for rules that
