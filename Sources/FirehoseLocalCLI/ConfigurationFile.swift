@@ -45,6 +45,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 ///     Credentials: {AccessKeyId: minio, SecretAccessKey: minio-secret}   # or CredentialsFrom
 /// Faults:                         # fault rules, tried in order (see FaultRuleDefinition)
 ///   - {Name: flaky, FailRecords: {Fraction: 0.3}}
+/// Quotas: aws                     # per-stream throughput quotas: aws, off (default), or
+///                                 # {RecordsPerSecond: 1000, RequestsPerSecond: 100, MiBPerSecond: 1}
 /// ```
 public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
@@ -59,6 +61,8 @@ public struct ConfigurationFile: Sendable {
     package var stores: [String: S3Store] = [:]
     /// `Faults`, in order, with distinct names.
     package var faults: [FaultRule] = []
+    /// `Quotas`; nil when off.
+    package var quotas: QuotaSetting?
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
         case verify
@@ -242,6 +246,7 @@ private struct FileShape: Decodable {
     var lambdaFunctions: [FunctionShape]?
     var buckets: [BucketShape]?
     var faults: [FaultRuleDefinition]?
+    var quotas: QuotasShape?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -252,6 +257,7 @@ private struct FileShape: Decodable {
         case lambdaFunctions = "LambdaFunctions"
         case buckets = "Buckets"
         case faults = "Faults"
+        case quotas = "Quotas"
     }
 
     init(from decoder: any Decoder) throws {
@@ -265,6 +271,7 @@ private struct FileShape: Decodable {
         lambdaFunctions = try container.decodeIfPresent([FunctionShape].self, forKey: .lambdaFunctions)
         buckets = try container.decodeIfPresent([BucketShape].self, forKey: .buckets)
         faults = try container.decodeIfPresent([FaultRuleDefinition].self, forKey: .faults)
+        quotas = try container.decodeIfPresent(QuotasShape.self, forKey: .quotas)
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
@@ -342,7 +349,68 @@ private struct FileShape: Decodable {
             }
             file.faults.append(rule)
         }
+        file.quotas = try quotas?.validated(path: path)
         return file
+    }
+}
+
+/// `Quotas`: `aws` (AWS's defaults for the server's region), `off`, or rates of one's own, AWS's
+/// default for any left out.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct QuotasShape: Decodable {
+    var mode: String?
+    var RecordsPerSecond: Int?
+    var RequestsPerSecond: Int?
+    var MiBPerSecond: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case RecordsPerSecond, RequestsPerSecond, MiBPerSecond
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            mode = text
+            return
+        }
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        RecordsPerSecond = try container.decodeIfPresent(Int.self, forKey: .RecordsPerSecond)
+        RequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .RequestsPerSecond)
+        MiBPerSecond = try container.decodeIfPresent(Double.self, forKey: .MiBPerSecond)
+    }
+
+    func validated(path: String) throws(ConfigurationError) -> QuotaSetting? {
+        func fail(_ field: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(file: path, field: field.isEmpty ? "Quotas" : "Quotas.\(field)", message: message)
+        }
+        if let mode {
+            switch mode.lowercased() {
+            case "aws": return QuotaSetting()
+            case "off": return nil
+            default:
+                throw fail(
+                    "",
+                    "must be 'aws', 'off', or a mapping of RecordsPerSecond, RequestsPerSecond and MiBPerSecond, not '\(mode)'."
+                )
+            }
+        }
+        var setting = QuotaSetting()
+        if let records = RecordsPerSecond {
+            guard records >= 1 else { throw fail("RecordsPerSecond", "must be at least 1, not \(records).") }
+            setting.recordsPerSecond = records
+        }
+        if let requests = RequestsPerSecond {
+            guard requests >= 1 else { throw fail("RequestsPerSecond", "must be at least 1, not \(requests).") }
+            setting.requestsPerSecond = requests
+        }
+        if let mebibytes = MiBPerSecond {
+            // Below 1 MiB/s (AWS's smallest), a record of the largest size could never fit.
+            guard mebibytes.isFinite, mebibytes >= 1, mebibytes <= 1024 else {
+                throw fail("MiBPerSecond", "must be from 1 to 1024, not \(mebibytes).")
+            }
+            setting.bytesPerSecond = Int(mebibytes * 1_048_576)
+        }
+        return setting
     }
 }
 

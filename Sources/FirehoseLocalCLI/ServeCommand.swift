@@ -326,9 +326,19 @@ public struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.localEndpointsOpen = settings.localEndpointsOpen
         apiConfiguration.lambdaFunctions = lambdaFunctions
         apiConfiguration.faults = file.faults
+        apiConfiguration.quotas = file.quotas
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
         let api = FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
+        if let quota = api.quotas?.quota {
+            logger.notice(
+                "Per-stream quotas in force: requests over them are refused as AWS refuses them (ServiceUnavailableException)",
+                metadata: [
+                    "records_per_second": .stringConvertible(quota.recordsPerSecond),
+                    "requests_per_second": .stringConvertible(quota.requestsPerSecond),
+                    "bytes_per_second": .stringConvertible(quota.bytesPerSecond),
+                ])
+        }
         if !file.faults.isEmpty {
             logger.notice(
                 "Fault rules in force: requests they match are delayed, refused or failed on purpose",

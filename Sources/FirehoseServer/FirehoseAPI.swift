@@ -42,6 +42,8 @@ public final class FirehoseAPI: Sendable {
         package var lambdaFunctions = LambdaFunctionDirectory()
         /// Fault rules in force from the start (the configuration file's `Faults`), with distinct names.
         package var faults: [FaultRule] = []
+        /// Per-stream throughput quotas, as AWS enforces them; nil: none (the default).
+        package var quotas: QuotaSetting?
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -64,6 +66,8 @@ public final class FirehoseAPI: Sendable {
     public let metrics: FirehoseMetrics
     /// The fault rules in force: the configuration's, and those added through `/_local/faults`.
     package let faults: FaultInjector
+    /// Throughput quotas per stream, when configured.
+    package let quotas: StreamQuotas?
     private let verifier: SigV4Verifier?
     private let s3: S3API
     private let logger: Logger
@@ -79,6 +83,7 @@ public final class FirehoseAPI: Sendable {
         let metrics = FirehoseMetrics()
         self.metrics = metrics
         faults = FaultInjector(rules: configuration.faults, now: sink.now())
+        quotas = configuration.quotas.map { StreamQuotas(quota: $0.quota(region: configuration.region)) }
         // What the sink delivered before this API existed (an embedder's own puts) counts too; from
         // here on every delivery is counted as it happens, so a stream deleted before any scrape
         // keeps its count.
@@ -174,7 +179,7 @@ public final class FirehoseAPI: Sendable {
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: 1) {
                 return interruption
             }
-            try await put(input, reserveMemory: request.reserveMemory)
+            guard try await put(input, reserveMemory: request.reserveMemory).isEmpty else { throw .throttled }
             return fault.finish(
                 Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID))
         case .putRecordBatch:
@@ -183,17 +188,23 @@ public final class FirehoseAPI: Sendable {
             {
                 return interruption
             }
-            guard let failed = fault.failedRecords, !failed.positions.isEmpty else {
-                try await put(input, reserveMemory: request.reserveMemory)
+            var failures: [PutRecordsResponse.RecordFailure] = []
+            if let failed = fault.failedRecords {
+                failures = failed.positions.map { .init(position: $0, code: failed.code, message: failed.message) }
+            }
+            // Failed and throttled records are not stored: a client that retries them delivers each once.
+            let throttled = try await put(
+                input, except: failures.map(\.position), reserveMemory: request.reserveMemory)
+            guard !failures.isEmpty || !throttled.isEmpty else {
                 let ids = (0..<input.records.count).map { _ in recordIDs.next() }
                 return fault.finish(
                     Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID))
             }
-            // The failed records are not stored: a client that retries them delivers each once.
-            try await put(input, except: failed.positions, reserveMemory: request.reserveMemory)
+            let slowDown = FirehoseError.throttled
+            failures += throttled.map { .init(position: $0, code: slowDown.code, message: slowDown.message) }
+            failures.sort { $0.position < $1.position }
             let answer = PutRecordsResponse.putRecordBatch(
-                records: input.records.count, failed: failed.positions, errorCode: failed.code,
-                errorMessage: failed.message, recordID: recordIDs.next)
+                records: input.records.count, failures: failures, recordID: recordIDs.next)
             return fault.finish(Self.success(answer, requestID: requestID))
         default:
             let stream = faults.isEmpty ? nil : FaultStage.streamName(in: body)
@@ -227,13 +238,15 @@ public final class FirehoseAPI: Sendable {
         logger.info(message, metadata: metadata)
     }
 
+    /// Stores the records, but those a fault rule failed and those over the stream's quota.
     /// - Parameters:
     ///   - failed: positions of records a fault rule failed, ascending: not stored.
     ///   - reserveMemory: charges the request's memory budget for what processors make of its
     ///     records (decompressed CloudWatch Logs records).
+    /// - Returns: the positions of the records over the quota, ascending: not stored either.
     private func put(
         _ input: PutRecordsRequest, except failed: [Int] = [], reserveMemory: @escaping @Sendable (Int) -> Bool
-    ) async throws(FirehoseError) {
+    ) async throws(FirehoseError) -> [Int] {
         guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
         }
@@ -247,19 +260,32 @@ public final class FirehoseAPI: Sendable {
         if input.records.totalBytes > ServiceLimits.maxBatchBytes {
             throw .invalidArgument("Records size exceeds 4 MB limit")
         }
-        var records = input.records
-        if !failed.isEmpty {
-            records = RecordBatch()
+        var throttled: [Int] = []
+        if let quotas {
             let failing = Set(failed)
-            for index in 0..<input.records.count where !failing.contains(index) {
+            let candidates = (0..<input.records.count).filter { !failing.contains($0) }
+            let admitted = quotas.admit(
+                stream: input.deliveryStreamName, sizes: candidates.map { input.records.range(of: $0).count },
+                now: sink.now())
+            throttled = Array(candidates[admitted...])
+            if !throttled.isEmpty {
+                metrics.recordsThrottled(stream: input.deliveryStreamName, records: throttled.count)
+            }
+        }
+        var records = input.records
+        if !failed.isEmpty || !throttled.isEmpty {
+            records = RecordBatch()
+            let skipped = Set(failed).union(throttled)
+            for index in 0..<input.records.count where !skipped.contains(index) {
                 records.append(input.records[index])
             }
-            if records.isEmpty { return }
+            if records.isEmpty { return throttled }
         }
         do {
             try await sink.put(records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
             metrics.recordsReceived(
                 stream: input.deliveryStreamName, records: records.count, bytes: records.totalBytes)
+            return throttled
         } catch {
             var failure = error.firehoseError(accountID: configuration.accountID)
             if let detail = failure.logDetail {

@@ -59,11 +59,13 @@ struct LocalEndpoints {
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
             let faults = api.faults
+            let quotas = api.quotas
             return json(
                 200,
                 Self.streamsDocument(
                     await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now(),
-                    faultsFired: { faults.fired(stream: $0) }),
+                    faultsFired: { faults.fired(stream: $0) },
+                    throttledRecords: { quotas?.throttledRecords(stream: $0) ?? 0 }),
                 requestID: requestID)
         case ("GET", "/_local/wait"):
             return await wait(request, requestID: requestID)
@@ -179,10 +181,12 @@ struct LocalEndpoints {
     // MARK: - /_local/streams
 
     /// `{"streams": [...]}`, alphabetical (the sink lists streams sorted by name).
-    /// - Parameter faultsFired: how often each fault rule fired on a stream's requests, by rule.
+    /// - Parameters:
+    ///   - faultsFired: how often each fault rule fired on a stream's requests, by rule.
+    ///   - throttledRecords: records of a stream refused for being over its quota.
     static func streamsDocument(
         _ statuses: [FirehoseSink.StreamStatus], quarantined: [QuarantinedBuffer], now: Date,
-        faultsFired: (String) -> [String: Int] = { _ in [:] }
+        faultsFired: (String) -> [String: Int] = { _ in [:] }, throttledRecords: (String) -> Int = { _ in 0 }
     ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + statuses.count * 400)
         writer.beginObject()
@@ -255,6 +259,8 @@ struct LocalEndpoints {
             // Requests for this stream each fault rule fired on, by rule.
             writer.key("faults")
             writer.counts(faultsFired(settings.name))
+            writer.key("throttledRecords")
+            writer.integer(throttledRecords(settings.name))
             writer.key("lastDelivery")
             if let last = counters.lastDelivery {
                 writer.beginObject()

@@ -24,6 +24,7 @@ import Synchronization
 /// | `firehose_local_endpoint_requests_total` | counter | `stream`, `outcome` (`accepted`, or `failed` for each failed attempt) |
 /// | `firehose_local_endpoint_records_total` | counter | `stream`, `outcome` (`delivered`, or `failed`: sent to `http-endpoint-failed`) |
 /// | `firehose_local_faults_injected_total` | counter | `rule`, `stream` (empty for requests that name none) |
+/// | `firehose_local_throttled_records_total` | counter | `stream` (records refused for being over the stream's quota) |
 ///
 /// Label values are bounded: operations are the X-Amz-Target operations (anything else is `unknown`),
 /// codes the AWS error codes the server itself produces, streams the configured ones.
@@ -67,12 +68,8 @@ public final class FirehoseMetrics: Sendable {
         var operations: [FirehoseOperation?: OperationSeries] = [:]
         var streams: [String: StreamSeries] = [:]
         var flushes: [String: [DeliveredObject.Reason: Counter]] = [:]
-        var errorRecords: [String: [String: Counter]] = [:]
-        var backupRecords: [String: Counter] = [:]
-        /// An HTTP endpoint destination's counters, by stream, then by metric name and outcome.
-        var endpoint: [String: [String: Counter]] = [:]
-        /// Fault rules that fired, by rule, then by stream.
-        var faults: [String: [String: Counter]] = [:]
+        /// The counters `counter(_:help:labels:)` made, by name and label values.
+        var labelledCounters: [String: Counter] = [:]
         /// Gauges of the streams seen at the last scrape; a deleted stream's gauges are dropped.
         var bufferGauges: [String: StreamGauges] = [:]
     }
@@ -170,45 +167,47 @@ public final class FirehoseMetrics: Sendable {
         series.latency.record(max(0, latencySeconds))
     }
 
-    private func backupRecords(stream: String) -> Counter {
-        state.withLock { state in
-            if let counter = state.backupRecords[stream] { return counter }
+    /// A counter of `firehose_local_<name>_total` with these label values, made on first use. For the
+    /// counters off the request path (deliveries, faults, throttling), where a lookup by text is cheap.
+    private func counter(_ name: String, help: String, labels: [(String, String)]) -> Counter {
+        let key = ([name] + labels.map(\.1)).joined(separator: "\u{0}")
+        return state.withLock { state in
+            if let counter = state.labelledCounters[key] { return counter }
             let counter = registry.makeCounter(
-                descriptor: Self.descriptor(
-                    "backup_records", unit: "total",
-                    help: "Records delivered to the source-record backup (S3BackupMode Enabled), as received."),
-                labels: [("stream", stream)])
-            state.backupRecords[stream] = counter
+                descriptor: Self.descriptor(name, unit: "total", help: help), labels: labels)
+            state.labelledCounters[key] = counter
             return counter
         }
     }
 
+    private func backupRecords(stream: String) -> Counter {
+        counter(
+            "backup_records",
+            help: "Records delivered to the source-record backup (S3BackupMode Enabled), as received.",
+            labels: [("stream", stream)])
+    }
+
     private func errorRecords(stream: String, type: String) -> Counter {
-        state.withLock { state in
-            if let counter = state.errorRecords[stream]?[type] { return counter }
-            let counter = registry.makeCounter(
-                descriptor: Self.descriptor(
-                    "error_records", unit: "total",
-                    help: "Records delivered to the error output (ErrorOutputPrefix), by error output type."),
-                labels: [("stream", stream), ("type", type)])
-            state.errorRecords[stream, default: [:]][type] = counter
-            return counter
-        }
+        counter(
+            "error_records", help: "Records delivered to the error output (ErrorOutputPrefix), by error output type.",
+            labels: [("stream", stream), ("type", type)])
     }
 
     /// A fault rule fired on a request for `stream` ("" for a request that names none).
     func faultInjected(rule: String, stream: String) {
-        let counter = state.withLock { state in
-            if let counter = state.faults[rule]?[stream] { return counter }
-            let counter = registry.makeCounter(
-                descriptor: Self.descriptor(
-                    "faults_injected", unit: "total",
-                    help: "Requests a fault rule fired on (latency, an error, failed records, a reset or a hang)."),
-                labels: [("rule", rule), ("stream", stream)])
-            state.faults[rule, default: [:]][stream] = counter
-            return counter
-        }
-        counter.increment()
+        counter(
+            "faults_injected",
+            help: "Requests a fault rule fired on (latency, an error, failed records, a reset or a hang).",
+            labels: [("rule", rule), ("stream", stream)]
+        ).increment()
+    }
+
+    /// Records of `stream` refused for being over its throughput quota.
+    func recordsThrottled(stream: String, records: Int) {
+        counter(
+            "throttled_records", help: "Records refused because the stream was over its throughput quota (Quotas).",
+            labels: [("stream", stream)]
+        ).increment(by: Int64(records))
     }
 
     func deliveryFailed(stream: String) {
@@ -230,19 +229,11 @@ public final class FirehoseMetrics: Sendable {
     }
 
     private func endpointCounter(stream: String, metric: String, outcome: String) -> Counter {
-        state.withLock { state in
-            let key = "\(metric) \(outcome)"
-            if let counter = state.endpoint[stream]?[key] { return counter }
-            let help =
-                metric == "requests"
-                ? "Requests to the stream's HTTP endpoint destination: accepted, or failed (each failed attempt counts)."
-                : "Records the HTTP endpoint destination accepted (delivered), or that no attempt got accepted (failed, sent to the http-endpoint-failed error output)."
-            let counter = registry.makeCounter(
-                descriptor: Self.descriptor("endpoint_\(metric)", unit: "total", help: help),
-                labels: [("stream", stream), ("outcome", outcome)])
-            state.endpoint[stream, default: [:]][key] = counter
-            return counter
-        }
+        let help =
+            metric == "requests"
+            ? "Requests to the stream's HTTP endpoint destination: accepted, or failed (each failed attempt counts)."
+            : "Records the HTTP endpoint destination accepted (delivered), or that no attempt got accepted (failed, sent to the http-endpoint-failed error output)."
+        return counter("endpoint_\(metric)", help: help, labels: [("stream", stream), ("outcome", outcome)])
     }
 
     /// Objects `stream` delivered before these metrics observed its deliveries.

@@ -73,6 +73,12 @@ extension FirehoseError {
         FirehoseError(code: "ServiceUnavailableException", message: message, httpStatus: 503)
     }
 
+    /// What a stream over its throughput quota answers, whole (PutRecord) or per record
+    /// (PutRecordBatch): HTTP 500, as the API reference lists ServiceUnavailableException and as
+    /// throttled SDK calls report it.
+    package static let throttled = FirehoseError(
+        code: "ServiceUnavailableException", message: "Slow down.", httpStatus: 500)
+
     package static func internalFailure(_ message: String) -> FirehoseError {
         FirehoseError(code: "InternalFailure", message: message, httpStatus: 500)
     }

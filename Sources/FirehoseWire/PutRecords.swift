@@ -243,28 +243,39 @@ package enum PutRecordsResponse {
         return writer.bytes
     }
 
+    /// A record of a PutRecordBatch that was not stored, and why, in AWS's words.
+    package struct RecordFailure: Sendable, Equatable {
+        package var position: Int
+        package var code: String
+        package var message: String
+
+        package init(position: Int, code: String, message: String) {
+            self.position = position
+            self.code = code
+            self.message = message
+        }
+    }
+
     /// The same with failed entries, `{"ErrorCode": ..., "ErrorMessage": ...}` in the place of the
-    /// records at `failed` (ascending positions), and `FailedPutCount` counting them.
-    package static func putRecordBatch(
-        records: Int, failed: [Int], errorCode: String, errorMessage: String, recordID: () -> String
-    ) -> [UInt8] {
+    /// records that failed (`failures` in ascending positions), and `FailedPutCount` counting them.
+    package static func putRecordBatch(records: Int, failures: [RecordFailure], recordID: () -> String) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + records * 80)
         writer.beginObject()
         writer.key("FailedPutCount")
-        writer.integer(failed.count)
+        writer.integer(failures.count)
         writer.key("Encrypted")
         writer.bool(false)
         writer.key("RequestResponses")
         writer.beginArray()
-        var failures = failed[...]
+        var failures = failures[...]
         for position in 0..<records {
             writer.beginObject()
-            if failures.first == position {
+            if let failure = failures.first, failure.position == position {
                 failures.removeFirst()
                 writer.key("ErrorCode")
-                writer.string(errorCode)
+                writer.string(failure.code)
                 writer.key("ErrorMessage")
-                writer.string(errorMessage)
+                writer.string(failure.message)
             } else {
                 writer.key("RecordId")
                 writer.string(recordID())

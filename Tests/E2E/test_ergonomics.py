@@ -101,6 +101,7 @@ def test_streams_fields_after_traffic(srv):
         "recordsDropped": 0,
         "errorRecords": {},
         "faults": {},
+        "throttledRecords": 0,
         "lastDelivery": None,
         "delivery": {"failing": False, "failures": 0, "lastError": None},
     }

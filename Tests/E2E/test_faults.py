@@ -97,7 +97,8 @@ def test_patterns_and_internal_failure(make_server):
 
 @pytest.mark.parametrize("mode", ["standard", "adaptive"])
 def test_boto3_retries_a_burst_of_503s_and_the_records_arrive_once(make_server, mode):
-    srv = make_server(config({"Name": "outage", "Error": {"Code": "ServiceUnavailableException"}, "Count": 2}))
+    srv = make_server(config(
+        {"Name": "outage", "Error": {"Code": "ServiceUnavailableException", "Status": 503}, "Count": 2}))
     fh = boto_client(srv, mode, attempts=3)
     fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"survivor\n"})
     assert delivered_ids(srv) == ["survivor"]
@@ -218,7 +219,7 @@ def test_runtime_rules_create_list_delete(make_server):
     assert [f["Name"] for f in faults(srv)] == ["burst", "fault-1"]
     fh = srv.client()
     fhlocal.expect_client_error(
-        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"}), "ServiceUnavailableException", 503)
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"}), "ServiceUnavailableException", 500)
     assert srv.http("DELETE", "/_local/faults?name=burst").json() == {"removed": 1}
     assert srv.http("DELETE", "/_local/faults?name=burst").status == 404
     fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"})
@@ -237,7 +238,7 @@ def aws_cli(srv, tmp_path, *args: str, attempts: int = 1):
     return fhlocal.run(cmd, env=env, timeout=60)
 
 
-def test_aws_cli_sees_failed_records_and_retries_503s(make_server, tmp_path):
+def test_aws_cli_sees_failed_records_and_retries_refusals(make_server, tmp_path):
     srv = make_server(config({"Name": "halves", "FailRecords": {"Every": 2}, "Count": 1}))
     # awscli v1 base64-encodes the Data text itself: the records are the texts below.
     records = json.dumps([{"Data": f"cli{i}\n"} for i in range(4)])
@@ -255,8 +256,55 @@ def test_aws_cli_sees_failed_records_and_retries_503s(make_server, tmp_path):
     refused = aws_cli(srv, tmp_path, *put)
     assert refused.returncode != 0
     assert "ServiceUnavailableException" in refused.stderr.decode() and "Slow down." in refused.stderr.decode()
-    # Two 503s left in the burst: three attempts get through.
+    # Two refusals (500, as AWS answers ServiceUnavailableException) left in the burst: three attempts get through.
     proc = aws_cli(srv, tmp_path, *put, attempts=3)
     assert proc.returncode == 0, proc.stderr.decode()
     assert [f for f in faults(srv) if f["Name"] == "burst"][0]["Spent"] is True
     assert delivered_ids(srv) == ["cli0", "cli2", "cli-retried"]
+
+
+def test_quotas_throttle_as_aws_does_and_boto3_retries(make_server):
+    # One request a second: the PutRecord right after the batch is over the quota, however slow the machine.
+    srv = make_server(config() | {"Quotas": {"RecordsPerSecond": 100, "RequestsPerSecond": 1}})
+    fh = srv.client()
+    first = fh.put_record_batch(DeliveryStreamName=STREAM, Records=[{"Data": f"q{i}\n".encode()} for i in range(150)])
+    # The records quota holds one second's worth: the first 100 go in, the rest fail as AWS fails them.
+    assert first["FailedPutCount"] == 50
+    assert all("RecordId" in e for e in first["RequestResponses"][:100])
+    assert all(e == {"ErrorCode": "ServiceUnavailableException", "ErrorMessage": "Slow down."}
+               for e in first["RequestResponses"][100:])
+    fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"refused\n"}), "ServiceUnavailableException",
+        500)
+    # boto3's standard retry mode backs off and gets through once the bucket refills.
+    boto_client(srv, "standard", attempts=10).put_record(DeliveryStreamName=STREAM, Record={"Data": b"retried\n"})
+    assert delivered_ids(srv) == [f"q{i}" for i in range(100)] + ["retried"]
+    assert fhlocal.stream_status(srv, STREAM)["throttledRecords"] >= 51
+    assert "Per-stream quotas in force" in srv.stderr_tail(200_000)
+
+
+def test_quotas_line_aws_uses_the_regions_defaults(make_server):
+    # 5 MiB/s in us-east-1: a full 4 MiB batch goes in whole.
+    big = [{"Data": b"x" * 1_000_000 + b"\n"}] * 4
+    east = make_server(config() | {"Quotas": "aws"}, name="east")
+    assert east.client().put_record_batch(DeliveryStreamName=STREAM, Records=big)["FailedPutCount"] == 0
+    # 1 MiB/s in Frankfurt: a bucket of one second holds one such record, never the batch.
+    frankfurt = make_server(config() | {"Quotas": "aws"}, name="frankfurt", region="eu-central-1",
+                            extra_args=["--region", "eu-central-1"])
+    answer = frankfurt.client().put_record_batch(DeliveryStreamName=STREAM, Records=big)
+    assert answer["FailedPutCount"] == 3 and "RecordId" in answer["RequestResponses"][0]
+
+
+def test_the_testing_guides_retry_loop(make_server):
+    """The boto3 loop of docs/testing.md ("Testing your retry logic"), as written there."""
+    srv = make_server(config({"Name": "flaky", "FailRecords": {"Fraction": 0.3}}))
+    firehose = srv.client()
+    records = [f"id-{i}\n".encode() for i in range(200)]
+    pending = list(records)
+    rounds = 0
+    while pending:
+        answer = firehose.put_record_batch(DeliveryStreamName=STREAM, Records=[{"Data": r} for r in pending])
+        pending = [r for r, e in zip(pending, answer["RequestResponses"]) if "ErrorCode" in e]
+        rounds += 1
+    assert rounds > 1
+    assert sorted(delivered_ids(srv)) == sorted(r.decode().strip() for r in records)

@@ -50,7 +50,7 @@ import Testing
                 == .failRecords(.fraction(0.3), code: "InternalFailure", message: "Internal service failure."))
         #expect(
             file.faults[1].outcome
-                == .error(FirehoseError(code: "ServiceUnavailableException", message: "Slow down.", httpStatus: 503)))
+                == .error(FirehoseError(code: "ServiceUnavailableException", message: "Slow down.", httpStatus: 500)))
         #expect(file.faults[1].trigger.count == 2)
         #expect(file.faults[2].latency == .range(10...20))
         #expect(file.faults[2].trigger.probability == 0.5)
@@ -61,6 +61,33 @@ import Testing
         #expect(refusal.field == "Faults[1].Hang.Seconds")
         let typo = try #require(failure("Faults:\n  - {Hang: {}, Cuont: 1}\n"))
         #expect(typo.description.contains("unknown field 'Cuont'"))
+    }
+
+    @Test func theRetryRulesOfTheTestingGuideAreValid() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/testing.md"), encoding: .utf8)
+        let section = try #require(guide.firstRange(of: "## Testing your retry logic")).upperBound
+        let start = try #require(guide[section...].firstRange(of: "```yaml\n")).upperBound
+        let end = try #require(guide[start...].firstRange(of: "```")).lowerBound
+        let file = try parse(String(guide[start..<end]))
+        #expect(
+            file.faults.map(\.name) == [
+                "flaky-batches", "every-third", "burst", "outage", "expired", "slow", "lost-answer", "stall",
+            ])
+    }
+
+    @Test func quotasAreOffByDefaultAndOnWithOneLine() throws {
+        #expect(try parse("GzipLevel: 6\n").quotas == nil)
+        #expect(try parse("Quotas: off\n").quotas == nil)
+        #expect(try parse("Quotas: aws\n").quotas == QuotaSetting())
+        #expect(
+            try parse("Quotas: {RecordsPerSecond: 50, MiBPerSecond: 1.5}\n").quotas
+                == QuotaSetting(recordsPerSecond: 50, bytesPerSecond: 1_572_864))
+        #expect(failure("Quotas: fast\n")?.field == "Quotas")
+        #expect(failure("Quotas: {MiBPerSecond: 0.5}\n")?.field == "Quotas.MiBPerSecond")
+        #expect(failure("Quotas: {RequestsPerSecond: 0}\n")?.field == "Quotas.RequestsPerSecond")
+        #expect(failure("Quotas: {RecordsPerSec: 5}\n")?.description.contains("unknown field 'RecordsPerSec'") == true)
     }
 
     @Test func sampleConfigurationLoadsAndEveryStreamValidates() throws {

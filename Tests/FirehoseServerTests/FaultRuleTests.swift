@@ -357,3 +357,70 @@ struct FaultAPITests {
         #expect(FaultStage.accessKeyID(authorization: nil) == nil)
     }
 }
+
+@Suite("Stream quotas")
+struct StreamQuotaTests {
+    let start = Date(timeIntervalSince1970: 1_795_266_309)
+    let small = StreamQuota(recordsPerSecond: 10, requestsPerSecond: 3, bytesPerSecond: 100)
+
+    @Test func awsDefaultsByRegion() {
+        #expect(
+            StreamQuota.awsDefault(region: "us-east-1")
+                == StreamQuota(recordsPerSecond: 500_000, requestsPerSecond: 2_000, bytesPerSecond: 5_242_880))
+        #expect(StreamQuota.awsDefault(region: "eu-west-1").bytesPerSecond == 5_242_880)
+        #expect(StreamQuota.awsDefault(region: "us-west-2").requestsPerSecond == 2_000)
+        #expect(
+            StreamQuota.awsDefault(region: "eu-central-1")
+                == StreamQuota(recordsPerSecond: 100_000, requestsPerSecond: 1_000, bytesPerSecond: 1_048_576))
+        #expect(QuotaSetting(requestsPerSecond: 7).quota(region: "ap-south-1").requestsPerSecond == 7)
+        #expect(QuotaSetting(requestsPerSecond: 7).quota(region: "ap-south-1").recordsPerSecond == 100_000)
+    }
+
+    @Test func aBatchOverTheRecordOrByteQuotaKeepsItsPrefix() {
+        var buckets = QuotaBuckets(quota: small, now: start)
+        #expect(buckets.admit(sizes: Array(repeating: 1, count: 12), now: start) == 10)
+        // Half a second refills half the records.
+        #expect(buckets.admit(sizes: Array(repeating: 1, count: 12), now: start.addingTimeInterval(0.5)) == 5)
+        var bytes = QuotaBuckets(quota: small, now: start)
+        #expect(bytes.admit(sizes: [60, 30, 20, 1], now: start) == 2)
+        #expect(bytes.admit(sizes: [10], now: start) == 1)
+        #expect(bytes.admit(sizes: [1], now: start) == 0)
+    }
+
+    @Test func requestsOverTheQuotaAdmitNothingAndRefillWithTime() {
+        var buckets = QuotaBuckets(quota: small, now: start)
+        #expect((0..<3).map { _ in buckets.admit(sizes: [1], now: start) } == [1, 1, 1])
+        #expect(buckets.admit(sizes: [1], now: start) == 0)
+        #expect(buckets.admit(sizes: [1], now: start.addingTimeInterval(0.34)) == 1)
+        // A long pause fills the buckets to one second's worth, no more.
+        #expect((0..<5).map { _ in buckets.admit(sizes: [1], now: start.addingTimeInterval(60)) } == [1, 1, 1, 0, 0])
+        // A clock that steps back takes nothing away.
+        #expect(buckets.admit(sizes: [1], now: start) == 0)
+    }
+
+    @Test func throughTheAPIThrottledRecordsFailAtTheEndOfTheBatchAndAPutRecordIsRefused() async throws {
+        let harness = try APIHarness {
+            $0.quotas = QuotaSetting(recordsPerSecond: 3, requestsPerSecond: 2, bytesPerSecond: 1 << 20)
+        }
+        let batch = await harness.api.handle(
+            harness.request(operation: "PutRecordBatch", body: harness.batchBody(records: (0..<5).map { [UInt8($0)] })))
+        let body = try json(batch)
+        #expect(body["FailedPutCount"] as? Int == 2)
+        let entries = try #require(body["RequestResponses"] as? [[String: String]])
+        #expect(
+            entries.map { $0["ErrorCode"] } == [
+                nil, nil, nil, "ServiceUnavailableException", "ServiceUnavailableException",
+            ])
+        #expect(entries[4]["ErrorMessage"] == "Slow down.")
+        let single = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [9])))
+        // The records quota (3/s) is spent: the whole call is refused, as AWS refuses a throttled PutRecord.
+        #expect(try expectError(single, status: 500, code: "ServiceUnavailableException") == "Slow down.")
+        let stored = try await harness.sink.flush().map(\.records).reduce(0, +)
+        #expect(stored == 3)
+        let streams = try json(await harness.local("GET", "/_local/streams"))
+        #expect((streams["streams"] as? [[String: Any]])?.first?["throttledRecords"] as? Int == 3)
+        let metrics = String(decoding: await harness.local("GET", "/_local/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"firehose_local_throttled_records_total{stream="events"} 3"#))
+    }
+}

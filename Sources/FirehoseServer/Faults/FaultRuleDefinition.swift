@@ -341,9 +341,10 @@ extension FaultRuleDefinition.FailRecordsShape {
 
 extension FaultRuleDefinition.ErrorShape {
     /// Status and message of the codes tests reach for, as AWS answers them; any other code is 400
-    /// unless `Status` says otherwise.
+    /// unless `Status` says otherwise. ServiceUnavailableException is 500, as the PutRecord and
+    /// PutRecordBatch API references list it and as throttled SDK calls report it.
     static let known: [String: (status: Int, message: String)] = [
-        "ServiceUnavailableException": (503, "Slow down."),
+        "ServiceUnavailableException": (500, "Slow down."),
         "InternalFailure": (
             500, "The request processing has failed because of an unknown error, exception or failure."
         ),
