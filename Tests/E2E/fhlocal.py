@@ -837,6 +837,25 @@ def run(cmd: list[str], *, timeout: float = 60, env: dict[str, str] | None = Non
     )
 
 
+# Debian's golang-github-aws-aws-sdk-go-dev installs the SDK's sources here, for GOPATH builds.
+GO_PATH = "/usr/share/gocode"
+
+
+def build_go_program(name: str, tmp_path_factory) -> str:
+    """Builds Tests/E2E/go/<name> against Debian's AWS SDK for Go (.ci/run installs both); skips the
+    test when they are missing. Returns the binary's path."""
+    import pytest
+
+    if shutil.which("go") is None or not os.path.isdir(f"{GO_PATH}/src/github.com/aws/aws-sdk-go"):
+        pytest.skip("needs golang-go and golang-github-aws-aws-sdk-go-dev (apt); .ci/run installs them")
+    out = tmp_path_factory.mktemp("go") / name
+    env = clean_env({"GO111MODULE": "off", "GOPATH": GO_PATH,
+                     "GOCACHE": str(tmp_path_factory.getbasetemp() / "gocache")})
+    subprocess.run(["go", "build", "-o", str(out), "."], cwd=REPO_ROOT / "Tests" / "E2E" / "go" / name, env=env,
+                   check=True, timeout=600, capture_output=True)
+    return str(out)
+
+
 def aws_cli_command() -> list[str]:
     exe = shutil.which("aws")
     return [exe] if exe else [sys.executable, "-m", "awscli"]

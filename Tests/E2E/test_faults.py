@@ -308,3 +308,25 @@ def test_the_testing_guides_retry_loop(make_server):
         rounds += 1
     assert rounds > 1
     assert sorted(delivered_ids(srv)) == sorted(r.decode().strip() for r in records)
+
+
+@pytest.fixture(scope="module")
+def firehoseput(tmp_path_factory) -> str:
+    return fhlocal.build_go_program("firehoseput", tmp_path_factory)
+
+
+def test_go_sdk_retries_refusals_and_resends_failed_entries(make_server, firehoseput):
+    srv = make_server(config(
+        {"Name": "refusals", "Operations": ["PutRecordBatch"], "Error": {"Code": "ServiceUnavailableException"},
+         "Probability": 0.3},
+        {"Name": "thirty-percent", "FailRecords": {"Fraction": 0.3}},
+    ))
+    run = fhlocal.run([firehoseput, "-endpoint", srv.endpoint, "-stream", STREAM, "-records", "1200"], timeout=120)
+    assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
+    report = json.loads(run.stdout)
+    # The SDK retried the refused requests itself (HTTP 500, as AWS answers them) ...
+    assert report["failedAttempts"].get("ServiceUnavailableException 500", 0) > 0, report
+    # ... and the failed entries were sent again by the program.
+    assert report["failedEntries"].get("ServiceUnavailableException: Slow down.", 0) > 0, report
+    assert report["rounds"] > 1
+    assert sorted(delivered_ids(srv)) == sorted(f"go-{i}" for i in range(1200))

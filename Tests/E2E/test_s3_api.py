@@ -315,22 +315,9 @@ def test_firehose_and_s3_share_the_port_and_the_metrics(srv, s3):
     assert resp.headers.get("x-amzn-errortype", "").startswith(("UnknownOperationException", "MissingAuthenticationToken")), resp
 
 
-GO_PROGRAM = fhlocal.REPO_ROOT / "Tests" / "E2E" / "go" / "s3read"
-# Debian's golang-github-aws-aws-sdk-go-dev installs the SDK's sources here, for GOPATH builds.
-GO_PATH = "/usr/share/gocode"
-
-
 @pytest.fixture(scope="module")
 def s3read(tmp_path_factory) -> str:
-    """The Go program, built once against Debian's AWS SDK for Go (.ci/run installs both)."""
-    if shutil.which("go") is None or not os.path.isdir(f"{GO_PATH}/src/github.com/aws/aws-sdk-go"):
-        pytest.skip("needs golang-go and golang-github-aws-aws-sdk-go-dev (apt); .ci/run installs them")
-    out = tmp_path_factory.mktemp("go") / "s3read"
-    env = fhlocal.clean_env({"GO111MODULE": "off", "GOPATH": GO_PATH,
-                             "GOCACHE": str(tmp_path_factory.getbasetemp() / "gocache")})
-    subprocess.run(["go", "build", "-o", str(out), "."], cwd=GO_PROGRAM, env=env, check=True, timeout=600,
-                   capture_output=True)
-    return str(out)
+    return fhlocal.build_go_program("s3read", tmp_path_factory)
 
 
 @pytest.mark.timeout_s(600)
