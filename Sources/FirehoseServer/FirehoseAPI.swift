@@ -73,8 +73,8 @@ public final class FirehoseAPI: Sendable {
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
-    /// `/_local/wait` requests waiting now.
-    let waitingRequests = Mutex(0)
+    /// Requests waiting now: `/_local/wait` requests and hanging fault rules.
+    private let waitingRequests = Mutex(0)
 
     public init(configuration: Configuration, sink: FirehoseSink, logger: Logger) {
         self.configuration = configuration
@@ -167,8 +167,9 @@ public final class FirehoseAPI: Sendable {
         }
         let operation = try target.get()
         let body = try decodedBody(request)
-        // Faults apply to requests that are valid as far as their own decoding goes, as AWS's
-        // throttling applies to requests it has parsed.
+        // Faults apply to requests that are valid as far as their own decoding goes and, for puts, to
+        // an existing ACTIVE stream within the batch limit, as AWS's throttling applies to requests it
+        // has accepted.
         var fault = FaultStage(api: self, request: request, requestID: requestID, operation: operation)
         if !faults.isEmpty {
             fault.accessKeyID = accessKeyID ?? FaultStage.accessKeyID(authorization: request.header("authorization"))
@@ -176,6 +177,7 @@ public final class FirehoseAPI: Sendable {
         switch operation {
         case .putRecord:
             let input = try PutRecordsRequest.decodePutRecord(body)
+            try checkPut(input)
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: 1) {
                 return interruption
             }
@@ -184,6 +186,7 @@ public final class FirehoseAPI: Sendable {
                 Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID))
         case .putRecordBatch:
             let input = try PutRecordsRequest.decodePutRecordBatch(body)
+            try checkPut(input)
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: input.records.count)
             {
                 return interruption
@@ -207,12 +210,32 @@ public final class FirehoseAPI: Sendable {
                 records: input.records.count, failures: failures, recordID: recordIDs.next)
             return fault.finish(Self.success(answer, requestID: requestID))
         default:
-            let stream = faults.isEmpty ? nil : FaultStage.streamName(in: body)
-            if let interruption = try await fault.apply(stream: stream, records: 0) { return interruption }
+            let stream = faults.matchesStreams(of: operation) ? FaultStage.streamName(in: body) : nil
+            let exists = stream.map { sink.settings(of: $0) != nil } ?? false
+            if let interruption = try await fault.apply(stream: stream, streamExists: exists, records: 0) {
+                return interruption
+            }
             let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
             return fault.finish(Self.success(body, requestID: requestID))
         }
     }
+
+    /// Takes one of the `maxWaitingRequests` slots of requests that wait (`/_local/wait`, hangs);
+    /// false when all are taken. A slot taken is given back with `releaseWaitingSlot`.
+    func takeWaitingSlot() -> Bool {
+        waitingRequests.withLock { waiting in
+            guard waiting < configuration.maxWaitingRequests else { return false }
+            waiting += 1
+            return true
+        }
+    }
+
+    func releaseWaitingSlot() {
+        waitingRequests.withLock { $0 -= 1 }
+    }
+
+    /// Waiting slots taken now.
+    var waitingSlotsTaken: Int { waitingRequests.withLock { $0 } }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start
@@ -238,7 +261,8 @@ public final class FirehoseAPI: Sendable {
         logger.info(message, metadata: metadata)
     }
 
-    /// Stores the records, but those a fault rule failed and those over the stream's quota.
+    /// Stores the records of a checked put (`checkPut`), but those a fault rule failed and those over
+    /// the stream's quota.
     /// - Parameters:
     ///   - failed: positions of records a fault rule failed, ascending: not stored.
     ///   - reserveMemory: charges the request's memory budget for what processors make of its
@@ -247,6 +271,48 @@ public final class FirehoseAPI: Sendable {
     private func put(
         _ input: PutRecordsRequest, except failed: [Int] = [], reserveMemory: @escaping @Sendable (Int) -> Bool
     ) async throws(FirehoseError) -> [Int] {
+        var throttled: [Int] = []
+        let skipped = Set(failed)
+        if let quotas {
+            let candidates = (0..<input.records.count).filter { !skipped.contains($0) }
+            let admitted = quotas.admit(
+                stream: input.deliveryStreamName, sizes: candidates.map { input.records.range(of: $0).count },
+                now: sink.now())
+            throttled = Array(candidates[admitted...])
+        }
+        var records = input.records
+        if !skipped.isEmpty || !throttled.isEmpty {
+            let stored = skipped.union(throttled)
+            // The records kept are copied: charged to the request like its body.
+            guard reserveMemory(input.records.totalBytes) else { throw .requestMemorySpent }
+            records = RecordBatch()
+            for index in 0..<input.records.count where !stored.contains(index) {
+                records.append(input.records[index])
+            }
+        }
+        do {
+            if !records.isEmpty {
+                try await sink.put(records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
+                metrics.recordsReceived(
+                    stream: input.deliveryStreamName, records: records.count, bytes: records.totalBytes)
+            }
+            if !throttled.isEmpty {
+                quotas?.noteThrottled(stream: input.deliveryStreamName, records: throttled.count)
+                metrics.recordsThrottled(stream: input.deliveryStreamName, records: throttled.count)
+            }
+            return throttled
+        } catch {
+            var failure = error.firehoseError(accountID: configuration.accountID)
+            if let detail = failure.logDetail {
+                failure.logDetail = "records for \(input.deliveryStreamName) not stored: \(detail)"
+            }
+            throw failure
+        }
+    }
+
+    /// What a put needs before anything happens to its records: an ACTIVE stream of that name, and a
+    /// batch within 4 MiB.
+    private func checkPut(_ input: PutRecordsRequest) throws(FirehoseError) {
         guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
         }
@@ -259,39 +325,6 @@ public final class FirehoseAPI: Sendable {
         }
         if input.records.totalBytes > ServiceLimits.maxBatchBytes {
             throw .invalidArgument("Records size exceeds 4 MB limit")
-        }
-        var throttled: [Int] = []
-        if let quotas {
-            let failing = Set(failed)
-            let candidates = (0..<input.records.count).filter { !failing.contains($0) }
-            let admitted = quotas.admit(
-                stream: input.deliveryStreamName, sizes: candidates.map { input.records.range(of: $0).count },
-                now: sink.now())
-            throttled = Array(candidates[admitted...])
-            if !throttled.isEmpty {
-                metrics.recordsThrottled(stream: input.deliveryStreamName, records: throttled.count)
-            }
-        }
-        var records = input.records
-        if !failed.isEmpty || !throttled.isEmpty {
-            records = RecordBatch()
-            let skipped = Set(failed).union(throttled)
-            for index in 0..<input.records.count where !skipped.contains(index) {
-                records.append(input.records[index])
-            }
-            if records.isEmpty { return throttled }
-        }
-        do {
-            try await sink.put(records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
-            metrics.recordsReceived(
-                stream: input.deliveryStreamName, records: records.count, bytes: records.totalBytes)
-            return throttled
-        } catch {
-            var failure = error.firehoseError(accountID: configuration.accountID)
-            if let detail = failure.logDetail {
-                failure.logDetail = "records for \(input.deliveryStreamName) not stored: \(detail)"
-            }
-            throw failure
         }
     }
 

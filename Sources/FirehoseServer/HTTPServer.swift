@@ -11,6 +11,8 @@ import UnixSignals
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// Serves a `FirehoseAPI` over HTTP/1.1 with Hummingbird and delivers every buffer on graceful

@@ -386,7 +386,13 @@ struct LocalEndpoints {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("removed")
-        if let name, !name.isEmpty {
+        if let name {
+            // An empty name is a script's unset variable, not "every rule".
+            guard !name.isEmpty else {
+                return error(
+                    400, "InvalidArgumentException",
+                    "name is empty: give a rule's name, or leave name out to remove every rule.", requestID)
+            }
             guard api.faults.remove(named: name) else {
                 return error(404, "ResourceNotFoundException", "No fault rule named '\(name)'.", requestID)
             }
@@ -476,19 +482,14 @@ struct LocalEndpoints {
         if let stream = parameters.stream, sink.settings(of: stream) == nil {
             return sinkError(.unknownStream(stream), requestID: requestID)
         }
-        let limit = api.configuration.maxWaitingRequests
-        let admitted = api.waitingRequests.withLock { waiting in
-            guard waiting < limit else { return false }
-            waiting += 1
-            return true
-        }
-        guard admitted else {
+        guard api.takeWaitingSlot() else {
+            let limit = api.configuration.maxWaitingRequests
             return error(
                 503, "ServiceUnavailableException",
-                "\(limit) /_local/wait request\(limit == 1 ? " is" : "s are") already waiting, the most this server lets waits hold connections (a quarter of --max-connections); retry shortly.",
+                "\(limit) request\(limit == 1 ? " is" : "s are") already waiting (/_local/wait, and hanging fault rules), the most this server lets wait and hold connections (a quarter of --max-connections); retry shortly.",
                 requestID)
         }
-        defer { api.waitingRequests.withLock { $0 -= 1 } }
+        defer { api.releaseWaitingSlot() }
         let shuttingDown = Atomic<Bool>(false)
         // Counted on the sink's clock, slice by slice: a slice that ends without the objects has run
         // its whole length.

@@ -27,7 +27,8 @@ import Synchronization
 /// | `firehose_local_throttled_records_total` | counter | `stream` (records refused for being over the stream's quota) |
 ///
 /// Label values are bounded: operations are the X-Amz-Target operations (anything else is `unknown`),
-/// codes the AWS error codes the server itself produces, streams the configured ones.
+/// codes the AWS error codes the server itself produces or its fault rules name, streams the existing
+/// ones, rules those defined since the start (`/_local` answers only this machine).
 public final class FirehoseMetrics: Sendable {
     /// `code` label of a request that succeeded. AWS error codes never take this value.
     public static let successCode = "OK"

@@ -19,9 +19,12 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
         Double(next() >> 11) * 0x1p-53
     }
 
-    /// Uniform in `range` (its width is far below 2^64, so the modulo bias is negligible).
+    /// Uniform in `range`, up to a modulo bias that is negligible for the widths this serves
+    /// (far below 2^64). Any range, `Int.min...Int.max` included.
     public mutating func number(in range: ClosedRange<Int>) -> Int {
-        let width = UInt64(range.upperBound - range.lowerBound) + 1
-        return range.lowerBound + Int(next() % width)
+        // The width less one, in two's complement: never overflows.
+        let span = UInt64(bitPattern: Int64(range.upperBound &- range.lowerBound))
+        guard span < UInt64.max else { return Int(truncatingIfNeeded: next()) }
+        return range.lowerBound &+ Int(truncatingIfNeeded: next() % (span + 1))
     }
 }

@@ -159,26 +159,28 @@ def test_latency_fixed_and_window(make_server):
     assert delivered_ids(srv) == ["late", "fast"]
 
 
-def raw_put(srv, data: bytes) -> bytes:
-    """Sends a signed PutRecord over a plain socket; returns what came back before the connection ended."""
+def raw_put(srv, data: bytes, timeout: float = 10) -> tuple[bytes, bool]:
+    """Sends a signed PutRecord over a plain socket; returns what came back and whether the connection
+    ended with a reset (rather than an orderly close)."""
     headers, body = srv.request_parts({"DeliveryStreamName": STREAM, "Record": {"Data": fhlocal.b64(data)}})
     head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     request = f"POST / HTTP/1.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
-    with socket.create_connection((srv.host, srv.port), timeout=10) as sock:
+    received = b""
+    with socket.create_connection((srv.host, srv.port), timeout=timeout) as sock:
         sock.sendall(request)
-        received = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return received
-            received += chunk
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except ConnectionResetError:
+            return received, True
+    return received, False
 
 
 @pytest.mark.parametrize("moment,stored", [("BeforeRead", False), ("AfterRead", True)])
 def test_connection_reset(make_server, moment, stored):
     srv = make_server(config({"Name": "drop", "ResetConnection": moment, "Count": 1}))
-    with pytest.raises(ConnectionResetError):
-        raw_put(srv, b"first\n")
+    # Not one byte of an answer before the reset.
+    assert raw_put(srv, b"first\n") == (b"", True)
     # boto3 sees a connection error, retries, and the second attempt is answered.
     fh = boto_client(srv, "standard", attempts=2)
     fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"second\n"})
@@ -199,6 +201,34 @@ def test_hang_until_the_client_gives_up(make_server):
     # The server noticed that the client left: the hang does not hold its 60 s.
     fhlocal.wait_for(lambda: "the client closed the connection" in srv.stderr_tail(100_000), 5,
                      what="the hang to end with the client")
+
+
+def test_a_hang_ends_when_the_server_stops(make_server):
+    import threading
+
+    srv = make_server(config({"Name": "stall", "Hang": {"Seconds": 600}}))
+    outcome: list = []
+    client = threading.Thread(target=lambda: outcome.append(raw_put(srv, b"held\n", timeout=60)))
+    client.start()
+    fhlocal.wait_for(lambda: "Fault injected" in srv.stderr_tail(100_000), 10, what="the hang to begin")
+    started = time.monotonic()
+    assert srv.stop() == 0
+    assert time.monotonic() - started < 10
+    client.join(10)
+    assert outcome == [(b"", True)]
+    assert "the server is shutting down" in srv.stderr_tail(100_000)
+
+
+def test_a_delay_the_client_gives_up_on_is_not_carried_out(make_server):
+    srv = make_server(config({"Name": "slow", "Latency": {"Milliseconds": 3000}, "Count": 1}))
+    fh = boto3.session.Session().client(
+        "firehose", endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id="test",
+        aws_secret_access_key="test", config=Config(retries={"total_max_attempts": 1}, read_timeout=1))
+    with pytest.raises(botocore.exceptions.ReadTimeoutError):
+        fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"abandoned\n"})
+    fhlocal.wait_for(lambda: "Fault delay cut short" in srv.stderr_tail(100_000), 5, what="the delay to be cut")
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"after\n"})
+    assert delivered_ids(srv) == ["after"]
 
 
 def test_runtime_rules_create_list_delete(make_server):
@@ -222,6 +252,7 @@ def test_runtime_rules_create_list_delete(make_server):
         lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"}), "ServiceUnavailableException", 500)
     assert srv.http("DELETE", "/_local/faults?name=burst").json() == {"removed": 1}
     assert srv.http("DELETE", "/_local/faults?name=burst").status == 404
+    assert srv.http("DELETE", "/_local/faults?name=").status == 400
     fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"})
     assert srv.http("DELETE", "/_local/faults").json() == {"removed": 1}
     assert faults(srv) == []

@@ -164,7 +164,9 @@ struct EndToEndTests {
         #expect(sortedBytes(try deliveredRecords(server, prefix: "zipped", gzip: true)) == sortedBytes(zipped))
     }
 
-    @Test("30 % of records failed and bursts of 503s: the recorder retries and every record arrives exactly once")
+    @Test(
+        "30 % of records failed, a burst of 503s and random 500s: the recorder retries and every record arrives exactly once"
+    )
     func injectedFaults() async throws {
         let binary = try requireServerBinary()
         let work = try TestDirectory("e2e-faults")
@@ -174,7 +176,7 @@ struct EndToEndTests {
             Faults:
               - Name: opening-burst
                 Operations: [PutRecordBatch]
-                Error: {Code: ServiceUnavailableException}
+                Error: {Code: ServiceUnavailableException, Status: 503}
                 Count: 3
               - Name: random-503
                 Operations: [PutRecordBatch]

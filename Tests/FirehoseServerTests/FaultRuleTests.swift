@@ -111,6 +111,18 @@ struct FaultRuleTests {
         #expect(set.fired(stream: "b") == [:])
     }
 
+    @Test func latencyIsCappedAndRandomNumbersCoverAnyRange() throws {
+        var set = try rules(
+            FaultRule(name: "a", latency: .fixed(milliseconds: 200_000), outcome: nil),
+            FaultRule(name: "b", latency: .fixed(milliseconds: 200_000), outcome: nil))
+        #expect(set.decide(batch(1), now: start).latency == FaultRuleSet.maxLatency)
+        var random = SplitMix64(seed: 1)
+        _ = random.number(in: Int.min...Int.max)
+        _ = random.number(in: -1...Int.max)
+        #expect(random.number(in: 5...5) == 5)
+        #expect((0..<1000).allSatisfy { _ in (-3...3).contains(random.number(in: -3...3)) })
+    }
+
     @Test func namesAreUniqueAndTheSetIsBounded() throws {
         var set = try rules(FaultRule(name: "a", outcome: .hang(seconds: 1)))
         #expect(throws: FaultRuleSet.ChangeError.nameTaken("a")) {
@@ -180,6 +192,16 @@ struct FaultRuleDefinitionTests {
                         message: "Custom.Thing injected by the firehose-local fault rule 'fault-1'.")))
         #expect(custom.operations == Set(FirehoseOperation.allCases))
         #expect(try rule(#"{"Hang": {}}"#).outcome == .hang(seconds: 300))
+        let merged = try rule(#"{"FailRecords": {"Records": "9,0-3,2-5,6"}}"#)
+        #expect(
+            merged.outcome
+                == .failRecords(.positions([0...6, 9...9]), code: "ServiceUnavailableException", message: "Slow down."))
+        // A hostile list of 20,000 positions is one range.
+        let repeated = try rule(
+            #"{"FailRecords": {"Records": "\#(Array(repeating: "0", count: 20_000).joined(separator: ","))"}}"#)
+        #expect(
+            repeated.outcome
+                == .failRecords(.positions([0...0]), code: "ServiceUnavailableException", message: "Slow down."))
         #expect(try rule(#"{"Latency": {"MinMilliseconds": 5, "MaxMilliseconds": 9}}"#).latency == .range(5...9))
         #expect(
             try rule(#"{"FailRecords": {"Records": 7}}"#).outcome
@@ -344,6 +366,52 @@ struct FaultAPITests {
         _ = try expectError(describe, status: 500, code: "InternalFailure")
         let list = await harness.api.handle(harness.request(operation: "ListDeliveryStreams", body: Array("{}".utf8)))
         #expect(list.status == 200)
+    }
+
+    @Test func aHangWithoutAFreeWaitingSlotIsResetAtOnce() async throws {
+        let harness = try APIHarness {
+            $0.faults = [FaultRule(name: "stall", outcome: .hang(seconds: 3600))]
+            $0.maxWaitingRequests = 0
+        }
+        let response = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [1])))
+        #expect(response.resetsConnection)
+        #expect(harness.api.waitingSlotsTaken == 0)
+        #expect(try await harness.sink.flush().isEmpty)
+    }
+
+    @Test func aFailRecordsRuleThatPicksNoRecordDoesNotFireOrSpendItsCount() async throws {
+        let harness = try harness(
+            FaultRule(
+                name: "tail", outcome: .failRecords(.positions([400...499]), code: "InternalFailure", message: "m"),
+                trigger: .init(count: 1)))
+        let small = await harness.api.handle(
+            harness.request(operation: "PutRecordBatch", body: harness.batchBody(records: [[1], [2]])))
+        #expect(try json(small)["FailedPutCount"] as? Int == 0)
+        #expect(harness.api.faults.entries[0].fired == 0)
+        let large = await harness.api.handle(
+            harness.request(
+                operation: "PutRecordBatch", body: harness.batchBody(records: (0..<450).map { [UInt8($0 % 250)] })))
+        #expect(try json(large)["FailedPutCount"] as? Int == 50)
+        #expect(harness.api.faults.entries[0].isSpent)
+    }
+
+    @Test func putsToAMissingStreamAreRefusedBeforeAnyRuleFires() async throws {
+        let harness = try harness(
+            FaultRule(name: "burst", outcome: .error(.throttled), trigger: .init(count: 1)))
+        let missing = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "nope", data: [1])))
+        _ = try expectError(missing, status: 400, code: "ResourceNotFoundException")
+        #expect(harness.api.faults.entries[0].fired == 0)
+        // Control-plane requests naming made-up streams are counted under no stream.
+        let wide = try self.harness(
+            FaultRule(
+                name: "describe", operations: [.describeDeliveryStream], streams: ["ghost"],
+                outcome: .error(.internalFailure("boom"))))
+        let ghost = await wide.api.handle(
+            wide.request(operation: "DescribeDeliveryStream", body: Array(#"{"DeliveryStreamName": "ghost"}"#.utf8)))
+        _ = try expectError(ghost, status: 500, code: "InternalFailure")
+        #expect(wide.api.faults.entries[0].firedByStream == ["": 1])
     }
 
     @Test func accessKeyOfAnUnverifiedAuthorizationHeader() {

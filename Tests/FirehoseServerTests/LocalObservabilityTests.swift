@@ -513,7 +513,7 @@ struct LocalEndpointAccessTests {
         let api = harness.api
         let first = Task { await local(api, "GET", "/_local/wait?stream=events&objects=1&timeout=60") }
         try await eventually("the first wait to take the only slot") {
-            harness.api.waitingRequests.withLock { $0 } == 1
+            harness.api.waitingSlotsTaken == 1
         }
         let second = await harness.local("GET", "/_local/wait?stream=events&objects=1&timeout=60")
         #expect(second.status == 503)
@@ -521,7 +521,7 @@ struct LocalEndpointAccessTests {
         #expect(await harness.put(["x"]).status == 200)
         _ = try await harness.sink.flush()
         #expect(await first.value.status == 200)
-        #expect(harness.api.waitingRequests.withLock { $0 } == 0)
+        #expect(harness.api.waitingSlotsTaken == 0)
     }
 
     @Test(

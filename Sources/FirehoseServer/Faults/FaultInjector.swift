@@ -20,10 +20,17 @@ package final class FaultInjector: Sendable {
     private let state: Mutex<State>
     private let hasRules: Atomic<Bool>
 
-    /// - Parameter rules: with distinct names, as the configuration file's validation ensures.
+    /// - Parameter rules: with distinct names and no more than `FaultRuleSet.maxRules`, as the
+    ///   configuration file's validation ensures.
     package init(rules: [FaultRule], now: Date) {
         var set = FaultRuleSet()
-        for rule in rules { try? set.add(rule, now: now) }
+        for rule in rules {
+            do throws(FaultRuleSet.ChangeError) {
+                try set.add(rule, now: now)
+            } catch {
+                preconditionFailure("fault rules reach the API validated: \(error)")
+            }
+        }
         hasRules = Atomic(!set.isEmpty)
         state = Mutex(State(rules: set))
     }
@@ -43,11 +50,13 @@ package final class FaultInjector: Sendable {
     /// Adds a rule defined at run time; returns it as it now stands.
     package func add(_ definition: FaultRuleDefinition, now: Date) throws(AddError) -> FaultRuleSet.Entry {
         let result: Result<FaultRuleSet.Entry, AddError> = state.withLock { state in
+            // The next free fault-N, taken only by a rule that is added.
+            var unnamed = state.unnamed
             var defaultName = ""
             if definition.Name == nil {
                 repeat {
-                    state.unnamed += 1
-                    defaultName = "fault-\(state.unnamed)"
+                    unnamed += 1
+                    defaultName = "fault-\(unnamed)"
                 } while state.rules.entries.contains { $0.rule.name == defaultName }
             }
             do throws(AddError) {
@@ -62,12 +71,13 @@ package final class FaultInjector: Sendable {
                 } catch {
                     throw .refused(error)
                 }
+                state.unnamed = unnamed
+                hasRules.store(true, ordering: .relaxed)
                 return .success(state.rules.entries.last!)
             } catch {
                 return .failure(error)
             }
         }
-        hasRules.store(true, ordering: .relaxed)
         return try result.get()
     }
 
@@ -91,6 +101,11 @@ package final class FaultInjector: Sendable {
     }
 
     package var entries: [FaultRuleSet.Entry] { state.withLock { $0.rules.entries } }
+
+    package func matchesStreams(of operation: FirehoseOperation) -> Bool {
+        guard !isEmpty else { return false }
+        return state.withLock { $0.rules.matchesStreams(of: operation) }
+    }
 
     package func fired(stream: String) -> [String: Int] {
         guard !isEmpty else { return [:] }

@@ -30,6 +30,7 @@ package struct FaultRule: Sendable, Equatable {
         case fraction(Double)
         /// Every Nth record: positions N-1, 2N-1, …
         case every(Int)
+        /// Sorted, disjoint and not adjacent.
         case positions([ClosedRange<Int>])
     }
 
@@ -98,9 +99,9 @@ package struct FaultRule: Sendable, Equatable {
         return hash
     }
 
-    /// What AWS says with each per-record error code.
+    /// What AWS says with each per-record error code (InternalFailure's text is not documented).
     package static func defaultRecordMessage(code: String) -> String {
-        code == "InternalFailure" ? "Internal service failure." : "Slow down."
+        code == "InternalFailure" ? "Internal service failure." : FirehoseError.throttled.message
     }
 
     /// Per-record error codes PutRecordBatch answers (its API reference).

@@ -317,7 +317,8 @@ extension FaultRuleDefinition.FailRecordsShape {
         return .failRecords(pattern, code: code, message: message)
     }
 
-    /// `"0-9,15"` → `[0...9, 15...15]`; positions are 0-based and below 500, the most records a batch holds.
+    /// `"0-9,15"` → `[0...9, 15...15]`; positions are 0-based and below 500, the most records a batch
+    /// holds. Sorted and merged, so a batch is matched in one pass however the text lists them.
     static func positions(_ text: String, fail: (String) -> FaultRuleError) throws(FaultRuleError)
         -> [ClosedRange<Int>]
     {
@@ -335,7 +336,15 @@ extension FaultRuleDefinition.FailRecordsShape {
             }
             ranges.append(low...high)
         }
-        return ranges
+        var merged: [ClosedRange<Int>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, range.lowerBound <= last.upperBound + 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
     }
 }
 
@@ -344,7 +353,7 @@ extension FaultRuleDefinition.ErrorShape {
     /// unless `Status` says otherwise. ServiceUnavailableException is 500, as the PutRecord and
     /// PutRecordBatch API references list it and as throttled SDK calls report it.
     static let known: [String: (status: Int, message: String)] = [
-        "ServiceUnavailableException": (500, "Slow down."),
+        FirehoseError.throttled.code: (FirehoseError.throttled.httpStatus, FirehoseError.throttled.message),
         "InternalFailure": (
             500, "The request processing has failed because of an unknown error, exception or failure."
         ),

@@ -10,16 +10,25 @@ import FirehoseWire
 package struct FaultRequest: Sendable, Equatable {
     package var operation: FirehoseOperation
     package var stream: String?
+    /// Whether `stream` exists: firings are counted by stream only for streams that do, so requests
+    /// naming made-up streams cannot grow the counts.
+    package var streamExists: Bool
     package var accessKeyID: String?
     /// Records in a PutRecordBatch (1 for PutRecord, 0 otherwise).
     package var records: Int
 
-    package init(operation: FirehoseOperation, stream: String?, accessKeyID: String?, records: Int) {
+    package init(
+        operation: FirehoseOperation, stream: String?, streamExists: Bool = true, accessKeyID: String?, records: Int
+    ) {
         self.operation = operation
         self.stream = stream
+        self.streamExists = streamExists
         self.accessKeyID = accessKeyID
         self.records = records
     }
+
+    /// The stream firings are counted under: "" for none, or one that does not exist.
+    package var countedStream: String { streamExists ? stream ?? "" : "" }
 }
 
 /// What the rules decided for one request.
@@ -44,8 +53,10 @@ package struct FaultDecision: Sendable, Equatable {
 /// requests come in as arguments, so every behaviour is tested without a server or a clock.
 ///
 /// Rules are tried in order (the configuration file's, then those added at run time). Every rule that
-/// matches a request and fires adds its latency; the first one that fires with an outcome decides it,
-/// and the rules after it are not tried (their counts and random draws are left untouched).
+/// matches a request and fires adds its latency (together at most `maxLatency`); the first one that
+/// fires with an outcome decides it, and the rules after it are not tried (their counts and random
+/// draws are left untouched). A `FailRecords` rule whose pattern picks none of a batch's records
+/// does not fire.
 package struct FaultRuleSet: Sendable {
     package struct Entry: Sendable {
         package var rule: FaultRule
@@ -62,6 +73,8 @@ package struct FaultRuleSet: Sendable {
 
     /// More rules than a test needs would only slow every request down.
     package static let maxRules = 100
+    /// The longest delay the rules add to one request together.
+    package static let maxLatency = Duration.milliseconds(FaultRuleDefinition.maxLatencyMilliseconds)
 
     package private(set) var entries: [Entry] = []
 
@@ -96,10 +109,17 @@ package struct FaultRuleSet: Sendable {
             decision.outcome = outcome
             break
         }
+        decision.latency = min(decision.latency, Self.maxLatency)
         return decision
     }
 
     /// Times each rule fired on requests for `stream`, by rule name.
+    /// Whether a rule that names streams matches `operation`: only then is a control-plane request's
+    /// stream worth reading.
+    package func matchesStreams(of operation: FirehoseOperation) -> Bool {
+        entries.contains { $0.rule.streams != nil && $0.rule.operations.contains(operation) }
+    }
+
     package func fired(stream: String) -> [String: Int] {
         var counts: [String: Int] = [:]
         for entry in entries {
@@ -129,26 +149,30 @@ extension FaultRuleSet.Entry {
     {
         guard matches(request, now: now) else { return nil }
         if let probability = rule.trigger.probability, random.unit() >= probability { return nil }
+        let outcome: FaultDecision.Outcome?
+        switch rule.outcome {
+        case nil:
+            outcome = nil
+        case .failRecords(let pattern, let code, let message):
+            let positions = failingPositions(pattern, records: request.records)
+            guard !positions.isEmpty else { return nil }
+            outcome = .failRecords(positions, code: code, message: message)
+        case .error(let error):
+            outcome = .error(error)
+        case .resetConnection(let moment):
+            outcome = .resetConnection(moment)
+        case .hang(let seconds):
+            outcome = .hang(.seconds(seconds))
+        }
         fired += 1
-        firedByStream[request.stream ?? "", default: 0] += 1
+        firedByStream[request.countedStream, default: 0] += 1
         decision.fired.append(rule.name)
         switch rule.latency {
         case .fixed(let milliseconds): decision.latency += .milliseconds(milliseconds)
         case .range(let range): decision.latency += .milliseconds(random.number(in: range))
         case nil: break
         }
-        switch rule.outcome {
-        case nil:
-            return nil
-        case .failRecords(let pattern, let code, let message):
-            return .failRecords(failingPositions(pattern, records: request.records), code: code, message: message)
-        case .error(let error):
-            return .error(error)
-        case .resetConnection(let moment):
-            return .resetConnection(moment)
-        case .hang(let seconds):
-            return .hang(.seconds(seconds))
-        }
+        return outcome
     }
 
     private mutating func failingPositions(_ pattern: FaultRule.RecordPattern, records: Int) -> [Int] {
@@ -158,7 +182,8 @@ extension FaultRuleSet.Entry {
         case .every(let step):
             return Array(stride(from: step - 1, to: records, by: step))
         case .positions(let ranges):
-            return (0..<records).filter { position in ranges.contains { $0.contains(position) } }
+            // Sorted and disjoint (`FaultRuleDefinition` merges them): each position once, in order.
+            return ranges.filter { $0.lowerBound < records }.flatMap { $0.lowerBound...min($0.upperBound, records - 1) }
         }
     }
 }

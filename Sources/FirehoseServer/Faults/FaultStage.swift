@@ -38,17 +38,25 @@ struct FaultStage {
 
     /// Runs the rules on the request. Throws the error a rule answers with; returns the answer that
     /// replaces the request's own (a connection reset, after a hang or not), or nil to carry it out.
-    mutating func apply(stream: String?, records: Int) async throws(FirehoseError) -> APIResponse? {
+    /// - Parameters:
+    ///   - stream: the stream the request names, a valid name (or nil).
+    ///   - streamExists: whether it exists; firings are counted by stream only then.
+    mutating func apply(stream: String?, streamExists: Bool = true, records: Int) async throws(FirehoseError)
+        -> APIResponse?
+    {
         guard !api.faults.isEmpty else { return nil }
-        let decision = api.faults.decide(
-            FaultRequest(operation: operation, stream: stream, accessKeyID: accessKeyID, records: records),
-            now: api.sink.now())
+        let request = FaultRequest(
+            operation: operation, stream: stream, streamExists: streamExists, accessKeyID: accessKeyID,
+            records: records)
+        let decision = api.faults.decide(request, now: api.sink.now())
         guard !decision.isEmpty else { return nil }
         outcome = decision.outcome
-        for rule in decision.fired { api.metrics.faultInjected(rule: rule, stream: stream ?? "") }
+        for rule in decision.fired { api.metrics.faultInjected(rule: rule, stream: request.countedStream) }
         api.logFault(decision, requestID: requestID, operation: operation.rawValue, stream: stream)
-        if decision.latency > .zero {
-            try? await api.sink.clock.sleep(for: decision.latency)
+        if decision.latency > .zero, let reason = await waitUnlessInterrupted(for: decision.latency) {
+            // A client that gave up does not get its request carried out behind its back.
+            api.log("Fault delay cut short; the request is not carried out", metadata(reason))
+            return .connectionReset
         }
         switch decision.outcome {
         case .error(let error):
@@ -70,41 +78,46 @@ struct FaultStage {
     }
 
     /// Holds the request unanswered until the client closes its connection, the server shuts down or
-    /// `duration` passes. Hangs share the limit of `/_local/wait` requests, so they cannot take every
-    /// connection; past it the connection is reset at once.
+    /// `duration` passes. Hangs take the waiting slots of `/_local/wait` requests, so they cannot take
+    /// every connection; past the limit the connection is reset at once.
     private func hang(for duration: Duration) async {
-        let limit = api.configuration.maxWaitingRequests
-        let admitted = api.waitingRequests.withLock { waiting in
-            guard waiting < limit else { return false }
-            waiting += 1
-            return true
+        guard api.takeWaitingSlot() else {
+            api.log("Hang refused: every waiting slot is taken; the connection is reset at once", metadata(nil))
+            return
         }
-        guard admitted else { return }
-        defer { api.waitingRequests.withLock { $0 -= 1 } }
+        defer { api.releaseWaitingSlot() }
+        let reason = await waitUnlessInterrupted(for: duration)
+        api.log("Hang over", metadata(reason ?? "its \(duration) passed"))
+    }
+
+    /// Waits `duration` on the sink's clock unless the client closes its side of the connection, the
+    /// server shuts down or the request is cancelled first; returns which of those, or nil.
+    private func waitUnlessInterrupted(for duration: Duration) async -> String? {
         let clock = api.sink.clock
         let sleeper = Task { try? await clock.sleep(for: duration) }
-        // The first reason to stop is the one logged.
-        let ended = Mutex<String?>(nil)
-        let end = { @Sendable (reason: String) in
-            ended.withLock { if $0 == nil { $0 = reason } }
+        // The first reason to stop is the one reported.
+        let interrupted = Mutex<String?>(nil)
+        let stop = { @Sendable (reason: String) in
+            interrupted.withLock { if $0 == nil { $0 = reason } }
             sleeper.cancel()
         }
-        request.onClientGone { end("the client closed the connection") }
+        request.onClientGone { stop("the client closed the connection") }
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await sleeper.value
             } onGracefulShutdown: {
-                end("the server is shutting down")
+                stop("the server is shutting down")
             }
         } onCancel: {
-            end("the request was cancelled")
+            stop("the request was cancelled")
         }
-        api.log(
-            "Hang over",
-            [
-                "request_id": .string(requestID),
-                "reason": .string(ended.withLock { $0 } ?? "its \(duration) passed"),
-            ])
+        return interrupted.withLock { $0 }
+    }
+
+    private func metadata(_ reason: String?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["request_id": .string(requestID)]
+        if let reason { metadata["reason"] = .string(reason) }
+        return metadata
     }
 
     /// The access key of a SigV4 `Authorization` header (`Credential=AKID/date/...`), for rules that
@@ -117,9 +130,13 @@ struct FaultStage {
         return key.isEmpty ? nil : String(key)
     }
 
-    /// `DeliveryStreamName` of a control-plane request body, for rules that match on streams.
+    /// `DeliveryStreamName` of a control-plane request body when it is a valid name, for rules that
+    /// match on streams (an invalid name cannot name a stream, and is not logged).
     static func streamName(in body: [UInt8]) -> String? {
-        try? JSONDecoder().decode(StreamNameShape.self, from: Data(body)).DeliveryStreamName
+        guard let name = try? JSONDecoder().decode(StreamNameShape.self, from: Data(body)).DeliveryStreamName,
+            ServiceLimits.streamNameViolations(name).isEmpty
+        else { return nil }
+        return name
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase

@@ -91,11 +91,13 @@ package final class StreamQuotas: Sendable {
     /// of the records fit, as `QuotaBuckets.admit`.
     package func admit(stream: String, sizes: [Int], now: Date) -> Int {
         state.withLock { state in
-            let admitted = state.buckets[stream, default: QuotaBuckets(quota: quota, now: now)].admit(
-                sizes: sizes, now: now)
-            if admitted < sizes.count { state.throttledRecords[stream, default: 0] += sizes.count - admitted }
-            return admitted
+            state.buckets[stream, default: QuotaBuckets(quota: quota, now: now)].admit(sizes: sizes, now: now)
         }
+    }
+
+    /// Counts records refused for being over the quota, once their answer is certain.
+    package func noteThrottled(stream: String, records: Int) {
+        state.withLock { $0.throttledRecords[stream, default: 0] += records }
     }
 
     package func throttledRecords(stream: String) -> Int {
