@@ -326,10 +326,18 @@ def test_quotas_line_aws_uses_the_regions_defaults(make_server):
     assert answer["FailedPutCount"] == 3 and "RecordId" in answer["RequestResponses"][0]
 
 
-def test_the_testing_guides_retry_loop(make_server):
-    """The boto3 loop of docs/testing.md ("Testing your retry logic"), as written there."""
-    srv = make_server(config({"Name": "flaky", "FailRecords": {"Fraction": 0.3}}))
-    firehose = srv.client()
+@pytest.mark.parametrize("mode", ["standard", "adaptive"])
+def test_the_testing_guides_retry_loop(make_server, mode):
+    """The boto3 loop of docs/testing.md ("Testing your retry logic"), as written there, with boto3's own
+    retries taking a burst of 503s and random refusals (500) on top of 30 % failed records."""
+    srv = make_server(config(
+        {"Name": "burst", "Operations": ["PutRecordBatch"],
+         "Error": {"Code": "ServiceUnavailableException", "Status": 503}, "Count": 2},
+        {"Name": "refusals", "Operations": ["PutRecordBatch"], "Error": {"Code": "ServiceUnavailableException"},
+         "Probability": 0.2},
+        {"Name": "flaky", "FailRecords": {"Fraction": 0.3}},
+    ))
+    firehose = boto_client(srv, mode, attempts=10)
     records = [f"id-{i}\n".encode() for i in range(200)]
     pending = list(records)
     rounds = 0
@@ -339,6 +347,8 @@ def test_the_testing_guides_retry_loop(make_server):
         rounds += 1
     assert rounds > 1
     assert sorted(delivered_ids(srv)) == sorted(r.decode().strip() for r in records)
+    fired = {f["Name"]: f["Fired"] for f in faults(srv)}
+    assert fired["burst"] == 2 and fired["flaky"] >= rounds - 1, fired
 
 
 @pytest.fixture(scope="module")

@@ -178,7 +178,7 @@ struct EndToEndTests {
                 Operations: [PutRecordBatch]
                 Error: {Code: ServiceUnavailableException, Status: 503}
                 Count: 3
-              - Name: random-503
+              - Name: random-500
                 Operations: [PutRecordBatch]
                 Error: {Code: ServiceUnavailableException}
                 Probability: 0.2
@@ -224,7 +224,7 @@ struct EndToEndTests {
             try JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: [[String: Any]]])["faults"]
         let fired = Dictionary(uniqueKeysWithValues: (rules ?? []).map { ($0["Name"] as! String, $0["Fired"] as! Int) })
         #expect(fired["opening-burst"] == 3)
-        #expect((fired["random-503"] ?? 0) > 0)
+        #expect((fired["random-500"] ?? 0) > 0)
         #expect((fired["thirty-percent"] ?? 0) > 0)
         print(
             "e2e faults: \(records.count) records in \(summaries.count) submits, \(requests) requests, "
