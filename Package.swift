@@ -60,6 +60,8 @@ let package = Package(
         // What both sides of the wire need: request/response shapes, X-Amz-Target parsing, AWS error
         // bodies, service limits, and gzip bodies (compressed by clients, inflated by the server).
         .target(name: "FirehoseWire", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        // IAM identity-based policies: parsing and evaluation, pure.
+        .target(name: "IAMPolicy", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
         // The calendar in integer arithmetic and the timestamp texts (HTTP dates, ISO 8601): the one
         // place days become dates, for SigV4, object keys, answers and the command line. No deps.
         .target(name: "CivilTime", swiftSettings: swiftSettings),
@@ -204,6 +206,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
         ),
