@@ -82,8 +82,7 @@ extension SigV4Verifier {
         let expected = Data(HMAC<Insecure.SHA1>.authenticationCode(for: Array(stringToSign.utf8), using: key))
             .base64EncodedString()
         guard ConstantTime.equals(expected, signature) else {
-            throw .invalid(
-                SigV4Error.signatureMismatchMessage, diagnostics: "The string to sign was\n'\(stringToSign)'")
+            throw .signatureMismatch(diagnostics: "The string to sign was\n'\(stringToSign)'")
         }
         // The token must be the credentials' own, and present exactly when they have one.
         let token = parameter("x-amz-security-token") ?? request.values(of: "x-amz-security-token").first

@@ -1,7 +1,7 @@
 /// A rejected request, as AWS reports it: the `__type` code and the message of the JSON error body.
 ///
-/// Every code here is answered with HTTP 400 by Firehose; S3 answers in its own codes
-/// (`isSignatureMismatch`, `isClockSkew` tell them apart).
+/// Every code here is answered with HTTP 400 by Firehose; S3 answers in its own codes (`kind` tells
+/// apart the failures S3 names differently).
 public struct SigV4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The AWS `__type`, e.g. `InvalidSignatureException`.
     public var code: String
@@ -12,11 +12,22 @@ public struct SigV4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// not, so they are kept apart.) Not part of equality: two errors are equal when a client would see
     /// the same thing.
     public var diagnostics: String?
+    /// What failed, where a service names it in its own words (S3's SignatureDoesNotMatch,
+    /// RequestTimeTooSkewed); nil for the rest. Not part of equality.
+    public var kind: Kind?
 
-    public init(code: String, message: String, diagnostics: String? = nil) {
+    public enum Kind: Sendable, Equatable {
+        /// The request was well formed and its key known, but the signature is not the one computed.
+        case signatureMismatch
+        /// The request's time is too far from the server's.
+        case clockSkew
+    }
+
+    public init(code: String, message: String, diagnostics: String? = nil, kind: Kind? = nil) {
         self.code = code
         self.message = message
         self.diagnostics = diagnostics
+        self.kind = kind
     }
 
     public static func == (lhs: SigV4Error, rhs: SigV4Error) -> Bool {
@@ -53,8 +64,12 @@ extension SigV4Error {
         SigV4Error(code: incompleteSignatureCode, message: message)
     }
 
-    static func invalid(_ message: String, diagnostics: String? = nil) -> SigV4Error {
-        SigV4Error(code: invalidSignatureCode, message: message, diagnostics: diagnostics)
+    static func invalid(_ message: String, diagnostics: String? = nil, kind: Kind? = nil) -> SigV4Error {
+        SigV4Error(code: invalidSignatureCode, message: message, diagnostics: diagnostics, kind: kind)
+    }
+
+    static func signatureMismatch(diagnostics: String) -> SigV4Error {
+        invalid(signatureMismatchMessage, diagnostics: diagnostics, kind: .signatureMismatch)
     }
 }
 
@@ -75,16 +90,5 @@ extension SigV4Error {
 
     static func accessDenied(_ message: String) -> SigV4Error {
         SigV4Error(code: accessDeniedCode, message: message)
-    }
-
-    /// The request was well formed and its key known, but the signature is not the one computed.
-    public var isSignatureMismatch: Bool {
-        code == Self.invalidSignatureCode && message == Self.signatureMismatchMessage
-    }
-
-    /// The request's time is too far from the server's.
-    public var isClockSkew: Bool {
-        code == Self.invalidSignatureCode
-            && (message.hasPrefix("Signature expired:") || message.hasPrefix("Signature not yet current:"))
     }
 }

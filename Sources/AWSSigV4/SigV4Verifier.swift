@@ -218,8 +218,7 @@ public struct SigV4Verifier: Sendable {
         )
         let expected = SigningKeyCache.signature(signingKey: signingKey, stringToSign: stringToSign)
         guard ConstantTime.equals(expected, signature.utf8) else {
-            throw .invalid(
-                SigV4Error.signatureMismatchMessage,
+            throw .signatureMismatch(
                 diagnostics: "The canonical request was\n'\(String(decoding: canonicalRequest, as: UTF8.self))'\n"
                     + "The string to sign was\n'\(String(decoding: stringToSign, as: UTF8.self))'"
             )
@@ -257,14 +256,14 @@ public struct SigV4Verifier: Sendable {
         if requestSeconds < nowSeconds - tolerance {
             let earliest = AMZTimestamp(Date(timeIntervalSince1970: nowSeconds - tolerance)).iso8601Basic
             throw .invalid(
-                "Signature expired: \(timestamp.iso8601Basic) is now earlier than \(earliest) (\(nowText) - \(toleranceText))"
-            )
+                "Signature expired: \(timestamp.iso8601Basic) is now earlier than \(earliest) (\(nowText) - \(toleranceText))",
+                kind: .clockSkew)
         }
         if requestSeconds > nowSeconds + tolerance {
             let latest = AMZTimestamp(Date(timeIntervalSince1970: nowSeconds + tolerance)).iso8601Basic
             throw .invalid(
-                "Signature not yet current: \(timestamp.iso8601Basic) is still later than \(latest) (\(nowText) + \(toleranceText))"
-            )
+                "Signature not yet current: \(timestamp.iso8601Basic) is still later than \(latest) (\(nowText) + \(toleranceText))",
+                kind: .clockSkew)
         }
     }
 

@@ -358,6 +358,9 @@ struct VerifierErrorTests {
         ) {
             try verifier.verify(request, now: utcDate("2015-08-30T13:05:00Z"))
         }
+        // S3 names it RequestTimeTooSkewed: the error says what failed without reading its text.
+        let skew = #expect(throws: SigV4Error.self) { try verifier.verify(request, now: now + 300.5) }
+        #expect(skew?.kind == .clockSkew)
     }
 
     @Test("not yet current beyond the tolerance")

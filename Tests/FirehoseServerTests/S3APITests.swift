@@ -273,6 +273,20 @@ struct S3APITests {
         #expect(code(response) == "NoSuchBucket")
     }
 
+    @Test("a write to a bucket that does not exist names the bucket, as S3 does")
+    func writeToMissingBucket() async {
+        let body = Array("<Delete><Object><Key>k</Key></Object></Delete>".utf8)
+        let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
+        let response = await harness.api.handle(
+            APIRequest(
+                method: "POST", target: "/missing-bucket?delete",
+                headers: [("host", "127.0.0.1"), ("Content-MD5", md5)],
+                body: body))
+        #expect(response.status == 404)
+        #expect(code(response) == "NoSuchBucket")
+        #expect(String(decoding: response.body, as: UTF8.self).contains("<BucketName>missing-bucket</BucketName>"))
+    }
+
     @Test("an empty object is read, headed and refused a range without a body")
     func emptyObject() async throws {
         try Data().write(to: URL(fileURLWithPath: "\(harness.directory)/bucket/empty"))

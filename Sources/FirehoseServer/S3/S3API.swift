@@ -109,7 +109,7 @@ final class S3API: Sendable {
         case .putObject(let bucket, let key):
             return try await putObject(bucket, key, request: request, chunks: chunkSignatures, requestID: requestID)
         case .deleteObject(let bucket, let key):
-            try await write { folders, durable throws(BucketFolders.WriteError) in
+            try await write(bucket: bucket) { folders, durable throws(BucketFolders.WriteError) in
                 try folders.delete(bucket: bucket, key: key, durable: durable)
             }
             return APIResponse(status: 204, headers: Self.idHeaders(requestID))
@@ -431,10 +431,10 @@ final class S3API: Sendable {
 
     // MARK: Writing
 
-    /// Runs a write on the reading thread (the same kind of short file-system work), with the
-    /// sink's durability, and turns its failure into S3's error.
+    /// Runs a write to `bucket` on the reading thread (the same kind of short file-system work), with
+    /// the sink's durability, and turns its failure into S3's error.
     private func write<Value: Sendable>(
-        _ body: @escaping @Sendable (BucketFolders, Bool) throws(BucketFolders.WriteError) -> Value
+        bucket: String, _ body: @escaping @Sendable (BucketFolders, Bool) throws(BucketFolders.WriteError) -> Value
     ) async throws(S3Error) -> Value {
         let folders = folders
         let durable = sink.configuration.durability == .fsync
@@ -447,7 +447,7 @@ final class S3API: Sendable {
             if case .storage(let cause) = error {
                 logger.error("S3 write failed", metadata: ["cause": .string(cause.description)])
             }
-            throw S3Error(error)
+            throw S3Error(error, bucket: bucket)
         }
     }
 
@@ -457,7 +457,7 @@ final class S3API: Sendable {
             error.message += " \(problem)"
             throw error
         }
-        let created = try await write { folders, durable throws(BucketFolders.WriteError) in
+        let created = try await write(bucket: bucket) { folders, durable throws(BucketFolders.WriteError) in
             try folders.createBucket(bucket, durable: durable)
         }
         // us-east-1 answers 200 to its owner's second CreateBucket; every other region 409.
@@ -477,7 +477,7 @@ final class S3API: Sendable {
         try Self.checkKeyLength(key)
         let (body, md5, echoed) = try receivedBody(of: request, chunks: chunks)
         let staging = sink.configuration.stagingDirectory
-        let identity = try await write { folders, durable throws(BucketFolders.WriteError) in
+        let identity = try await write(bucket: bucket) { folders, durable throws(BucketFolders.WriteError) in
             try folders.put(body, bucket: bucket, key: key, staging: staging, durable: durable)
         }
         logger.debug(
@@ -535,7 +535,7 @@ final class S3API: Sendable {
         async throws(S3Error) -> APIResponse
     {
         try Self.checkKeyLength(key)
-        guard BucketFolders.isObjectKey(key) else { throw S3Error(BucketFolders.WriteError.invalidKey) }
+        guard BucketFolders.isObjectKey(key) else { throw S3Error(BucketFolders.WriteError.invalidKey, bucket: bucket) }
         let folders = folders
         guard await BlockingIO.read({ folders.bucket(bucket) != nil }) else { throw .noSuchBucket(bucket) }
         let upload = try multipart.create(bucket: bucket, key: key)
@@ -558,7 +558,7 @@ final class S3API: Sendable {
         let staging = sink.configuration.stagingDirectory
         let placed: (identity: BucketFolders.FileIdentity, keptETag: Bool)
         do {
-            placed = try await write { folders, durable throws(BucketFolders.WriteError) in
+            placed = try await write(bucket: bucket) { folders, durable throws(BucketFolders.WriteError) in
                 try folders.place(bucket: bucket, key: key, staging: staging, durable: durable, etag: etag) {
                     file, path throws(FileSystemError) in
                     try S3MultipartUploads.join(parts, into: file, path: path)
@@ -605,7 +605,7 @@ final class S3API: Sendable {
         }
         _ = try S3Checksums.verify(request, body: request.body)
         let delete = try S3DeleteRequest(parsing: request.body)
-        let outcomes = try await write {
+        let outcomes = try await write(bucket: bucket) {
             folders, durable throws(BucketFolders.WriteError) -> [(key: String, failure: BucketFolders.WriteError?)] in
             guard folders.bucket(bucket) != nil else { throw .noSuchBucket }
             return delete.keys.map { key in
@@ -620,7 +620,7 @@ final class S3API: Sendable {
         var xml = S3XML(root: "DeleteResult")
         for outcome in outcomes {
             if let failure = outcome.failure {
-                let error = S3Error(failure)
+                let error = S3Error(failure, bucket: bucket)
                 xml.open("Error")
                 xml.element("Key", outcome.key)
                 xml.element("Code", error.code)

@@ -102,15 +102,16 @@ extension S3Error {
         case SigV4Error.presignedParametersCode, SigV4Error.missingContentSHA256Code:
             self.init(code: error.code, message: error.message, status: 400)
         default:
-            if error.isSignatureMismatch {
+            switch error.kind {
+            case .signatureMismatch:
                 self.init(code: "SignatureDoesNotMatch", message: error.message, status: 403)
-            } else if error.isClockSkew {
+            case .clockSkew:
                 self.init(
                     code: "RequestTimeTooSkewed",
                     message:
                         "The difference between the request time and the current time is too large. \(error.message)",
                     status: 403)
-            } else {
+            case nil:
                 self.init(code: "AuthorizationHeaderMalformed", message: error.message, status: 400)
             }
         }
@@ -118,11 +119,11 @@ extension S3Error {
 }
 
 extension S3Error {
-    /// A write the bucket folders refused.
-    init(_ error: BucketFolders.WriteError) {
+    /// A write to `bucket` the bucket folders refused.
+    init(_ error: BucketFolders.WriteError, bucket: String) {
         switch error {
         case .noSuchBucket:
-            self = S3Error(code: "NoSuchBucket", message: "The specified bucket does not exist", status: 404)
+            self = .noSuchBucket(bucket)
         case .invalidKey:
             self = S3Error(
                 code: "InvalidArgument",
