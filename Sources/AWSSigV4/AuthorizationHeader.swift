@@ -106,3 +106,15 @@ struct AuthorizationHeader: Sendable {
         slot = value
     }
 }
+
+extension SigV4Verifier {
+    /// The access key an `Authorization` header's `Credential=AKID/…` names, read as the verifier
+    /// reads the header but not verified: for a server that does not check signatures yet wants to
+    /// know who claims to call. Nil when the header names none.
+    public static func claimedAccessKeyID(authorization: String) -> String? {
+        guard let header = try? AuthorizationHeader(parsing: authorization), let credential = header.credential
+        else { return nil }
+        let key = credential.prefix { $0 != "/" }
+        return key.isEmpty ? nil : String(key)
+    }
+}

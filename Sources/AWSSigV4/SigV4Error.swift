@@ -52,11 +52,11 @@ extension SigV4Error {
 
     public static let expiredTokenCode = "ExpiredTokenException"
 
-    static var expiredToken: SigV4Error {
+    public static var expiredToken: SigV4Error {
         SigV4Error(code: expiredTokenCode, message: "The security token included in the request is expired")
     }
 
-    static var unrecognizedClient: SigV4Error {
+    public static var unrecognizedClient: SigV4Error {
         SigV4Error(code: unrecognizedClientCode, message: "The security token included in the request is invalid.")
     }
 

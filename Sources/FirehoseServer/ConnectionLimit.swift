@@ -169,6 +169,9 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             mode = nil
         case .end:
+            // The request is answered: what waited for its client to leave has nothing left to wait
+            // for, and a keep-alive connection must not collect one action per request.
+            clientGoneActions.removeAll()
             let keptAlive = connections.idle(context.channel)
             mode = !keptAlive ? .all : closeRequested ? .output : nil
             closeRequested = false

@@ -172,7 +172,8 @@ public final class FirehoseAPI: Sendable {
         // has accepted.
         var fault = FaultStage(api: self, request: request, requestID: requestID, operation: operation)
         if !faults.isEmpty {
-            fault.accessKeyID = accessKeyID ?? FaultStage.accessKeyID(authorization: request.header("authorization"))
+            fault.accessKeyID =
+                accessKeyID ?? request.header("authorization").flatMap(SigV4Verifier.claimedAccessKeyID(authorization:))
         }
         switch operation {
         case .putRecord:
@@ -191,20 +192,14 @@ public final class FirehoseAPI: Sendable {
             {
                 return interruption
             }
-            var failures: [PutRecordsResponse.RecordFailure] = []
-            if let failed = fault.failedRecords {
-                failures = failed.positions.map { .init(position: $0, code: failed.code, message: failed.message) }
-            }
+            var failures = fault.failedRecords
             // Failed and throttled records are not stored: a client that retries them delivers each once.
-            let throttled = try await put(
-                input, except: failures.map(\.position), reserveMemory: request.reserveMemory)
-            guard !failures.isEmpty || !throttled.isEmpty else {
+            failures += try await put(input, except: failures.map(\.position), reserveMemory: request.reserveMemory)
+            guard !failures.isEmpty else {
                 let ids = (0..<input.records.count).map { _ in recordIDs.next() }
                 return fault.finish(
                     Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID))
             }
-            let slowDown = FirehoseError.throttled
-            failures += throttled.map { .init(position: $0, code: slowDown.code, message: slowDown.message) }
             failures.sort { $0.position < $1.position }
             let answer = PutRecordsResponse.putRecordBatch(
                 records: input.records.count, failures: failures, recordID: recordIDs.next)
@@ -267,10 +262,10 @@ public final class FirehoseAPI: Sendable {
     ///   - failed: positions of records a fault rule failed, ascending: not stored.
     ///   - reserveMemory: charges the request's memory budget for what processors make of its
     ///     records (decompressed CloudWatch Logs records).
-    /// - Returns: the positions of the records over the quota, ascending: not stored either.
+    /// - Returns: the records over the quota, as the answer lists them: not stored either.
     private func put(
         _ input: PutRecordsRequest, except failed: [Int] = [], reserveMemory: @escaping @Sendable (Int) -> Bool
-    ) async throws(FirehoseError) -> [Int] {
+    ) async throws(FirehoseError) -> [PutRecordsResponse.RecordFailure] {
         var throttled: [Int] = []
         let skipped = Set(failed)
         if let quotas {
@@ -300,7 +295,8 @@ public final class FirehoseAPI: Sendable {
                 quotas?.noteThrottled(stream: input.deliveryStreamName, records: throttled.count)
                 metrics.recordsThrottled(stream: input.deliveryStreamName, records: throttled.count)
             }
-            return throttled
+            let slowDown = FirehoseError.throttled
+            return throttled.map { .init(position: $0, code: slowDown.code, message: slowDown.message) }
         } catch {
             var failure = error.firehoseError(accountID: configuration.accountID)
             if let detail = failure.logDetail {

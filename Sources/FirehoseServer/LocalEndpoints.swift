@@ -345,21 +345,13 @@ struct LocalEndpoints {
                 "A fault rule must be at most \(Self.maxFaultRuleBytes) bytes of JSON.", requestID)
         }
         let definition: FaultRuleDefinition
-        do {
-            let decoder = JSONDecoder()
-            decoder.userInfo[.rejectUnknownMembers] = true
-            definition = try decoder.decode(FaultRuleDefinition.self, from: Data(request.body))
-        } catch let error as UnknownMemberError {
-            let place = error.codingPath.isEmpty ? "" : "\(error.codingPath.joined(separator: ".")): "
-            return self.error(
-                400, "InvalidArgumentException",
-                "\(place)unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", ")).",
-                requestID)
+        do throws(FirehoseError) {
+            definition = try RequestJSON.decode(
+                FaultRuleDefinition.self, from: request.body, rejectingUnknownMembers: true)
         } catch {
             return self.error(
                 400, "InvalidArgumentException",
-                "The body must be one fault rule as a JSON object (see docs/testing.md): \(Self.describe(error))",
-                requestID)
+                "The body must be one fault rule as a JSON object (see docs/testing.md): \(error.message)", requestID)
         }
         do throws(FaultInjector.AddError) {
             let entry = try api.faults.add(definition, now: api.sink.now())
@@ -403,22 +395,6 @@ struct LocalEndpoints {
         writer.endObject()
         api.log("Fault rules removed", ["rule": .string(name ?? "*"), "request_id": .string(requestID)])
         return json(200, writer.bytes, requestID: requestID)
-    }
-
-    /// A JSON decoding failure in a person's words: where, and what was expected.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        func place(_ path: [any CodingKey]) -> String {
-            path.isEmpty
-                ? "" : " at \(path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "."))"
-        }
-        switch error {
-        case .typeMismatch(let type, let context): return "expected \(type)\(place(context.codingPath))."
-        case .valueNotFound(let type, let context): return "expected \(type)\(place(context.codingPath))."
-        case .keyNotFound(let key, let context): return "\(key.stringValue) is required\(place(context.codingPath))."
-        case .dataCorrupted(let context): return "not valid JSON\(place(context.codingPath))."
-        @unknown default: return "\(error)"
-        }
     }
 
     // MARK: - /_local/wait

@@ -625,17 +625,12 @@ extension DeliveryStreamSettings {
     /// The bucket becomes a directory name, so it must not be able to point anywhere else.
     static func localBucketNameProblem(_ bucket: String) -> String? {
         guard let first = bucket.utf8.first, let last = bucket.utf8.last,
-            isAlphanumeric(first), isAlphanumeric(last)
+            first.isASCIIAlphanumeric, last.isASCIIAlphanumeric
         else {
             return "must begin and end with a letter or digit (firehose-local stores each bucket as a directory)."
         }
         if bucket.contains("..") { return "must not contain '..'." }
         return nil
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     static func isValidRoleARN(_ arn: String) -> Bool {

@@ -1,6 +1,7 @@
 import CXattr
 import DurableStorage
 import FirehoseKeyLayout
+import FirehoseWire
 
 #if canImport(Glibc)
     import Glibc
@@ -418,10 +419,10 @@ package struct BucketFolders: Sendable {
     package static func isBucketName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...255).contains(bytes.count), let first = bytes.first, let last = bytes.last,
-            isAlphanumeric(first), isAlphanumeric(last), !name.contains("..")
+            first.isASCIIAlphanumeric, last.isASCIIAlphanumeric, !name.contains("..")
         else { return false }
         return bytes.allSatisfy {
-            isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
         }
     }
 
@@ -446,11 +447,6 @@ package struct BucketFolders: Sendable {
             return "Bucket names must not be formatted as an IP address."
         }
         return nil
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     // MARK: Directory entries

@@ -250,30 +250,13 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
             }
             return HTTPResponse(status: 200, headers: headers(), body: PutRecordsResponse.putRecord(recordID: nextID()))
         }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("FailedPutCount")
-        writer.integer(failures.count)
-        writer.key("Encrypted")
-        writer.bool(false)
-        writer.key("RequestResponses")
-        writer.beginArray()
-        for index in records.indices {
-            writer.beginObject()
-            if let code = failures[index] {
-                writer.key("ErrorCode")
-                writer.string(code)
-                writer.key("ErrorMessage")
-                writer.string(code == "InternalFailure" ? "Internal service failure." : "Slow down.")
-            } else {
-                writer.key("RecordId")
-                writer.string(nextID())
-            }
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-        return HTTPResponse(status: 200, headers: headers(), body: writer.bytes)
+        let answer = PutRecordsResponse.putRecordBatch(
+            records: records.count,
+            failures: failures.sorted { $0.key < $1.key }.map {
+                .init(position: $0.key, code: $0.value, message: PutRecordsResponse.RecordFailure.message(of: $0.value))
+            },
+            recordID: nextID)
+        return HTTPResponse(status: 200, headers: headers(), body: answer)
     }
 
     private func respond(_ received: inout ReceivedRequest, _ error: FirehoseError) -> HTTPResponse {

@@ -47,6 +47,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// A number as JSON writes it and a reader expects to see it: integral ones without a fraction
+    /// (`30`, `123456789012`), others as Swift prints them (`0.3`).
+    package static func text(of number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

@@ -71,8 +71,7 @@ package struct JSONWriter: Sendable {
     package mutating func number(_ value: Double) {
         precondition(value.isFinite, "JSON numbers are finite")
         separate()
-        let text = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-        bytes.append(contentsOf: text.utf8)
+        bytes.append(contentsOf: JSONValue.text(of: value).utf8)
         needsComma = true
     }
 

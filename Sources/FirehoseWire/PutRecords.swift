@@ -254,6 +254,15 @@ package enum PutRecordsResponse {
             self.code = code
             self.message = message
         }
+
+        /// The per-record error codes PutRecordBatch answers (its API reference).
+        package static let codes = ["ServiceUnavailableException", "InternalFailure"]
+
+        /// What AWS says with each of them: "Slow down." when throttled; InternalFailure's per-record
+        /// text is not documented, this is ours.
+        package static func message(of code: String) -> String {
+            code == "InternalFailure" ? "Internal service failure." : FirehoseError.throttled.message
+        }
     }
 
     /// The same with failed entries, `{"ErrorCode": ..., "ErrorMessage": ...}` in the place of the

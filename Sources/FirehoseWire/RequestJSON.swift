@@ -7,14 +7,23 @@ package enum RequestJSON {
     /// AWS reads JSON with Jackson, which lets a repeated member's last value win; Foundation's
     /// `JSONDecoder` keeps the first. The rare body that repeats a member is rewritten first, so
     /// `{"DeliveryStreamName":"a","DeliveryStreamName":"b"}` names `b` here too.
-    package static func decode<Shape: Decodable>(_ type: Shape.Type, from body: [UInt8]) throws(FirehoseError)
-        -> Shape
-    {
+    /// - Parameter rejectingUnknownMembers: refuse a member the shape does not know (for firehose-local's
+    ///   own bodies, where an unknown member is a typo; AWS's shapes ignore them).
+    package static func decode<Shape: Decodable>(
+        _ type: Shape.Type, from body: [UInt8], rejectingUnknownMembers: Bool = false
+    ) throws(FirehoseError) -> Shape {
         let text = RepeatedMembers.keepingLast(body) ?? body
+        let decoder = JSONDecoder()
+        if rejectingUnknownMembers { decoder.userInfo[.rejectUnknownMembers] = true }
         do {
-            return try JSONDecoder().decode(Shape.self, from: Data(text))
+            return try decoder.decode(Shape.self, from: Data(text))
         } catch let error as DecodingError {
             throw .serialization(describe(error))
+        } catch let error as UnknownMemberError {
+            let place = error.codingPath.isEmpty ? "" : "\(error.codingPath.joined(separator: ".")): "
+            throw .serialization(
+                "\(place)unknown field '\(error.member)'. Known fields here: \(error.knownMembers.joined(separator: ", "))."
+            )
         } catch {
             throw .serialization("Request body is not valid JSON.")
         }

@@ -9,13 +9,7 @@ public enum ServiceLimits {
     package static let streamNamePattern = "[a-zA-Z0-9_.-]+"
 
     package static func isValidStreamNameCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
-            return true
-        default:
-            return false
-        }
+        byte.isASCIIAlphanumeric || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
     }
 
     /// Violations of the `DeliveryStreamName` shape; empty when the name is valid.
@@ -46,5 +40,13 @@ public enum ServiceLimits {
             )
         }
         return violations
+    }
+}
+
+extension UInt8 {
+    /// `[A-Za-z0-9]`: what names (streams, buckets, error codes) are mostly made of.
+    package var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
     }
 }

@@ -152,8 +152,7 @@ extension IAMPolicy {
             switch value {
             case .string(let text): text
             case .bool(let flag): flag ? "true" : "false"
-            case .number(let number):
-                number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+            case .number(let number): JSONValue.text(of: number)
             default: nil
             }
         }

@@ -1,5 +1,8 @@
+import HTTPTypes
 import NIOCore
 import NIOEmbedded
+import NIOHTTPTypes
+import Synchronization
 import Testing
 
 @testable import FirehoseServer
@@ -59,5 +62,28 @@ struct ConnectionLimitTests {
         #expect(!all[0].isActive)  // made room; its close lets the waiting client in
         limit.connectionClosed()
         #expect(limit.isAcceptingNewConnections())
+    }
+}
+
+@Suite("Connection lifecycle: noticing that the client left")
+struct ClientGoneTests {
+    @Test func aClientClosingItsSideRunsWhatWaitsAndAnAnsweredRequestLeavesNothingBehind() throws {
+        let handler = ConnectionLifecycle(OpenConnections(limit: 10))
+        let channel = EmbeddedChannel(handler: handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        final class Calls: Sendable { let count = Mutex(0) }
+        let calls = Calls()
+        // A request that is answered: its action is dropped with the answer.
+        handler.whenClientGone { calls.count.withLock { $0 += 1 } }
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        // The next request waits; the client half-closes the connection.
+        handler.whenClientGone { calls.count.withLock { $0 += 10 } }
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(calls.count.withLock { $0 } == 10)
+        // Registered after the client left: runs at once.
+        handler.whenClientGone { calls.count.withLock { $0 += 100 } }
+        #expect(calls.count.withLock { $0 } == 110)
+        _ = try? channel.finish()
     }
 }

@@ -99,11 +99,4 @@ package struct FaultRule: Sendable, Equatable {
         return hash
     }
 
-    /// What AWS says with each per-record error code (InternalFailure's text is not documented).
-    package static func defaultRecordMessage(code: String) -> String {
-        code == "InternalFailure" ? "Internal service failure." : FirehoseError.throttled.message
-    }
-
-    /// Per-record error codes PutRecordBatch answers (its API reference).
-    package static let recordErrorCodes = ["ServiceUnavailableException", "InternalFailure"]
 }

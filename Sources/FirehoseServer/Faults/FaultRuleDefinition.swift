@@ -1,3 +1,4 @@
+import AWSSigV4
 import FirehoseWire
 
 /// A fault rule as written in the configuration file (`Faults:`) and posted to `/_local/faults`: the
@@ -151,7 +152,8 @@ extension FaultRuleDefinition {
             FaultRuleError(field: field, message: message)
         }
         let name = Name ?? defaultName
-        guard (1...64).contains(name.utf8.count), name.utf8.allSatisfy(Self.isNameByte) else {
+        // A rule's name is written as a stream's: it appears in metrics labels and URLs.
+        guard (1...64).contains(name.utf8.count), name.utf8.allSatisfy(ServiceLimits.isValidStreamNameCharacter) else {
             throw fail("Name", "must be 1 to 64 letters, digits, '.', '_' or '-', not '\(name)'.")
         }
         let actions = [FailRecords != nil, Error != nil, ResetConnection != nil, Hang != nil].filter { $0 }.count
@@ -189,20 +191,6 @@ extension FaultRuleDefinition {
         return FaultRule(
             name: name, operations: operations, streams: Streams.map(Set.init), accessKeyID: AccessKeyId,
             latency: try Latency?.validated(), outcome: try outcome(name: name), trigger: try trigger(), seed: Seed)
-    }
-
-    static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return false
-        }
-    }
-
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 
     private func outcome(name: String) throws(FaultRuleError) -> FaultRule.Outcome? {
@@ -290,12 +278,12 @@ extension FaultRuleDefinition.FailRecordsShape {
             FaultRuleError(field: field.isEmpty ? "FailRecords" : "FailRecords.\(field)", message: message)
         }
         let code = ErrorCode ?? "ServiceUnavailableException"
-        guard FaultRule.recordErrorCodes.contains(code) else {
+        guard PutRecordsResponse.RecordFailure.codes.contains(code) else {
             throw fail(
                 "ErrorCode",
                 "PutRecordBatch fails records with ServiceUnavailableException or InternalFailure, not '\(code)'.")
         }
-        let message = ErrorMessage ?? FaultRule.defaultRecordMessage(code: code)
+        let message = ErrorMessage ?? PutRecordsResponse.RecordFailure.message(of: code)
         guard message.utf8.count <= 1024 else { throw fail("ErrorMessage", "must be at most 1024 bytes.") }
         let pattern: FaultRule.RecordPattern
         switch (Fraction, Every, Records) {
@@ -359,14 +347,14 @@ extension FaultRuleDefinition.ErrorShape {
         ),
         "ThrottlingException": (400, "Rate exceeded"),
         "LimitExceededException": (400, "Rate exceeded"),
-        "ExpiredTokenException": (400, "The security token included in the request is expired"),
-        "UnrecognizedClientException": (400, "The security token included in the request is invalid."),
+        SigV4Error.expiredTokenCode: (400, SigV4Error.expiredToken.message),
+        SigV4Error.unrecognizedClientCode: (400, SigV4Error.unrecognizedClient.message),
         "AccessDeniedException": (400, "User is not authorized to perform this operation."),
     ]
 
     func validated(rule: String) throws(FaultRuleError) -> FirehoseError {
         guard (1...128).contains(Code.utf8.count),
-            Code.utf8.allSatisfy({ FaultRuleDefinition.isAlphanumeric($0) || $0 == UInt8(ascii: ".") })
+            Code.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") })
         else {
             throw FaultRuleError(
                 field: "Error.Code",

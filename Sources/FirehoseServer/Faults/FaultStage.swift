@@ -30,10 +30,10 @@ struct FaultStage {
         self.operation = operation
     }
 
-    /// The PutRecordBatch records a rule failed, if one did.
-    var failedRecords: (positions: [Int], code: String, message: String)? {
-        guard case .failRecords(let positions, let code, let message) = outcome else { return nil }
-        return (positions, code, message)
+    /// The PutRecordBatch records a rule failed, as the answer lists them (ascending positions).
+    var failedRecords: [PutRecordsResponse.RecordFailure] {
+        guard case .failRecords(let positions, let code, let message) = outcome else { return [] }
+        return positions.map { .init(position: $0, code: code, message: message) }
     }
 
     /// Runs the rules on the request. Throws the error a rule answers with; returns the answer that
@@ -120,20 +120,11 @@ struct FaultStage {
         return metadata
     }
 
-    /// The access key of a SigV4 `Authorization` header (`Credential=AKID/date/...`), for rules that
-    /// match on it when the server does not verify signatures.
-    static func accessKeyID(authorization: String?) -> String? {
-        guard let authorization, let start = authorization.firstRange(of: "Credential=")?.upperBound else {
-            return nil
-        }
-        let key = authorization[start...].prefix { $0 != "/" && $0 != "," && $0 != " " }
-        return key.isEmpty ? nil : String(key)
-    }
-
     /// `DeliveryStreamName` of a control-plane request body when it is a valid name, for rules that
-    /// match on streams (an invalid name cannot name a stream, and is not logged).
+    /// match on streams (an invalid name cannot name a stream, and is not logged). Read as the control
+    /// plane reads it: of repeated members, the last.
     static func streamName(in body: [UInt8]) -> String? {
-        guard let name = try? JSONDecoder().decode(StreamNameShape.self, from: Data(body)).DeliveryStreamName,
+        guard let name = try? RequestJSON.decode(StreamNameShape.self, from: body).DeliveryStreamName,
             ServiceLimits.streamNameViolations(name).isEmpty
         else { return nil }
         return name
