@@ -329,7 +329,7 @@ public struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.quotas = file.quotas
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
-        let api = FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
+        let api = try FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
         if let quota = api.quotas?.quota {
             logger.notice(
                 "Per-stream quotas in force: requests over them are refused as AWS refuses them (ServiceUnavailableException)",

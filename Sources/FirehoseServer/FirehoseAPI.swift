@@ -44,6 +44,9 @@ public final class FirehoseAPI: Sendable {
         package var faults: [FaultRule] = []
         /// Per-stream throughput quotas, as AWS enforces them; nil: none (the default).
         package var quotas: QuotaSetting?
+        /// How long credentials from the Cognito endpoint's GetCredentialsForIdentity are valid
+        /// (AWS: one hour).
+        package var credentialLifetime: TimeInterval = 3_600
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -70,13 +73,16 @@ public final class FirehoseAPI: Sendable {
     package let quotas: StreamQuotas?
     private let verifier: SigV4Verifier?
     private let s3: S3API
+    /// Identity pools, and the temporary credentials every endpoint accepts besides the configured ones.
+    private let cognito: CognitoIdentityAPI
     private let logger: Logger
     private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
     /// Requests waiting now: `/_local/wait` requests and hanging fault rules.
     private let waitingRequests = Mutex(0)
 
-    public init(configuration: Configuration, sink: FirehoseSink, logger: Logger) {
+    /// - Throws: when the Cognito endpoint's saved pools, identities or credentials cannot be read.
+    public init(configuration: Configuration, sink: FirehoseSink, logger: Logger) throws(FileSystemError) {
         self.configuration = configuration
         self.sink = sink
         self.logger = logger
@@ -95,16 +101,28 @@ public final class FirehoseAPI: Sendable {
         sink.addDeliveryObserver { object, time in
             metrics.objectDelivered(object, latencySeconds: time.timeIntervalSince(object.firstArrival))
         }
-        s3 = S3API(configuration: configuration, sink: sink, metrics: metrics, logger: logger)
-        switch configuration.authentication {
-        case .off:
-            verifier = nil
-        case .verify(let credentials):
+        let store = try CognitoStore(
+            folder: "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/cognito",
+            now: sink.now())
+        let issued = store.credentials
+        var lookup: (@Sendable (String) -> AWSCredentials?)?
+        if case .verify(let credentials) = configuration.authentication {
             let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
-            verifier = SigV4Verifier(
-                region: configuration.region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"]
-            ) { byKey[$0] }
+            lookup = { byKey[$0] ?? issued.grant(forAccessKey: $0)?.credentials }
         }
+        s3 = S3API(configuration: configuration, sink: sink, metrics: metrics, logger: logger, lookup: lookup)
+        verifier = lookup.map {
+            SigV4Verifier(
+                region: configuration.region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"], lookup: $0)
+        }
+        cognito = CognitoIdentityAPI(
+            store: store, region: configuration.region, accountID: configuration.accountID,
+            credentialLifetime: configuration.credentialLifetime,
+            verifier: lookup.map {
+                SigV4Verifier(
+                    region: configuration.region, service: "cognito-identity", requiredSignedHeaders: ["X-Amz-Target"],
+                    lookup: $0)
+            })
     }
 
     public func handle(_ request: APIRequest) async -> APIResponse {
@@ -113,6 +131,9 @@ public final class FirehoseAPI: Sendable {
             return await LocalEndpoints(api: self).handle(request, requestID: requestID)
         }
         let targetHeader = request.header("x-amz-target")
+        if let targetHeader, targetHeader.hasPrefix(CognitoIdentityAPI.targetPrefix) {
+            return handleCognito(request, target: targetHeader, requestID: requestID)
+        }
         if S3API.isS3Request(method: request.method, path: request.path, hasTarget: targetHeader != nil) {
             return await s3.handle(request, requestID: requestID)
         }
@@ -212,6 +233,35 @@ public final class FirehoseAPI: Sendable {
             }
             let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
             return fault.finish(Self.success(body, requestID: requestID))
+        }
+    }
+
+    /// The identity and role behind credentials the Cognito endpoint issued.
+    func issuedGrant(forAccessKey accessKeyID: String) -> CredentialGrant? {
+        cognito.store.credentials.grant(forAccessKey: accessKeyID)
+    }
+
+    private func handleCognito(_ request: APIRequest, target: String, requestID: String) -> APIResponse {
+        do throws(FirehoseError) {
+            guard request.body.count <= configuration.maxBodyBytes else {
+                throw .requestTooLarge(limit: configuration.maxBodyBytes)
+            }
+            guard request.method == "POST", request.path == "/" else {
+                throw .unknownOperation(
+                    "firehose-local serves Cognito Identity as POST / (got \(request.method) \(request.path)).")
+            }
+            let contentType = request.header("content-type")
+            guard FirehoseOperation.isAcceptedContentType(contentType) else {
+                throw .unknownOperation(
+                    "Unsupported Content-Type '\(contentType ?? "")': Cognito Identity expects \(FirehoseOperation.contentType)."
+                )
+            }
+            let body = try cognito.handle(request, target: target, body: request.body, now: sink.now())
+            return Self.success(body, requestID: requestID)
+        } catch {
+            logFailure(
+                error, requestID: requestID, operation: String(target.dropFirst(CognitoIdentityAPI.targetPrefix.count)))
+            return Self.errorResponse(error, requestID: requestID)
         }
     }
 

@@ -111,6 +111,37 @@ package struct ValidationViolation: Sendable, Equatable, CustomStringConvertible
         "Value \(renderedValue) at '\(path)' failed to satisfy constraint: \(constraint)"
     }
 
+    /// A string member checked against its model's length (UTF-16 code units, as AWS's Java
+    /// validator counts) and pattern, in AWS's words: none when it conforms, or is absent and optional.
+    /// - Parameter rendered: what the message shows of the value (a secret's placeholder); the value itself by default.
+    package static func string(
+        _ value: String?, path: String, required: Bool = false, length: ClosedRange<Int>,
+        pattern: String? = nil, matches: (String) -> Bool = { _ in true }, rendered: String? = nil
+    ) -> [ValidationViolation] {
+        guard let value else { return required ? [.missing(path)] : [] }
+        let shown = rendered ?? value
+        let count = value.utf16.count
+        var violations: [ValidationViolation] = []
+        if count < length.lowerBound {
+            violations.append(
+                ValidationViolation(
+                    value: shown, path: path,
+                    constraint: "Member must have length greater than or equal to \(length.lowerBound)"))
+        }
+        if count > length.upperBound {
+            violations.append(
+                ValidationViolation(
+                    value: shown, path: path,
+                    constraint: "Member must have length less than or equal to \(length.upperBound)"))
+        }
+        if let pattern, count > 0, !matches(value) {
+            violations.append(
+                ValidationViolation(
+                    value: shown, path: path, constraint: "Member must satisfy regular expression pattern: \(pattern)"))
+        }
+        return violations
+    }
+
     package static func missing(_ path: String) -> ValidationViolation {
         ValidationViolation(value: nil, path: path, constraint: "Member must not be null")
     }

@@ -37,7 +37,7 @@ final class APIHarness {
             authentication: authentication ?? .verify([credentials]), maxBodyBytes: maxBodyBytes,
             streamActivationDelay: activationDelay)
         configure(&configuration)
-        api = FirehoseAPI(configuration: configuration, sink: sink, logger: logger)
+        api = try FirehoseAPI(configuration: configuration, sink: sink, logger: logger)
     }
 
     /// Keep the directory when a test restarts over it.
@@ -48,14 +48,16 @@ final class APIHarness {
     func request(
         operation: String?, body: [UInt8], contentType: String? = "application/x-amz-json-1.1",
         extraHeaders: [(name: String, value: String)] = [], sign: Bool = true, signingRegion: String = "us-east-1",
-        signedBody: [UInt8]? = nil, signingDate: Date? = nil
+        signedBody: [UInt8]? = nil, signingDate: Date? = nil, service: String = "firehose",
+        targetPrefix: String = "Firehose_20150804.", signingCredentials: AWSCredentials? = nil
     ) -> APIRequest {
         var headers: [(name: String, value: String)] = [("Host", "127.0.0.1:4573")]
         if let contentType { headers.append(("Content-Type", contentType)) }
-        if let operation { headers.append(("X-Amz-Target", "Firehose_20150804.\(operation)")) }
+        if let operation { headers.append(("X-Amz-Target", targetPrefix + operation)) }
         headers += extraHeaders
         if sign {
-            let signer = SigV4Signer(credentials: credentials, region: signingRegion, service: "firehose")
+            let signer = SigV4Signer(
+                credentials: signingCredentials ?? credentials, region: signingRegion, service: service)
             headers += signer.sign(
                 method: "POST", path: "/", query: "", headers: headers,
                 bodySHA256: SHA256Hex.hash(signedBody ?? body), date: signingDate ?? clock.date)

@@ -438,7 +438,7 @@ struct Exposition {
                 dataDirectory: directory))
         try await sink.put(RecordBatch([Array("x".utf8)]), to: "early")
         _ = try await sink.flush()
-        let api = FirehoseAPI(configuration: .init(authentication: .off), sink: sink, logger: logger)
+        let api = try FirehoseAPI(configuration: .init(authentication: .off), sink: sink, logger: logger)
         let first = try Exposition(api.metrics.render(streams: await sink.statuses()))
         #expect(first.value("firehose_local_objects_written_total", ["stream": "early"]) == 1)
         // Scraping again does not count them twice; a new delivery adds one.

@@ -28,19 +28,19 @@ final class S3API: Sendable {
     private let multipart: S3MultipartUploads
     private let warnedOfETagAttributes = Atomic<Bool>(false)
 
-    init(configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger) {
+    /// - Parameter lookup: the credentials of an access key; nil: authentication is off.
+    init(
+        configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger,
+        lookup: (@Sendable (String) -> AWSCredentials?)?
+    ) {
         self.configuration = configuration
         self.sink = sink
         self.metrics = metrics
         self.logger = logger
         folders = BucketFolders(root: sink.configuration.dataDirectory)
         multipart = S3MultipartUploads(root: Self.uploadsDirectory(of: sink.configuration))
-        switch configuration.authentication {
-        case .off:
-            verifier = nil
-        case .verify(let credentials):
-            let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
-            verifier = SigV4Verifier(region: configuration.region, service: "s3", dialect: .s3) { byKey[$0] }
+        verifier = lookup.map {
+            SigV4Verifier(region: configuration.region, service: "s3", dialect: .s3, lookup: $0)
         }
     }
 

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A file of lines, each on disk before `append` returns, rewritten whole when most of its lines are
+/// no longer wanted: the Cognito endpoint's identities and issued credentials.
+///
+/// A crash can leave only the last line torn (each append is synced before the next starts): opening
+/// the file drops a last line without its newline, and cuts it off so the next append starts clean.
+/// Not thread-safe: its owner serializes calls.
+package final class JSONLinesFile {
+    package let path: String
+    private var fd: Int32
+    private var size: Int
+
+    /// Opens, or creates, the file at `path` (its folder must exist) and returns it with its complete
+    /// lines, newline not included.
+    package static func open(_ path: String) throws(FileSystemError) -> (
+        file: JSONLinesFile, lines: [ArraySlice<UInt8>]
+    ) {
+        let fd = try POSIX.open(path, flags: O_RDWR | O_CREAT)
+        do {
+            let bytes = try POSIX.readAll(fd, path: path)
+            let end = bytes.lastIndex(of: newline).map { $0 + 1 } ?? 0
+            if end < bytes.count {
+                try POSIX.truncate(fd, to: end, path: path)
+                try POSIX.syncData(fd, path: path)
+            }
+            let lines = bytes[..<end].split(separator: newline)
+            return (JSONLinesFile(path: path, fd: fd, size: end), lines)
+        } catch {
+            POSIX.close(fd)
+            throw error
+        }
+    }
+
+    private init(path: String, fd: Int32, size: Int) {
+        self.path = path
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { POSIX.close(fd) }
+
+    private static let newline = UInt8(ascii: "\n")
+
+    /// Bytes in the file.
+    package var byteCount: Int { size }
+
+    /// Appends `line` (which must not contain a newline) and its newline, and syncs them to disk.
+    package func append(_ line: [UInt8]) throws(FileSystemError) {
+        precondition(!line.contains(Self.newline), "a line holds no newline")
+        do {
+            try POSIX.writeAll(fd, line + [Self.newline], at: Int64(size), path: path)
+            try POSIX.syncData(fd, path: path)
+        } catch {
+            // A partial line must not become the start of the next one.
+            try? POSIX.truncate(fd, to: size, path: path)
+            throw error
+        }
+        size += line.count + 1
+    }
+
+    /// Replaces the whole file with `lines`, atomically and durably.
+    package func rewrite(_ lines: [[UInt8]]) throws(FileSystemError) {
+        var bytes: [UInt8] = []
+        for line in lines {
+            precondition(!line.contains(Self.newline), "a line holds no newline")
+            bytes += line
+            bytes.append(Self.newline)
+        }
+        try AtomicFile.replace(path, with: bytes, temporary: path + ".tmp", durable: true)
+        let reopened = try POSIX.open(path, flags: O_RDWR)
+        POSIX.close(fd)
+        fd = reopened
+        size = bytes.count
+    }
+}

@@ -1,0 +1,112 @@
+import FirehoseWire
+
+/// The `IdentityPool` shape of Cognito Identity (2014-06-30): what CreateIdentityPool takes (less
+/// the id), DescribeIdentityPool answers and UpdateIdentityPool replaces.
+struct IdentityPool: Codable, Sendable, Equatable {
+    var identityPoolId: String?
+    var identityPoolName: String?
+    var allowUnauthenticatedIdentities: Bool?
+    var allowClassicFlow: Bool?
+    var supportedLoginProviders: [String: String]?
+    var developerProviderName: String?
+    var openIdConnectProviderARNs: [String]?
+    var cognitoIdentityProviders: [CognitoIdentityProvider]?
+    var samlProviderARNs: [String]?
+    var identityPoolTags: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case identityPoolId = "IdentityPoolId"
+        case identityPoolName = "IdentityPoolName"
+        case allowUnauthenticatedIdentities = "AllowUnauthenticatedIdentities"
+        case allowClassicFlow = "AllowClassicFlow"
+        case supportedLoginProviders = "SupportedLoginProviders"
+        case developerProviderName = "DeveloperProviderName"
+        case openIdConnectProviderARNs = "OpenIdConnectProviderARNs"
+        case cognitoIdentityProviders = "CognitoIdentityProviders"
+        case samlProviderARNs = "SamlProviderARNs"
+        case identityPoolTags = "IdentityPoolTags"
+    }
+
+    /// The names a `Logins` map may use for this pool: AWS's keys for each kind of provider.
+    var loginProviderNames: Set<String> {
+        var names = Set(supportedLoginProviders.map { Array($0.keys) } ?? [])
+        if let developerProviderName { names.insert(developerProviderName) }
+        for provider in cognitoIdentityProviders ?? [] {
+            if let name = provider.providerName { names.insert(name) }
+        }
+        // An OpenID Connect provider's key is its ARN's resource without `oidc-provider/`; a SAML
+        // provider's key is its ARN.
+        for arn in openIdConnectProviderARNs ?? [] {
+            if let range = arn.firstRange(of: ":oidc-provider/") { names.insert(String(arn[range.upperBound...])) }
+        }
+        for arn in samlProviderARNs ?? [] { names.insert(arn) }
+        return names
+    }
+}
+
+struct CognitoIdentityProvider: Codable, Sendable, Equatable {
+    var providerName: String?
+    var clientId: String?
+    var serverSideTokenCheck: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case providerName = "ProviderName"
+        case clientId = "ClientId"
+        case serverSideTokenCheck = "ServerSideTokenCheck"
+    }
+}
+
+struct IdentityPoolIDInput: Decodable {
+    var identityPoolId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case identityPoolId = "IdentityPoolId"
+    }
+}
+
+struct ListIdentityPoolsInput: Decodable {
+    var maxResults: Double?
+    var nextToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case maxResults = "MaxResults"
+        case nextToken = "NextToken"
+    }
+}
+
+struct SetIdentityPoolRolesInput: Decodable {
+    var identityPoolId: String?
+    var roles: [String: String]?
+    var roleMappings: JSONValue?
+
+    enum CodingKeys: String, CodingKey {
+        case identityPoolId = "IdentityPoolId"
+        case roles = "Roles"
+        case roleMappings = "RoleMappings"
+    }
+}
+
+struct GetIdInput: Decodable {
+    var accountId: String?
+    var identityPoolId: String?
+    var logins: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case accountId = "AccountId"
+        case identityPoolId = "IdentityPoolId"
+        case logins = "Logins"
+    }
+}
+
+/// GetCredentialsForIdentity's and GetOpenIdToken's input (the latter has no `CustomRoleArn`).
+struct IdentityInput: Decodable {
+    var identityId: String?
+    var logins: [String: String]?
+    var customRoleArn: String?
+
+    enum CodingKeys: String, CodingKey {
+        case identityId = "IdentityId"
+        case logins = "Logins"
+        case customRoleArn = "CustomRoleArn"
+    }
+}

@@ -1,0 +1,152 @@
+import AWSSigV4
+import DurableStorage
+import FirehoseWire
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Temporary credentials GetCredentialsForIdentity handed out, with the identity and role they act as.
+struct CredentialGrant: Codable, Sendable, Equatable {
+    var accessKeyId: String
+    var secretAccessKey: String
+    var sessionToken: String
+    /// Seconds since 1970, whole, as Cognito's `Expiration`.
+    var expiration: Double
+    var identityId: String
+    var identityPoolId: String
+    var roleArn: String
+    /// The `cognito-identity.amazonaws.com:amr` values: `unauthenticated`, or `authenticated` and the
+    /// providers of the logins used.
+    var amr: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case accessKeyId = "AccessKeyId"
+        case secretAccessKey = "SecretAccessKey"
+        case sessionToken = "SessionToken"
+        case expiration = "Expiration"
+        case identityId = "IdentityId"
+        case identityPoolId = "IdentityPoolId"
+        case roleArn = "RoleArn"
+        case amr = "Amr"
+    }
+
+    var credentials: AWSCredentials {
+        AWSCredentials(
+            accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, sessionToken: sessionToken,
+            expiration: Date(timeIntervalSince1970: expiration))
+    }
+}
+
+/// The credentials handed out and not long expired, by access key, each on disk (one line of
+/// `credentials.jsonl`) before a client sees it: a restart does not invalidate what an app holds.
+///
+/// Expired credentials are kept a day, so that a client using them is told `ExpiredTokenException`
+/// (which makes SDKs refresh) rather than that the key is unknown. At most `maxKept` are kept; past
+/// that, the one that expires first is forgotten. The file is rewritten with only the kept ones when
+/// it holds more than twice as many lines.
+final class IssuedCredentials: Sendable {
+    private struct State {
+        var grants: [String: CredentialGrant]
+        var file: JSONLinesFile
+        var lines: Int
+    }
+
+    private let state: Mutex<State>
+    static let maxKept = 10_000
+    static let keptAfterExpiry: TimeInterval = 86_400
+
+    init(path: String, now: Date) throws(FileSystemError) {
+        let (file, lines) = try JSONLinesFile.open(path)
+        var grants: [String: CredentialGrant] = [:]
+        for line in lines {
+            guard let grant = try? JSONDecoder().decode(CredentialGrant.self, from: Data(line)) else {
+                throw FileSystemError(
+                    operation: "parse", path: path, errno: EINVAL, detail: "a line is not an issued credential")
+            }
+            if Self.isKept(grant, now: now) { grants[grant.accessKeyId] = grant }
+        }
+        var state = State(grants: grants, file: file, lines: lines.count)
+        Self.evictOverLimit(&state)
+        try Self.compactIfSparse(&state)
+        self.state = Mutex(state)
+    }
+
+    /// New credentials for `identity` acting as `roleArn`, valid for `lifetime` seconds from `now`.
+    func issue(for identity: CognitoIdentity, roleArn: String, lifetime: TimeInterval, now: Date)
+        throws(FileSystemError) -> CredentialGrant
+    {
+        var random = SystemRandomNumberGenerator()
+        let grant = CredentialGrant(
+            accessKeyId: "ASIA" + Self.randomText(16, from: Self.keyAlphabet, using: &random),
+            secretAccessKey: Self.randomText(40, from: Self.secretAlphabet, using: &random),
+            sessionToken: Base64.encode((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }),
+            expiration: (now.timeIntervalSince1970 + lifetime).rounded(.down),
+            identityId: identity.identityId, identityPoolId: identity.identityPoolId, roleArn: roleArn,
+            amr: identity.isAuthenticated ? ["authenticated"] + identity.logins.map(\.provider) : ["unauthenticated"])
+        let line: [UInt8]
+        do {
+            line = Array(try JSONEncoder().encode(grant))
+        } catch {
+            throw FileSystemError(operation: "encode", path: "credentials", errno: EINVAL)
+        }
+        try state.withLock { state throws(FileSystemError) in
+            try state.file.append(line)
+            state.lines += 1
+            state.grants = state.grants.filter { Self.isKept($0.value, now: now) }
+            state.grants[grant.accessKeyId] = grant
+            Self.evictOverLimit(&state)
+            try Self.compactIfSparse(&state)
+        }
+        return grant
+    }
+
+    func grant(forAccessKey accessKeyId: String) -> CredentialGrant? {
+        state.withLock { $0.grants[accessKeyId] }
+    }
+
+    /// Credentials kept now.
+    var count: Int { state.withLock { $0.grants.count } }
+
+    private static func isKept(_ grant: CredentialGrant, now: Date) -> Bool {
+        grant.expiration + keptAfterExpiry > now.timeIntervalSince1970
+    }
+
+    private static func evictOverLimit(_ state: inout State) {
+        guard state.grants.count > maxKept else { return }
+        let byExpiry = state.grants.values.sorted { $0.expiration < $1.expiration }
+        for grant in byExpiry.prefix(state.grants.count - maxKept) { state.grants[grant.accessKeyId] = nil }
+    }
+
+    private static func compactIfSparse(_ state: inout State) throws(FileSystemError) {
+        guard state.lines > 2 * state.grants.count + 64 else { return }
+        let encoder = JSONEncoder()
+        let lines = state.grants.values.sorted { $0.expiration < $1.expiration }.compactMap {
+            try? Array(encoder.encode($0))
+        }
+        try state.file.rewrite(lines)
+        state.lines = lines.count
+    }
+
+    /// AWS access keys are upper-case letters and digits 2–7 (base 32).
+    private static let keyAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+    private static let secretAlphabet = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    private static func randomText(
+        _ count: Int, from alphabet: [UInt8], using random: inout SystemRandomNumberGenerator
+    ) -> String {
+        String(decoding: (0..<count).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self)
+    }
+}
