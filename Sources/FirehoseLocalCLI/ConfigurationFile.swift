@@ -63,6 +63,10 @@ public struct ConfigurationFile: Sendable {
     package var faults: [FaultRule] = []
     /// `Quotas`; nil when off.
     package var quotas: QuotaSetting?
+    /// `Cognito.CredentialLifetimeSeconds`: how long issued credentials are valid.
+    package var credentialLifetime: TimeInterval?
+    /// `Cognito.IdentityPools`, as written: checked (and given ids) with the server's region.
+    package var identityPools: [(pool: IdentityPool, roles: [String: String])] = []
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
         case verify
@@ -247,6 +251,7 @@ private struct FileShape: Decodable {
     var buckets: [BucketShape]?
     var faults: [FaultRuleDefinition]?
     var quotas: QuotasShape?
+    var cognito: CognitoShape?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -258,6 +263,7 @@ private struct FileShape: Decodable {
         case buckets = "Buckets"
         case faults = "Faults"
         case quotas = "Quotas"
+        case cognito = "Cognito"
     }
 
     init(from decoder: any Decoder) throws {
@@ -272,6 +278,7 @@ private struct FileShape: Decodable {
         buckets = try container.decodeIfPresent([BucketShape].self, forKey: .buckets)
         faults = try container.decodeIfPresent([FaultRuleDefinition].self, forKey: .faults)
         quotas = try container.decodeIfPresent(QuotasShape.self, forKey: .quotas)
+        cognito = try container.decodeIfPresent(CognitoShape.self, forKey: .cognito)
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
@@ -350,7 +357,51 @@ private struct FileShape: Decodable {
             file.faults.append(rule)
         }
         file.quotas = try quotas?.validated(path: path)
+        if let lifetime = cognito?.CredentialLifetimeSeconds {
+            guard (1...43_200).contains(lifetime) else {
+                throw ConfigurationError(
+                    file: path, field: "Cognito.CredentialLifetimeSeconds",
+                    message: "must be between 1 and 43200 (12 hours), not \(lifetime).")
+            }
+            file.credentialLifetime = TimeInterval(lifetime)
+        }
+        file.identityPools = (cognito?.IdentityPools ?? []).map { ($0.pool, $0.roles ?? [:]) }
         return file
+    }
+}
+
+/// `Cognito`: identity pools that exist from the start, and how long issued credentials last.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct CognitoShape: Decodable {
+    var CredentialLifetimeSeconds: Int?
+    var IdentityPools: [IdentityPoolShape]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case CredentialLifetimeSeconds, IdentityPools
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        CredentialLifetimeSeconds = try container.decodeIfPresent(Int.self, forKey: .CredentialLifetimeSeconds)
+        IdentityPools = try container.decodeIfPresent([IdentityPoolShape].self, forKey: .IdentityPools)
+    }
+}
+
+/// A pool as CreateIdentityPool takes it, with an optional `IdentityPoolId` and the `Roles` of
+/// SetIdentityPoolRoles.
+private struct IdentityPoolShape: Decodable {
+    var pool: IdentityPool
+    var roles: [String: String]?
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(known: IdentityPool.CodingKeys.allCases.map(\.rawValue) + ["Roles"])
+        pool = try IdentityPool(from: decoder)
+        roles = try decoder.container(keyedBy: RolesKey.self).decodeIfPresent([String: String].self, forKey: .Roles)
+    }
+
+    enum RolesKey: String, CodingKey {
+        case Roles
     }
 }
 

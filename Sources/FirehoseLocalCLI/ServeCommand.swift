@@ -327,6 +327,21 @@ public struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.lambdaFunctions = lambdaFunctions
         apiConfiguration.faults = file.faults
         apiConfiguration.quotas = file.quotas
+        if let lifetime = file.credentialLifetime { apiConfiguration.credentialLifetime = lifetime }
+        for (index, entry) in file.identityPools.enumerated() {
+            let field = "\(settings.configPath ?? ""): Cognito.IdentityPools[\(index)]"
+            let pool: StoredIdentityPool
+            do throws(FirehoseError) {
+                pool = try CognitoIdentityAPI.configuredPool(entry.pool, roles: entry.roles, region: settings.region)
+            } catch {
+                throw ServeError(description: "\(field): \(error.message)")
+            }
+            if apiConfiguration.identityPools.contains(where: { $0.pool.identityPoolId == pool.pool.identityPoolId }) {
+                throw ServeError(
+                    description: "\(field): IdentityPoolId '\(pool.pool.identityPoolId!)' is defined twice.")
+            }
+            apiConfiguration.identityPools.append(pool)
+        }
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
         let api = try FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)

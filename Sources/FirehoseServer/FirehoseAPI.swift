@@ -47,6 +47,9 @@ public final class FirehoseAPI: Sendable {
         /// How long credentials from the Cognito endpoint's GetCredentialsForIdentity are valid
         /// (AWS: one hour).
         package var credentialLifetime: TimeInterval = 3_600
+        /// Identity pools of the configuration file (`CognitoIdentityAPI.configuredPool`): each
+        /// replaces, at start, the saved pool of its id; their identities stay.
+        package var identityPools: [StoredIdentityPool] = []
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -104,6 +107,7 @@ public final class FirehoseAPI: Sendable {
         let store = try CognitoStore(
             folder: "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/cognito",
             now: sink.now())
+        try store.apply(configuredPools: configuration.identityPools)
         let issued = store.credentials
         var lookup: (@Sendable (String) -> AWSCredentials?)?
         if case .verify(let credentials) = configuration.authentication {

@@ -391,6 +391,27 @@ BAD_CONFIGS = {
     "fault-typo": (
         {"Faults": [{"Probabilty": 0.5, "Latency": {"Milliseconds": 1}}], **bad_stream()},
         ["Probabilty", "Probability"], []),
+    "cognito-lifetime-zero": (
+        {"Cognito": {"CredentialLifetimeSeconds": 0}, **bad_stream()},
+        ["Cognito.CredentialLifetimeSeconds", "between 1 and 43200"], []),
+    "cognito-pool-name": (
+        {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a/b", "AllowUnauthenticatedIdentities": True}]},
+         **bad_stream()}, ["Cognito.IdentityPools[0]", "Value 'a/b' at 'identityPoolName'"], []),
+    "cognito-role-type": (
+        {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True,
+                                        "Roles": {"guest": "arn:aws:iam::000000000000:role/Guest"}}]},
+         **bad_stream()}, ["Cognito.IdentityPools[0]", "Value 'guest' at 'roles'"], []),
+    "cognito-role-not-arn": (
+        {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True,
+                                        "Roles": {"authenticated": "role/AppAuth-with-a-long-name"}}]},
+         **bad_stream()}, ["Cognito.IdentityPools[0]", "Invalid roles ARN"], []),
+    "cognito-pool-typo": (
+        {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True, "Role": {}}]},
+         **bad_stream()}, ["unknown field 'Role'"], []),
+    "cognito-pool-twice": (
+        {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True},
+                                       {"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": False}]},
+         **bad_stream()}, ["Cognito.IdentityPools[1]", "defined twice"], []),
 }
 
 

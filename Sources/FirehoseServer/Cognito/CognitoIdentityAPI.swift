@@ -15,7 +15,7 @@ import FirehoseWire
 /// anyway is ignored); the pool operations are signed with the server's configured credentials.
 /// Login tokens are not checked with their providers: a non-empty token is accepted, and it names its
 /// user by its `sub` claim when it is a JWT, else by itself (a hash of it is what is kept).
-struct CognitoIdentityAPI: Sendable {
+package struct CognitoIdentityAPI: Sendable {
     static let targetPrefix = "AWSCognitoIdentityService."
     static let maxPools = 1_000
 
@@ -157,22 +157,7 @@ struct CognitoIdentityAPI: Sendable {
 
     private func setRoles(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
         let input = try RequestJSON.decode(SetIdentityPoolRolesInput.self, from: body)
-        var violations = Self.poolIDViolations(input.identityPoolId)
-        if let roles = input.roles {
-            if roles.count > 2 {
-                violations.append(
-                    ValidationViolation(
-                        value: nil, path: "roles", constraint: "Member must have length less than or equal to 2"))
-            }
-            for (type, arn) in roles.sorted(by: { $0.key < $1.key }) {
-                violations += ValidationViolation.string(
-                    type, path: "roles", length: 1...128, pattern: "(un)?authenticated",
-                    matches: { $0 == "authenticated" || $0 == "unauthenticated" })
-                violations += ValidationViolation.string(arn, path: "roles", length: 20...2048)
-            }
-        } else {
-            violations.append(.missing("roles"))
-        }
+        let violations = Self.poolIDViolations(input.identityPoolId) + Self.rolesViolations(input.roles)
         if !violations.isEmpty { throw .validation(violations) }
         if let mappings = input.roleMappings, mappings != .object([:]), mappings != .null {
             throw FirehoseError(
@@ -182,9 +167,7 @@ struct CognitoIdentityAPI: Sendable {
             )
         }
         let roles = input.roles!
-        for arn in roles.values where !Self.isRoleARN(arn) {
-            throw FirehoseError(code: "InvalidParameterException", message: "Invalid roles ARN: \(arn)")
-        }
+        try Self.checkRoleARNs(roles)
         let id = input.identityPoolId!
         try store.changePools { directory throws(FirehoseError) in
             var stored = try Self.existing(id, in: directory)
@@ -506,6 +489,48 @@ struct CognitoIdentityAPI: Sendable {
             violations += ValidationViolation.string(value, path: "identityPoolTags", length: 0...256)
         }
         if !violations.isEmpty { throw .validation(violations) }
+    }
+
+    private static func rolesViolations(_ roles: [String: String]?) -> [ValidationViolation] {
+        guard let roles else { return [.missing("roles")] }
+        var violations: [ValidationViolation] = []
+        if roles.count > 2 {
+            violations.append(
+                ValidationViolation(
+                    value: nil, path: "roles", constraint: "Member must have length less than or equal to 2"))
+        }
+        for (type, arn) in roles.sorted(by: { $0.key < $1.key }) {
+            violations += ValidationViolation.string(
+                type, path: "roles", length: 1...128, pattern: "(un)?authenticated",
+                matches: { $0 == "authenticated" || $0 == "unauthenticated" })
+            violations += ValidationViolation.string(arn, path: "roles", length: 20...2048)
+        }
+        return violations
+    }
+
+    private static func checkRoleARNs(_ roles: [String: String]) throws(FirehoseError) {
+        for arn in roles.values.sorted() where !isRoleARN(arn) {
+            throw FirehoseError(code: "InvalidParameterException", message: "Invalid roles ARN: \(arn)")
+        }
+    }
+
+    /// A pool of the configuration file, checked as CreateIdentityPool and SetIdentityPoolRoles check
+    /// theirs. Without an `IdentityPoolId` it gets one made from its name, the same at every start, so
+    /// an app can be configured with it.
+    package static func configuredPool(_ pool: IdentityPool, roles: [String: String], region: String)
+        throws(FirehoseError) -> StoredIdentityPool
+    {
+        var pool = pool
+        if pool.identityPoolId == nil, let name = pool.identityPoolName {
+            let hex = Array(SHA256Hex.hash("firehose-local identity pool \(name)").prefix(32))
+            let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }
+            pool.identityPoolId = "\(region):" + groups.joined(separator: "-")
+        }
+        try validate(pool, creating: false)
+        let violations = rolesViolations(roles)
+        if !violations.isEmpty { throw .validation(violations) }
+        try checkRoleARNs(roles)
+        return StoredIdentityPool(pool: pool, roles: roles)
     }
 
     /// `arn:aws:iam::ACCOUNT:role/NAME` (any partition, any path).

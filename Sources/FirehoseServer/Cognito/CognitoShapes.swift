@@ -2,19 +2,19 @@ import FirehoseWire
 
 /// The `IdentityPool` shape of Cognito Identity (2014-06-30): what CreateIdentityPool takes (less
 /// the id), DescribeIdentityPool answers and UpdateIdentityPool replaces.
-struct IdentityPool: Codable, Sendable, Equatable {
-    var identityPoolId: String?
-    var identityPoolName: String?
-    var allowUnauthenticatedIdentities: Bool?
-    var allowClassicFlow: Bool?
-    var supportedLoginProviders: [String: String]?
-    var developerProviderName: String?
-    var openIdConnectProviderARNs: [String]?
-    var cognitoIdentityProviders: [CognitoIdentityProvider]?
-    var samlProviderARNs: [String]?
-    var identityPoolTags: [String: String]?
+package struct IdentityPool: Codable, Sendable, Equatable {
+    package var identityPoolId: String?
+    package var identityPoolName: String?
+    package var allowUnauthenticatedIdentities: Bool?
+    package var allowClassicFlow: Bool?
+    package var supportedLoginProviders: [String: String]?
+    package var developerProviderName: String?
+    package var openIdConnectProviderARNs: [String]?
+    package var cognitoIdentityProviders: [CognitoIdentityProvider]?
+    package var samlProviderARNs: [String]?
+    package var identityPoolTags: [String: String]?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case identityPoolId = "IdentityPoolId"
         case identityPoolName = "IdentityPoolName"
         case allowUnauthenticatedIdentities = "AllowUnauthenticatedIdentities"
@@ -44,7 +44,7 @@ struct IdentityPool: Codable, Sendable, Equatable {
     }
 }
 
-struct CognitoIdentityProvider: Codable, Sendable, Equatable {
+package struct CognitoIdentityProvider: Codable, Sendable, Equatable {
     var providerName: String?
     var clientId: String?
     var serverSideTokenCheck: Bool?

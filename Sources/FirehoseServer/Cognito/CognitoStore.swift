@@ -84,29 +84,40 @@ final class CognitoStore: Sendable {
     ) throws(FirehoseError) -> Result {
         try state.withLock { state throws(FirehoseError) -> Result in
             let (pools, result) = try change(state.directory)
-            guard let pools else { return result }
-            do {
-                let bytes = try Self.encoder.encode(StoredPools(pools: pools.keys.sorted().map { pools[$0]! }))
-                try AtomicFile.replace(poolsPath, with: Array(bytes), temporary: poolsPath + ".tmp", durable: true)
-            } catch let error as FileSystemError {
-                throw .cognitoStorage(error)
-            } catch {
-                throw .cognitoStorage(FileSystemError(operation: "encode", path: poolsPath, errno: EINVAL))
-            }
-            let removed = state.directory.pools.keys.filter { pools[$0] == nil }
-            for id in removed { state.directory.removePool(id) }
-            for pool in pools.values where state.directory.pools[pool.pool.identityPoolId!] != pool {
-                state.directory.setPool(pool)
-            }
-            if !removed.isEmpty {
+            if let pools {
                 do throws(FileSystemError) {
-                    try Self.rewriteIdentities(&state)
+                    try replacePools(with: pools, in: &state)
                 } catch {
                     throw .cognitoStorage(error)
                 }
             }
             return result
         }
+    }
+
+    /// Puts the configuration file's pools in place of the saved ones of the same ids.
+    func apply(configuredPools: [StoredIdentityPool]) throws(FileSystemError) {
+        try state.withLock { state throws(FileSystemError) in
+            var pools = state.directory.pools
+            for pool in configuredPools { pools[pool.pool.identityPoolId!] = pool }
+            if pools != state.directory.pools { try replacePools(with: pools, in: &state) }
+        }
+    }
+
+    private func replacePools(with pools: [String: StoredIdentityPool], in state: inout State) throws(FileSystemError) {
+        let bytes: Data
+        do {
+            bytes = try Self.encoder.encode(StoredPools(pools: pools.keys.sorted().map { pools[$0]! }))
+        } catch {
+            throw FileSystemError(operation: "encode", path: poolsPath, errno: EINVAL)
+        }
+        try AtomicFile.replace(poolsPath, with: Array(bytes), temporary: poolsPath + ".tmp", durable: true)
+        let removed = state.directory.pools.keys.filter { pools[$0] == nil }
+        for id in removed { state.directory.removePool(id) }
+        for pool in pools.values where state.directory.pools[pool.pool.identityPoolId!] != pool {
+            state.directory.setPool(pool)
+        }
+        if !removed.isEmpty { try Self.rewriteIdentities(&state) }
     }
 
     /// The identity of `logins` in `pool` (see `IdentityDirectory.resolve`), recorded on disk first

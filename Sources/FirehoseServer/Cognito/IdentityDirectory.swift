@@ -31,10 +31,10 @@ struct CognitoIdentity: Codable, Sendable, Equatable {
 }
 
 /// A pool with what SetIdentityPoolRoles gave it.
-struct StoredIdentityPool: Codable, Sendable, Equatable {
-    var pool: IdentityPool
+package struct StoredIdentityPool: Codable, Sendable, Equatable {
+    package var pool: IdentityPool
     /// `authenticated` and `unauthenticated` to role ARNs.
-    var roles: [String: String]
+    package var roles: [String: String]
 
     enum CodingKeys: String, CodingKey {
         case pool = "Pool"

@@ -1,0 +1,201 @@
+"""Cognito identity pools and their temporary credentials, driven by boto3's cognito-identity client
+and the AWS CLI against the real process: the mobile flow (GetId, GetCredentialsForIdentity, sign
+Firehose and S3 requests), expiry, restarts, and pools from the configuration file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+
+import boto3
+from botocore.config import Config
+
+import fhlocal
+from fhlocal import BUCKET, ext_stream, hints
+
+STREAM = "app-events"
+UNAUTH_ROLE = "arn:aws:iam::000000000000:role/AppUnauth"
+AUTH_ROLE = "arn:aws:iam::000000000000:role/AppAuth"
+ID_RE = re.compile(r"^us-east-1:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def config(**cognito) -> dict:
+    top = {"DeliveryStreams": [ext_stream(STREAM, **hints(1, 60))]}
+    if cognito:
+        top["Cognito"] = cognito
+    return fhlocal.standard_config(**top)
+
+
+def cognito_client(srv, signed: bool = True):
+    kwargs = {"aws_access_key_id": "test", "aws_secret_access_key": "test"}
+    return boto3.session.Session().client(
+        "cognito-identity", endpoint_url=srv.endpoint, region_name=srv.region,
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}), **kwargs)
+
+
+def app_credentials(srv, pool: str, logins: dict | None = None) -> tuple[str, dict]:
+    """What an app does: an identity, then credentials for it (both calls unsigned, as boto3 sends them)."""
+    ci = cognito_client(srv)
+    extra = {"Logins": logins} if logins else {}
+    identity = ci.get_id(IdentityPoolId=pool, **extra)["IdentityId"]
+    answer = ci.get_credentials_for_identity(IdentityId=identity, **extra)
+    assert answer["IdentityId"] == identity
+    return identity, answer["Credentials"]
+
+
+def firehose_with(srv, credentials: dict):
+    return srv.client(credentials["AccessKeyId"], credentials["SecretKey"], credentials["SessionToken"], cache=False)
+
+
+def test_the_mobile_flow_with_boto3(make_server):
+    srv = make_server(config(), name="flow")
+    ci = cognito_client(srv)
+    pool = ci.create_identity_pool(IdentityPoolName="My App", AllowUnauthenticatedIdentities=True,
+                                   SupportedLoginProviders={"graph.facebook.com": "1234567890"})
+    pool_id = pool["IdentityPoolId"]
+    assert ID_RE.match(pool_id), pool_id
+    assert pool["IdentityPoolName"] == "My App"
+    ci.set_identity_pool_roles(IdentityPoolId=pool_id,
+                               Roles={"unauthenticated": UNAUTH_ROLE, "authenticated": AUTH_ROLE})
+    assert ci.get_identity_pool_roles(IdentityPoolId=pool_id)["Roles"] == {
+        "unauthenticated": UNAUTH_ROLE, "authenticated": AUTH_ROLE}
+    assert ci.describe_identity_pool(IdentityPoolId=pool_id)["SupportedLoginProviders"] == {
+        "graph.facebook.com": "1234567890"}
+    listed = ci.list_identity_pools(MaxResults=60)["IdentityPools"]
+    assert listed == [{"IdentityPoolId": pool_id, "IdentityPoolName": "My App"}]
+
+    before = dt.datetime.now(dt.timezone.utc)
+    identity, credentials = app_credentials(srv, pool_id)
+    assert ID_RE.match(identity), identity
+    assert credentials["AccessKeyId"].startswith("ASIA") and len(credentials["AccessKeyId"]) == 20
+    assert len(credentials["SecretKey"]) == 40 and len(credentials["SessionToken"]) > 100
+    # boto3 parses Expiration (epoch seconds on the wire) into an aware datetime, an hour ahead.
+    lifetime = (credentials["Expiration"] - before).total_seconds()
+    assert 3590 <= lifetime <= 3601, credentials["Expiration"]
+
+    fh = firehose_with(srv, credentials)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"from the app\n"})
+    fh.put_record_batch(DeliveryStreamName=STREAM, Records=[{"Data": b"batch %d\n" % i} for i in range(3)])
+    srv.flush(STREAM)
+    assert srv.delivered(STREAM).decode() == "from the app\nbatch 0\nbatch 1\nbatch 2\n"
+
+    # The same credentials read the bucket through S3, as an app's own backend check might.
+    s3 = boto3.session.Session().client(
+        "s3", endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id=credentials["AccessKeyId"],
+        aws_secret_access_key=credentials["SecretKey"], aws_session_token=credentials["SessionToken"],
+        config=Config(s3={"addressing_style": "path"}))
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]] == srv.stream_keys(STREAM)
+
+    # A Facebook login: the same token is the same identity, and its credentials need the login.
+    logins = {"graph.facebook.com": "EAAB-token-of-alice"}
+    alice, alice_credentials = app_credentials(srv, pool_id, logins)
+    assert app_credentials(srv, pool_id, logins)[0] == alice
+    assert alice != identity
+    fhlocal.expect_client_error(lambda: ci.get_credentials_for_identity(IdentityId=alice), "NotAuthorizedException")
+    firehose_with(srv, alice_credentials).put_record(DeliveryStreamName=STREAM, Record={"Data": b"alice\n"})
+
+    err = fhlocal.expect_client_error(
+        lambda: ci.get_id(IdentityPoolId=pool_id, Logins={"accounts.google.com": "token"}), "NotAuthorizedException")
+    assert err["Error"]["Message"] == "Token is not from a supported provider of this identity pool."
+    err = fhlocal.expect_client_error(
+        lambda: ci.get_id(IdentityPoolId="us-east-1:00000000-0000-0000-0000-000000000000"),
+        "ResourceNotFoundException")
+    assert err["Error"]["Message"] == "IdentityPool 'us-east-1:00000000-0000-0000-0000-000000000000' not found."
+
+    ci.delete_identity_pool(IdentityPoolId=pool_id)
+    fhlocal.expect_client_error(lambda: ci.describe_identity_pool(IdentityPoolId=pool_id), "ResourceNotFoundException")
+
+
+def test_pool_calls_need_a_signature_and_identity_calls_do_not(make_server):
+    srv = make_server(config(), name="signing")
+    ci = cognito_client(srv)
+    pool_id = ci.create_identity_pool(IdentityPoolName="app", AllowUnauthenticatedIdentities=True)["IdentityPoolId"]
+    wrong = boto3.session.Session().client(
+        "cognito-identity", endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id="test",
+        aws_secret_access_key="not-the-secret", config=Config(retries={"total_max_attempts": 1}))
+    fhlocal.expect_client_error(lambda: wrong.list_identity_pools(MaxResults=10), "InvalidSignatureException")
+    # GetId is unsigned in the model; boto3 sends it without Authorization whatever its credentials.
+    assert ID_RE.match(wrong.get_id(IdentityPoolId=pool_id)["IdentityId"])
+    # A pool without roles gives identities but no credentials.
+    identity = wrong.get_id(IdentityPoolId=pool_id)["IdentityId"]
+    err = fhlocal.expect_client_error(lambda: wrong.get_credentials_for_identity(IdentityId=identity),
+                                      "InvalidIdentityPoolConfigurationException")
+    assert err["Error"]["Message"] == "Invalid identity pool configuration. Check assigned IAM roles for this pool."
+
+
+def test_expired_credentials_are_refused_as_aws_refuses_them(make_server):
+    srv = make_server(config(
+        CredentialLifetimeSeconds=3,
+        IdentityPools=[{"IdentityPoolName": "short", "AllowUnauthenticatedIdentities": True,
+                        "Roles": {"unauthenticated": UNAUTH_ROLE}}]), name="expiry")
+    pool_id = cognito_client(srv).list_identity_pools(MaxResults=1)["IdentityPools"][0]["IdentityPoolId"]
+    _, credentials = app_credentials(srv, pool_id)
+    fh = firehose_with(srv, credentials)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"in time\n"})
+    time.sleep(max(0.0, (credentials["Expiration"] - dt.datetime.now(dt.timezone.utc)).total_seconds()) + 0.5)
+    err = fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"too late\n"}), "ExpiredTokenException")
+    assert err["Error"]["Message"] == "The security token included in the request is expired"
+    # Refreshing is asking again: the app's identity stays, its new credentials work.
+    identity = cognito_client(srv).get_id(IdentityPoolId=pool_id)["IdentityId"]
+    fresh = cognito_client(srv).get_credentials_for_identity(IdentityId=identity)["Credentials"]
+    firehose_with(srv, fresh).put_record(DeliveryStreamName=STREAM, Record={"Data": b"refreshed\n"})
+    srv.flush(STREAM)
+    assert srv.delivered(STREAM).decode() == "in time\nrefreshed\n"
+
+
+def test_pools_identities_and_credentials_survive_a_restart(make_server):
+    pools = [{"IdentityPoolName": "configured", "AllowUnauthenticatedIdentities": False,
+              "DeveloperProviderName": "login.myapp", "Roles": {"authenticated": AUTH_ROLE}}]
+    srv = make_server(config(IdentityPools=pools), name="before")
+    ci = cognito_client(srv)
+    configured = ci.list_identity_pools(MaxResults=60)["IdentityPools"]
+    assert [p["IdentityPoolName"] for p in configured] == ["configured"]
+    configured_id = configured[0]["IdentityPoolId"]
+    assert ID_RE.match(configured_id)
+    described = ci.describe_identity_pool(IdentityPoolId=configured_id)
+    assert described["AllowUnauthenticatedIdentities"] is False and described["DeveloperProviderName"] == "login.myapp"
+    fhlocal.expect_client_error(lambda: ci.get_id(IdentityPoolId=configured_id), "NotAuthorizedException")
+    logins = {"login.myapp": "user-42"}
+    identity, credentials = app_credentials(srv, configured_id, logins)
+    made = ci.create_identity_pool(IdentityPoolName="made", AllowUnauthenticatedIdentities=True)["IdentityPoolId"]
+    srv.stop()
+
+    again = make_server.create(config(IdentityPools=pools), name="after")
+    again.data_dir = srv.data_dir
+    again.start()
+    ci = cognito_client(again)
+    # The configured pool keeps its id (made from its name), the API's pool is still there.
+    assert sorted(p["IdentityPoolId"] for p in ci.list_identity_pools(MaxResults=60)["IdentityPools"]) == sorted(
+        [configured_id, made])
+    assert ci.get_id(IdentityPoolId=configured_id, Logins=logins)["IdentityId"] == identity
+    firehose_with(again, credentials).put_record(DeliveryStreamName=STREAM, Record={"Data": b"after restart\n"})
+    again.flush(STREAM)
+    assert again.delivered(STREAM).decode() == "after restart\n"
+
+
+def test_the_aws_cli_gets_an_identity_and_credentials(make_server):
+    srv = make_server(config(IdentityPools=[{
+        "IdentityPoolId": "us-east-1:11111111-2222-3333-4444-555555555555", "IdentityPoolName": "cli",
+        "AllowUnauthenticatedIdentities": True, "Roles": {"unauthenticated": UNAUTH_ROLE}}]), name="cli")
+    env = fhlocal.clean_env({"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+                             "AWS_DEFAULT_REGION": srv.region})
+    cli = fhlocal.aws_cli_command() + ["--endpoint-url", srv.endpoint, "--output", "json"]
+    got = fhlocal.run(cli + ["cognito-identity", "get-id", "--identity-pool-id",
+                             "us-east-1:11111111-2222-3333-4444-555555555555"], env=env)
+    assert got.returncode == 0, got.stderr
+    identity = json.loads(got.stdout)["IdentityId"]
+    got = fhlocal.run(cli + ["cognito-identity", "get-credentials-for-identity", "--identity-id", identity], env=env)
+    assert got.returncode == 0, got.stderr
+    credentials = json.loads(got.stdout)["Credentials"]
+    assert credentials["AccessKeyId"].startswith("ASIA")
+    env.update(AWS_ACCESS_KEY_ID=credentials["AccessKeyId"], AWS_SECRET_ACCESS_KEY=credentials["SecretKey"],
+               AWS_SESSION_TOKEN=credentials["SessionToken"])
+    got = fhlocal.run(cli + ["firehose", "put-record", "--delivery-stream-name", STREAM, "--record",
+                             '{"Data": "from the cli\\n"}'], env=env)
+    assert got.returncode == 0, got.stderr
+    srv.flush(STREAM)
+    assert srv.delivered(STREAM).decode() == "from the cli\n"
