@@ -107,6 +107,7 @@ let package = Package(
                 "FirehoseSink",
                 "FirehoseKeyLayout",
                 "DurableStorage",
+                "IAMPolicy",
                 "JQ",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -135,6 +136,7 @@ let package = Package(
                 "FirehoseClient",
                 "AWSSigV4",
                 "DurableStorage",
+                "IAMPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -231,6 +233,7 @@ let package = Package(
             name: "FirehoseServerTests",
             dependencies: [
                 "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4", "FirehoseTestSupport",
+                "IAMPolicy",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

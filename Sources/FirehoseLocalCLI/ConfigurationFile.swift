@@ -3,6 +3,7 @@ import FirehoseClient
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
+import IAMPolicy
 import Yams
 
 #if canImport(FoundationEssentials)
@@ -47,6 +48,9 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 ///   - {Name: flaky, FailRecords: {Fraction: 0.3}}
 /// Quotas: aws                     # per-stream throughput quotas: aws, off (default), or
 ///                                 # {RecordsPerSecond: 1000, RequestsPerSecond: 100, MiBPerSecond: 1}
+/// Roles:                          # IAM roles whose identity-based policies bind their callers
+///   - RoleName: AppUnauth         # or RoleArn
+///     Policies: [{Version: "2012-10-17", Statement: [...]}]   # or the policy's JSON text
 /// ```
 public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
@@ -67,6 +71,21 @@ public struct ConfigurationFile: Sendable {
     package var credentialLifetime: TimeInterval?
     /// `Cognito.IdentityPools`, as written: checked (and given ids) with the server's region.
     package var identityPools: [(pool: IdentityPool, roles: [String: String])] = []
+    /// `Roles`, their policies parsed; ARNs are made with the server's account.
+    package var roles: [ConfiguredRole] = []
+    /// `Credentials` entries given `Policies`: the user's name and the policies, by access key.
+    package var userPolicies: [String: (userName: String, policies: [IAMPolicy])] = [:]
+
+    /// A role of `Roles`: named by its ARN, or by its name in the server's account.
+    package struct ConfiguredRole: Sendable {
+        package var roleARN: String?
+        package var roleName: String?
+        package var policies: [IAMPolicy]
+
+        package func arn(accountID: String) -> String {
+            roleARN ?? "arn:aws:iam::\(accountID):role/\(roleName ?? "")"
+        }
+    }
 
     public enum AuthenticationMode: String, Sendable, CaseIterable {
         case verify
@@ -226,9 +245,11 @@ private struct CredentialShape: Decodable {
     var SecretAccessKey: String
     var SessionToken: String?
     var Expiration: String?
+    var UserName: String?
+    var Policies: [JSONValue]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case AccessKeyId, SecretAccessKey, SessionToken, Expiration
+        case AccessKeyId, SecretAccessKey, SessionToken, Expiration, UserName, Policies
     }
 
     init(from decoder: any Decoder) throws {
@@ -238,6 +259,8 @@ private struct CredentialShape: Decodable {
         SecretAccessKey = try container.decode(String.self, forKey: .SecretAccessKey)
         SessionToken = try container.decodeIfPresent(String.self, forKey: .SessionToken)
         Expiration = try container.decodeIfPresent(String.self, forKey: .Expiration)
+        UserName = try container.decodeIfPresent(String.self, forKey: .UserName)
+        Policies = try container.decodeIfPresent([JSONValue].self, forKey: .Policies)
     }
 }
 
@@ -252,6 +275,7 @@ private struct FileShape: Decodable {
     var faults: [FaultRuleDefinition]?
     var quotas: QuotasShape?
     var cognito: CognitoShape?
+    var roles: [RoleShape]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -264,6 +288,7 @@ private struct FileShape: Decodable {
         case faults = "Faults"
         case quotas = "Quotas"
         case cognito = "Cognito"
+        case roles = "Roles"
     }
 
     init(from decoder: any Decoder) throws {
@@ -279,6 +304,7 @@ private struct FileShape: Decodable {
         faults = try container.decodeIfPresent([FaultRuleDefinition].self, forKey: .faults)
         quotas = try container.decodeIfPresent(QuotasShape.self, forKey: .quotas)
         cognito = try container.decodeIfPresent(CognitoShape.self, forKey: .cognito)
+        roles = try container.decodeIfPresent([RoleShape].self, forKey: .roles)
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
@@ -309,6 +335,21 @@ private struct FileShape: Decodable {
                 AWSCredentials(
                     accessKeyId: credential.AccessKeyId, secretAccessKey: credential.SecretAccessKey,
                     sessionToken: credential.SessionToken, expiration: expiration))
+            if let documents = credential.Policies {
+                let userName = credential.UserName ?? credential.AccessKeyId
+                guard Self.isIAMName(userName) else {
+                    throw ConfigurationError(
+                        file: path, field: "Credentials[\(index)].UserName",
+                        message: "must be 1 to 64 letters, digits and +=,.@_-, not '\(userName)'.")
+                }
+                file.userPolicies[credential.AccessKeyId] = (
+                    userName, try Self.policies(documents, path: path, field: "Credentials[\(index)].Policies")
+                )
+            } else if credential.UserName != nil {
+                throw ConfigurationError(
+                    file: path, field: "Credentials[\(index)].UserName",
+                    message: "names the user in refusals of its Policies; give Policies too.")
+            }
         }
         if let gzipLevel {
             guard (1...9).contains(gzipLevel) else {
@@ -366,7 +407,77 @@ private struct FileShape: Decodable {
             file.credentialLifetime = TimeInterval(lifetime)
         }
         file.identityPools = (cognito?.IdentityPools ?? []).map { ($0.pool, $0.roles ?? [:]) }
+        for (index, role) in (roles ?? []).enumerated() {
+            let field = "Roles[\(index)]"
+            switch (role.RoleName, role.RoleArn) {
+            case (let name?, nil):
+                guard Self.isIAMName(name) else {
+                    throw ConfigurationError(
+                        file: path, field: "\(field).RoleName",
+                        message: "must be 1 to 64 letters, digits and +=,.@_-, not '\(name)'.")
+                }
+            case (nil, let arn?):
+                guard CognitoIdentityAPI.isRoleARN(arn) else {
+                    throw ConfigurationError(
+                        file: path, field: "\(field).RoleArn",
+                        message: "must be a role's ARN (arn:aws:iam::ACCOUNT:role/NAME), not '\(arn)'.")
+                }
+            default:
+                throw ConfigurationError(file: path, field: field, message: "give RoleName or RoleArn (one of them).")
+            }
+            file.roles.append(
+                ConfigurationFile.ConfiguredRole(
+                    roleARN: role.RoleArn, roleName: role.RoleName,
+                    policies: try Self.policies(role.Policies ?? [], path: path, field: "\(field).Policies")))
+        }
         return file
+    }
+
+    /// IAM's user and role names: `[\w+=,.@-]{1,64}`.
+    static func isIAMName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { $0.isASCIIAlphanumeric || "_+=,.@-".utf8.contains($0) }
+    }
+
+    /// Policies as written: documents (YAML or JSON objects), or the JSON text of one, as pasted from
+    /// AWS's console.
+    static func policies(_ documents: [JSONValue], path: String, field: String) throws(ConfigurationError)
+        -> [IAMPolicy]
+    {
+        var policies: [IAMPolicy] = []
+        for (index, document) in documents.enumerated() {
+            do throws(IAMPolicyError) {
+                if case .string(let text) = document {
+                    policies.append(try IAMPolicy(json: Array(text.utf8)))
+                } else {
+                    policies.append(try IAMPolicy(document: document))
+                }
+            } catch {
+                let place = error.field.isEmpty ? "\(field)[\(index)]" : "\(field)[\(index)].\(error.field)"
+                throw ConfigurationError(file: path, field: place, message: error.message)
+            }
+        }
+        return policies
+    }
+}
+
+/// A role of `Roles`: its name or ARN, and its identity-based policies.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct RoleShape: Decodable {
+    var RoleName: String?
+    var RoleArn: String?
+    var Policies: [JSONValue]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case RoleName, RoleArn, Policies
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        RoleName = try container.decodeIfPresent(String.self, forKey: .RoleName)
+        RoleArn = try container.decodeIfPresent(String.self, forKey: .RoleArn)
+        Policies = try container.decodeIfPresent([JSONValue].self, forKey: .Policies)
     }
 }
 

@@ -342,6 +342,24 @@ public struct ServeCommand: AsyncParsableCommand {
             }
             apiConfiguration.identityPools.append(pool)
         }
+        for role in file.roles {
+            let arn = role.arn(accountID: settings.accountID)
+            guard apiConfiguration.accessPolicies.roles[arn] == nil else {
+                throw ServeError(description: "\(settings.configPath ?? ""): Roles: \(arn) is declared twice.")
+            }
+            apiConfiguration.accessPolicies.roles[arn] = role.policies
+        }
+        for (accessKeyID, user) in file.userPolicies {
+            apiConfiguration.accessPolicies.users[accessKeyID] = AccessPolicies.User(
+                arn: "arn:aws:iam::\(settings.accountID):user/\(user.userName)", policies: user.policies)
+        }
+        let undeclared = Set(apiConfiguration.identityPools.flatMap(\.roles.values)).subtracting(
+            apiConfiguration.accessPolicies.roles.keys)
+        if !undeclared.isEmpty {
+            logger.notice(
+                "Identity pools name roles that Roles does not declare: their credentials may call anything; declare them with Policies to have those enforced",
+                metadata: ["roles": .array(undeclared.sorted().map { .string($0) })])
+        }
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
         let api = try FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)

@@ -415,7 +415,7 @@ struct ControlPlane {
     static let streamTypes = ["DirectPut", "KinesisStreamAsSource", "MSKAsSource", "DatabaseAsSource"]
 
     func arn(_ name: String) -> String {
-        "arn:aws:firehose:\(configuration.region):\(configuration.accountID):deliverystream/\(name)"
+        ServiceLimits.streamARN(region: configuration.region, accountID: configuration.accountID, name: name)
     }
 
     private func existing(_ name: String) throws(FirehoseError) -> (

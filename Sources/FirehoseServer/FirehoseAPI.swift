@@ -50,6 +50,8 @@ public final class FirehoseAPI: Sendable {
         /// Identity pools of the configuration file (`CognitoIdentityAPI.configuredPool`): each
         /// replaces, at start, the saved pool of its id; their identities stay.
         package var identityPools: [StoredIdentityPool] = []
+        /// Roles' and configured keys' identity-based policies, enforced on the callers they bind.
+        package var accessPolicies = AccessPolicies()
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -119,9 +121,11 @@ public final class FirehoseAPI: Sendable {
             SigV4Verifier(
                 region: configuration.region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"], lookup: $0)
         }
+        let policies = configuration.accessPolicies
         cognito = CognitoIdentityAPI(
             store: store, region: configuration.region, accountID: configuration.accountID,
             credentialLifetime: configuration.credentialLifetime,
+            boundCaller: { policies.caller(accessKeyID: $0, issued: issued.grant(forAccessKey:)) },
             verifier: lookup.map {
                 SigV4Verifier(
                     region: configuration.region, service: "cognito-identity", requiredSignedHeaders: ["X-Amz-Target"],
@@ -192,6 +196,7 @@ public final class FirehoseAPI: Sendable {
         }
         let operation = try target.get()
         let body = try decodedBody(request)
+        let caller = configuration.accessPolicies.isEmpty ? nil : accessKeyID.flatMap(boundCaller(accessKeyID:))
         // Faults apply to requests that are valid as far as their own decoding goes and, for puts, to
         // an existing ACTIVE stream within the batch limit, as AWS's throttling applies to requests it
         // has accepted.
@@ -203,6 +208,7 @@ public final class FirehoseAPI: Sendable {
         switch operation {
         case .putRecord:
             let input = try PutRecordsRequest.decodePutRecord(body)
+            try caller?.authorize(action: "firehose:PutRecord", resource: streamARN(input.deliveryStreamName))
             try checkPut(input)
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: 1) {
                 return interruption
@@ -212,6 +218,7 @@ public final class FirehoseAPI: Sendable {
                 Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID))
         case .putRecordBatch:
             let input = try PutRecordsRequest.decodePutRecordBatch(body)
+            try caller?.authorize(action: "firehose:PutRecordBatch", resource: streamARN(input.deliveryStreamName))
             try checkPut(input)
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: input.records.count)
             {
@@ -230,6 +237,11 @@ public final class FirehoseAPI: Sendable {
                 records: input.records.count, failures: failures, recordID: recordIDs.next)
             return fault.finish(Self.success(answer, requestID: requestID))
         default:
+            if let caller {
+                // A call on no stream (ListDeliveryStreams), or whose stream name is not valid, is on `*`.
+                let name = operation == .listDeliveryStreams ? nil : FaultStage.streamName(in: body)
+                try caller.authorize(action: "firehose:\(operation.rawValue)", resource: name.map(streamARN) ?? "*")
+            }
             let stream = faults.matchesStreams(of: operation) ? FaultStage.streamName(in: body) : nil
             let exists = stream.map { sink.settings(of: $0) != nil } ?? false
             if let interruption = try await fault.apply(stream: stream, streamExists: exists, records: 0) {
@@ -238,6 +250,15 @@ public final class FirehoseAPI: Sendable {
             let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
             return fault.finish(Self.success(body, requestID: requestID))
         }
+    }
+
+    /// The policies that bind the caller of `accessKeyID`, if any do.
+    func boundCaller(accessKeyID: String) -> BoundCaller? {
+        configuration.accessPolicies.caller(accessKeyID: accessKeyID, issued: issuedGrant(forAccessKey:))
+    }
+
+    func streamARN(_ name: String) -> String {
+        ServiceLimits.streamARN(region: configuration.region, accountID: configuration.accountID, name: name)
     }
 
     /// The identity and role behind credentials the Cognito endpoint issued.

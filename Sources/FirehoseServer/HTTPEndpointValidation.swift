@@ -212,7 +212,7 @@ extension DeliveryStreamSettings {
             bufferSizeBytes: sizeInMBs * 1024 * 1024, bufferIntervalSeconds: intervalInSeconds,
             appendsNewline: processing.appendsNewline, versionID: versionID, definition: definition)
         settings.processRecords(processing.steps)
-        let streamARN = "arn:aws:firehose:\(region):\(accountID):deliverystream/\(name)"
+        let streamARN = ServiceLimits.streamARN(region: region, accountID: accountID, name: name)
         if let lambda = processing.lambda, let function = lambda.function {
             settings.transform(
                 with: LambdaTransformationSettings(

@@ -266,7 +266,8 @@ extension DeliveryStreamSettings {
                 with: LambdaTransformationSettings(
                     function: function.function, functionARN: lambda.arn, numberOfRetries: lambda.numberOfRetries,
                     bufferSizeBytes: lambda.bufferSizeBytes, bufferIntervalSeconds: lambda.bufferIntervalSeconds,
-                    deliveryStreamARN: "arn:aws:firehose:\(region):\(accountID):deliverystream/\(name)", region: region,
+                    deliveryStreamARN: ServiceLimits.streamARN(region: region, accountID: accountID, name: name),
+                    region: region,
                     invocationTimeout: function.timeout)
             )
         }

@@ -8,6 +8,11 @@ public enum ServiceLimits {
     package static let streamNameLength = 1...64
     package static let streamNamePattern = "[a-zA-Z0-9_.-]+"
 
+    /// A delivery stream's ARN, as AWS writes it.
+    package static func streamARN(region: String, accountID: String, name: String) -> String {
+        "arn:aws:firehose:\(region):\(accountID):deliverystream/\(name)"
+    }
+
     package static func isValidStreamNameCharacter(_ byte: UInt8) -> Bool {
         byte.isASCIIAlphanumeric || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
     }

@@ -199,3 +199,85 @@ def test_the_aws_cli_gets_an_identity_and_credentials(make_server):
     assert got.returncode == 0, got.stderr
     srv.flush(STREAM)
     assert srv.delivered(STREAM).decode() == "from the cli\n"
+
+
+# --------------------------------------------------------------------------
+# IAM policies of the pools' roles
+# --------------------------------------------------------------------------
+
+OTHER = "other-events"
+POLICY = {"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow", "Action": ["firehose:PutRecord", "firehose:PutRecordBatch"],
+    "Resource": f"arn:aws:firehose:us-east-1:{fhlocal.ACCOUNT_ID}:deliverystream/{STREAM}"}]}
+
+
+def policy_config(lifetime: int = 3600, **top) -> dict:
+    return fhlocal.standard_config(
+        DeliveryStreams=[ext_stream(STREAM, **hints(1, 60)), ext_stream(OTHER, **hints(1, 60))],
+        Cognito={"CredentialLifetimeSeconds": lifetime, "IdentityPools": [{
+            "IdentityPoolName": "mobile", "AllowUnauthenticatedIdentities": True,
+            "Roles": {"unauthenticated": f"arn:aws:iam::{fhlocal.ACCOUNT_ID}:role/AppUnauth"}}]},
+        # The policy as pasted from the console: its JSON text.
+        Roles=[{"RoleName": "AppUnauth", "Policies": [json.dumps(POLICY)]}], **top)
+
+
+def pool_id(srv) -> str:
+    return cognito_client(srv).list_identity_pools(MaxResults=1)["IdentityPools"][0]["IdentityPoolId"]
+
+
+def denial(stream: str, action: str = "PutRecord") -> str:
+    return (f"User: arn:aws:sts::{fhlocal.ACCOUNT_ID}:assumed-role/AppUnauth/CognitoIdentityCredentials is not "
+            f"authorized to perform: firehose:{action} on resource: "
+            f"arn:aws:firehose:us-east-1:{fhlocal.ACCOUNT_ID}:deliverystream/{stream} because no identity-based "
+            f"policy allows the firehose:{action} action")
+
+
+def test_the_roles_policy_allows_its_stream_and_refuses_the_rest_with_boto3(make_server):
+    srv = make_server(policy_config(lifetime=4), name="policy")
+    _, credentials = app_credentials(srv, pool_id(srv))
+    fh = firehose_with(srv, credentials)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"allowed\n"})
+    assert fh.put_record_batch(DeliveryStreamName=STREAM, Records=[{"Data": b"batch\n"}])["FailedPutCount"] == 0
+    err = fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"refused\n"}), "AccessDeniedException")
+    assert err["Error"]["Message"] == denial(OTHER)
+    err = fhlocal.expect_client_error(lambda: fh.describe_delivery_stream(DeliveryStreamName=STREAM),
+                                      "AccessDeniedException")
+    assert err["Error"]["Message"] == denial(STREAM, "DescribeDeliveryStream")
+    time.sleep(max(0.0, (credentials["Expiration"] - dt.datetime.now(dt.timezone.utc)).total_seconds()) + 0.5)
+    fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"late\n"}), "ExpiredTokenException")
+    srv.flush()
+    assert srv.delivered(STREAM).decode() == "allowed\nbatch\n"
+    assert srv.stream_keys(OTHER) == []
+    # The configured test/test keys are bound by nothing.
+    srv.client().put_record(DeliveryStreamName=OTHER, Record={"Data": b"admin\n"})
+
+
+def test_the_go_sdk_gets_credentials_and_meets_the_policy(make_server, tmp_path_factory):
+    program = fhlocal.build_go_program("cognitoput", tmp_path_factory)
+    srv = make_server(policy_config(lifetime=4), name="go")
+    got = fhlocal.run([program, "-endpoint", srv.endpoint, "-pool", pool_id(srv), "-streams", f"{STREAM},{OTHER}",
+                       "-after-expiry"], timeout=60)
+    assert got.returncode == 0, got.stderr
+    report = json.loads(got.stdout)
+    assert "error" not in report, report
+    assert ID_RE.match(report["identityId"]) and report["accessKeyId"].startswith("ASIA")
+    assert report["puts"] == {STREAM: "ok", OTHER: "AccessDeniedException: " + denial(OTHER)}
+    assert report["afterExpiry"] == "ExpiredTokenException: The security token included in the request is expired"
+    srv.flush(STREAM)
+    assert srv.delivered(STREAM).decode() == f"go to {STREAM}\n"
+
+
+def test_a_configured_key_given_policies_is_bound_by_them(make_server):
+    srv = make_server(policy_config(Credentials=[
+        {"AccessKeyId": "test", "SecretAccessKey": "test"},
+        {"AccessKeyId": "AKIAPRODUCER", "SecretAccessKey": "producer-secret", "UserName": "producer",
+         "Policies": [POLICY]}]), name="user")
+    producer = srv.client("AKIAPRODUCER", "producer-secret")
+    producer.put_record(DeliveryStreamName=STREAM, Record={"Data": b"produced\n"})
+    err = fhlocal.expect_client_error(
+        lambda: producer.put_record(DeliveryStreamName=OTHER, Record={"Data": b"x\n"}), "AccessDeniedException")
+    assert err["Error"]["Message"].startswith(
+        f"User: arn:aws:iam::{fhlocal.ACCOUNT_ID}:user/producer is not authorized to perform: firehose:PutRecord")
+    srv.client().put_record(DeliveryStreamName=OTHER, Record={"Data": b"test key\n"})

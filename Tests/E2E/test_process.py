@@ -408,6 +408,18 @@ BAD_CONFIGS = {
     "cognito-pool-typo": (
         {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True, "Role": {}}]},
          **bad_stream()}, ["unknown field 'Role'"], []),
+    "role-without-name": (
+        {"Roles": [{"Policies": []}], **bad_stream()}, ["Roles[0]", "give RoleName or RoleArn"], []),
+    "role-policy-with-principal": (
+        {"Roles": [{"RoleName": "App", "Policies": [{"Version": "2012-10-17", "Statement": {
+            "Effect": "Allow", "Principal": "*", "Action": "firehose:*", "Resource": "*"}}]}], **bad_stream()},
+        ["Roles[0].Policies[0].Statement[0].Principal", "should not specify a principal"], []),
+    "role-policy-not-json": (
+        {"Roles": [{"RoleName": "App", "Policies": ["{not json"]}], **bad_stream()},
+        ["Roles[0].Policies[0]", "not valid JSON"], []),
+    "user-name-without-policies": (
+        {"Credentials": [{"AccessKeyId": "a", "SecretAccessKey": "b", "UserName": "ci"}], **bad_stream()},
+        ["Credentials[0].UserName", "give Policies too"], []),
     "cognito-pool-twice": (
         {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True},
                                        {"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": False}]},

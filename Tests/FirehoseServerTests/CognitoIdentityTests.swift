@@ -2,6 +2,7 @@ import AWSSigV4
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import IAMPolicy
 import Testing
 
 @testable import FirehoseServer
@@ -308,5 +309,152 @@ struct CognitoIdentityTests {
         let roles = try json(
             await restarted.cognito("GetIdentityPoolRoles", #"{"IdentityPoolId": "\#(pool)"}"#, sign: true))
         #expect((roles["Roles"] as? [String: String])?.count == 2)
+    }
+}
+
+@Suite("IAM policies bind issued credentials and configured keys")
+struct AccessPolicyTests {
+    static let unauthRole = "arn:aws:iam::123456789012:role/Unauth"
+
+    /// The typical mobile-analytics role: put into the app's streams only, and only for identities of
+    /// the app's pool.
+    static func mobileAnalytics(pool: String? = "*") -> IAMPolicy {
+        let condition = pool.map { #", "Condition": {"StringLike": {"cognito-identity.amazonaws.com:aud": "\#($0)"}}"# }
+        return try! IAMPolicy(
+            json: Array(
+                #"""
+                {"Version": "2012-10-17", "Statement": [{
+                    "Effect": "Allow",
+                    "Action": ["firehose:PutRecord", "firehose:PutRecordBatch"],
+                    "Resource": "arn:aws:firehose:us-east-1:123456789012:deliverystream/events"\#(condition ?? "")
+                }]}
+                """#.utf8))
+    }
+
+    @Test("A role's policy allows its streams and refuses the rest with AWS's AccessDeniedException")
+    func rolePolicyIsEnforced() async throws {
+        let harness = try APIHarness { $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalytics()] }
+        let pool = try await harness.makePool()
+        let credentials = try await harness.issuedCredentials(identity: try await harness.identityID(pool: pool))
+        #expect(await harness.put(signedWith: credentials).status == 200)
+        let batch = await harness.api.handle(
+            harness.request(
+                operation: "PutRecordBatch", body: harness.batchBody(records: [Array("a".utf8)]),
+                signingCredentials: credentials))
+        #expect(batch.status == 200)
+
+        // A stream the policy does not name, even one that does not exist: refused before anything else.
+        let other = await harness.api.handle(
+            harness.request(
+                operation: "PutRecord", body: harness.putRecordBody(stream: "other", data: Array("x".utf8)),
+                signingCredentials: credentials))
+        #expect(
+            try expectError(other, status: 400, code: "AccessDeniedException")
+                == "User: arn:aws:sts::123456789012:assumed-role/Unauth/CognitoIdentityCredentials is not authorized to perform: firehose:PutRecord on resource: arn:aws:firehose:us-east-1:123456789012:deliverystream/other because no identity-based policy allows the firehose:PutRecord action"
+        )
+        let describe = await harness.api.handle(
+            harness.request(
+                operation: "DescribeDeliveryStream", body: Array(#"{"DeliveryStreamName": "events"}"#.utf8),
+                signingCredentials: credentials))
+        #expect(
+            try expectError(describe, status: 400, code: "AccessDeniedException").contains(
+                "firehose:DescribeDeliveryStream on resource: arn:aws:firehose:us-east-1:123456789012:deliverystream/events"
+            ))
+        let list = await harness.api.handle(
+            harness.request(operation: "ListDeliveryStreams", body: Array("{}".utf8), signingCredentials: credentials))
+        #expect(
+            try expectError(list, status: 400, code: "AccessDeniedException").contains(
+                "firehose:ListDeliveryStreams on resource: *"))
+        // The pool operations too: the role may not make pools.
+        let create = await harness.api.handle(
+            harness.request(
+                operation: "CreateIdentityPool",
+                body: Array(#"{"IdentityPoolName": "x", "AllowUnauthenticatedIdentities": true}"#.utf8),
+                service: "cognito-identity", targetPrefix: "AWSCognitoIdentityService.", signingCredentials: credentials
+            ))
+        #expect(
+            try expectError(create, status: 400, code: "AccessDeniedException").contains(
+                "cognito-identity:CreateIdentityPool on resource: *"))
+        // The configured keys are bound by nothing.
+        #expect(
+            await harness.api.handle(
+                harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "events", data: [1]))
+            ).status == 200)
+    }
+
+    @Test("Cognito's condition keys: aud names the pool, amr the kind of identity; an explicit deny wins")
+    func cognitoConditionKeys() async throws {
+        let denyAuthenticated = try IAMPolicy(
+            json: Array(
+                #"""
+                {"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Action": "firehose:*", "Resource": "*",
+                 "Condition": {"ForAnyValue:StringLike": {"cognito-identity.amazonaws.com:amr": "authenticated"}}}}
+                """#.utf8))
+        let harness = try APIHarness {
+            $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalytics(pool: "us-east-1:*")]
+            $0.accessPolicies.roles["arn:aws:iam::123456789012:role/Auth"] = [
+                Self.mobileAnalytics(), denyAuthenticated,
+            ]
+        }
+        let poolID = try await harness.makePool(extra: #", "DeveloperProviderName": "login.app""#)
+        let unauthenticated = try await harness.issuedCredentials(
+            identity: try await harness.identityID(pool: poolID))
+        #expect(await harness.put(signedWith: unauthenticated).status == 200)
+        let grant = try #require(harness.api.issuedGrant(forAccessKey: unauthenticated.accessKeyId))
+        #expect(grant.identityPoolId == poolID)
+
+        let logins = #"{"login.app": "user-1"}"#
+        let authenticated = try await harness.issuedCredentials(
+            identity: try await harness.identityID(pool: poolID, logins: logins), logins: logins)
+        let refused = await harness.put(signedWith: authenticated)
+        #expect(
+            try expectError(refused, status: 400, code: "AccessDeniedException")
+                == "User: arn:aws:sts::123456789012:assumed-role/Auth/CognitoIdentityCredentials is not authorized to perform: firehose:PutRecord on resource: arn:aws:firehose:us-east-1:123456789012:deliverystream/events with an explicit deny in an identity-based policy"
+        )
+
+        // A policy that names another pool in aud refuses this pool's identities.
+        let other = try APIHarness {
+            $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalytics(pool: "us-east-1:not-this-pool")]
+        }
+        let otherPool = try await other.makePool()
+        let credentials = try await other.issuedCredentials(identity: try await other.identityID(pool: otherPool))
+        _ = try expectError(await other.put(signedWith: credentials), status: 400, code: "AccessDeniedException")
+    }
+
+    @Test("A configured key given policies is bound by them; a role nobody declared is not")
+    func configuredKeysAndUndeclaredRoles() async throws {
+        let harness = try APIHarness {
+            $0.accessPolicies.users["AKIDLOCAL"] = AccessPolicies.User(
+                arn: "arn:aws:iam::123456789012:user/ci", policies: [Self.mobileAnalytics(pool: nil)])
+        }
+        // A condition on Cognito's keys fails for a caller that has none.
+        let conditioned = try APIHarness {
+            $0.accessPolicies.users["AKIDLOCAL"] = AccessPolicies.User(
+                arn: "arn:aws:iam::123456789012:user/ci", policies: [Self.mobileAnalytics()])
+        }
+        _ = try expectError(
+            await conditioned.api.handle(
+                conditioned.request(operation: "PutRecord", body: conditioned.putRecordBody(data: [1]))),
+            status: 400, code: "AccessDeniedException")
+        #expect(
+            await harness.api.handle(harness.request(operation: "PutRecord", body: harness.putRecordBody(data: [1])))
+                .status == 200)
+        let refused = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "other", data: [1])))
+        #expect(
+            try expectError(refused, status: 400, code: "AccessDeniedException").hasPrefix(
+                "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: firehose:PutRecord"))
+
+        let open = try APIHarness { $0.accessPolicies.roles["arn:aws:iam::123456789012:role/Declared"] = [] }
+        let pool = try await open.makePool()
+        let credentials = try await open.issuedCredentials(identity: try await open.identityID(pool: pool))
+        let elsewhere = await open.api.handle(
+            open.request(
+                operation: "PutRecord", body: open.putRecordBody(stream: "other", data: [1]),
+                signingCredentials: credentials))
+        _ = try expectError(elsewhere, status: 400, code: "ResourceNotFoundException")
+        #expect(
+            AccessPolicies.sessionARN(role: "arn:aws:iam::123456789012:role/mobile/App_Unauth", session: "S")
+                == "arn:aws:sts::123456789012:assumed-role/App_Unauth/S")
     }
 }

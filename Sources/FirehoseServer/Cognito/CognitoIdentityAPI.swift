@@ -24,6 +24,8 @@ package struct CognitoIdentityAPI: Sendable {
     let accountID: String
     /// How long issued credentials are valid (AWS: one hour).
     let credentialLifetime: TimeInterval
+    /// The policies that bind a caller of the pool operations, if any do.
+    let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
     let verifier: SigV4Verifier?
     /// Signs GetOpenIdToken's tokens; lives as long as the process.
     let tokenKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
@@ -53,10 +55,18 @@ package struct CognitoIdentityAPI: Sendable {
             let signed = SigV4Request(
                 method: request.method, path: request.path, query: request.query, headers: request.headers,
                 bodySHA256: SHA256Hex.hash(request.body))
+            let credentials: AWSCredentials
             do {
-                _ = try verifier.verify(signed, now: now)
+                credentials = try verifier.verify(signed, now: now)
             } catch {
                 throw FirehoseError(code: error.code, message: error.message)
+            }
+            if let caller = boundCaller(credentials.accessKeyId) {
+                let pool = (try? RequestJSON.decode(IdentityPoolIDInput.self, from: body))?.identityPoolId
+                let resource =
+                    operation == .createIdentityPool || operation == .listIdentityPools
+                    ? "*" : pool.map { "arn:aws:cognito-identity:\(region):\(accountID):identitypool/\($0)" } ?? "*"
+                try caller.authorize(action: "cognito-identity:\(operation.rawValue)", resource: resource)
             }
         }
         switch operation {
@@ -534,7 +544,7 @@ package struct CognitoIdentityAPI: Sendable {
     }
 
     /// `arn:aws:iam::ACCOUNT:role/NAME` (any partition, any path).
-    static func isRoleARN(_ arn: String) -> Bool {
+    package static func isRoleARN(_ arn: String) -> Bool {
         let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
         return parts.count == 6 && parts[0] == "arn" && !parts[1].isEmpty && parts[2] == "iam" && parts[3].isEmpty
             && !parts[4].isEmpty && parts[5].hasPrefix("role/") && parts[5].count > 5

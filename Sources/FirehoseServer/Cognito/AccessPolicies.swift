@@ -1,0 +1,80 @@
+import FirehoseWire
+import IAMPolicy
+
+/// Which callers identity-based policies bind, from the configuration file: roles (the Cognito pools'
+/// roles) and configured key pairs given `Policies`.
+///
+/// A caller nothing binds may call anything, as before policies existed: a configured key pair
+/// without `Policies`, and credentials issued for a role the configuration does not declare. IAM
+/// would deny everything to a role without policies; here an undeclared role is one the user has not
+/// described, so its credentials stay as open as the configured keys.
+package struct AccessPolicies: Sendable {
+    /// The policies of declared roles, by role ARN.
+    package var roles: [String: [IAMPolicy]] = [:]
+    /// Configured key pairs bound by policies, by access key.
+    package var users: [String: User] = [:]
+
+    package struct User: Sendable {
+        /// `arn:aws:iam::ACCOUNT:user/NAME`: who refusals name.
+        package var arn: String
+        package var policies: [IAMPolicy]
+
+        package init(arn: String, policies: [IAMPolicy]) {
+            self.arn = arn
+            self.policies = policies
+        }
+    }
+
+    package init() {}
+
+    var isEmpty: Bool { roles.isEmpty && users.isEmpty }
+
+    /// The policies that bind the caller of `accessKeyID`, and the condition keys its requests bring;
+    /// nil when nothing binds it.
+    func caller(accessKeyID: String, issued: (String) -> CredentialGrant?) -> BoundCaller? {
+        if let user = users[accessKeyID] {
+            return BoundCaller(arn: user.arn, policies: user.policies, context: [:])
+        }
+        guard let grant = issued(accessKeyID), let policies = roles[grant.roleArn] else { return nil }
+        return BoundCaller(
+            arn: Self.sessionARN(role: grant.roleArn, session: "CognitoIdentityCredentials"), policies: policies,
+            context: [
+                "cognito-identity.amazonaws.com:aud": [grant.identityPoolId],
+                "cognito-identity.amazonaws.com:sub": [grant.identityId],
+                "cognito-identity.amazonaws.com:amr": grant.amr,
+                "aws:PrincipalArn": [grant.roleArn],
+            ])
+    }
+
+    /// `arn:aws:sts::ACCOUNT:assumed-role/NAME/SESSION` for `arn:aws:iam::ACCOUNT:role/PATH/NAME`: the
+    /// role's name without its path, as STS writes it.
+    static func sessionARN(role: String, session: String) -> String {
+        let parts = role.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6 else { return role }
+        let name = parts[5].split(separator: "/").last ?? parts[5]
+        return "arn:\(parts[1]):sts::\(parts[4]):assumed-role/\(name)/\(session)"
+    }
+}
+
+/// A caller bound by identity-based policies.
+struct BoundCaller: Sendable {
+    var arn: String
+    var policies: [IAMPolicy]
+    /// Condition keys and their values.
+    var context: [String: [String]]
+
+    /// Refuses, as IAM refuses, what the policies do not allow: `AccessDeniedException` naming the
+    /// caller, the action and the resource, and why.
+    func authorize(action: String, resource: String) throws(FirehoseError) {
+        let request = IAMRequest(action: action, resource: resource, context: context)
+        let reason: String
+        switch IAMPolicy.evaluate(request, policies: policies) {
+        case .allowed: return
+        case .implicitDeny: reason = "because no identity-based policy allows the \(action) action"
+        case .explicitDeny: reason = "with an explicit deny in an identity-based policy"
+        }
+        throw FirehoseError(
+            code: "AccessDeniedException",
+            message: "User: \(arn) is not authorized to perform: \(action) on resource: \(resource) \(reason)")
+    }
+}
