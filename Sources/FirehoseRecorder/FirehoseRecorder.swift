@@ -400,6 +400,7 @@ public actor FirehoseRecorder {
     {
         var pending = batch
         var retry = round
+        var refreshedCredentials = false
         while !pending.isEmpty {
             inFlight.formUnion(pending.map(\.id))
             summary.requests += 1
@@ -442,6 +443,11 @@ public actor FirehoseRecorder {
                 switch Self.classify(error) {
                 case .offline:
                     return .stopAll(error)
+                case .refreshCredentials:
+                    if refreshedCredentials { return .stopAll(error) }
+                    refreshedCredentials = true
+                    summary.credentialRefreshes += 1
+                    continue
                 case .stopStream(let reason):
                     return .stopStream(StreamStop(reason: reason, error: error))
                 case .invalidBatch:
@@ -542,6 +548,9 @@ public actor FirehoseRecorder {
         case stopStream(StreamStop.Reason)
         /// The batch is invalid: split it to find the record(s) to drop.
         case invalidBatch
+        /// The credentials expired: send again at once with fresh ones (the client made its provider
+        /// drop the expired ones), counting nothing; expired again, stop the whole submit.
+        case refreshCredentials
     }
 
     static func classify(_ error: FirehoseClientError) -> Classification {
@@ -552,7 +561,7 @@ public actor FirehoseRecorder {
         case .service: break
         }
         let code = error.code ?? ""
-        if FirehoseClientError.expiredCredentialCodes.contains(code) { return .offline }
+        if FirehoseClientError.expiredCredentialCodes.contains(code) { return .refreshCredentials }
         if error.isRetryableServiceError { return .retryable }
         if code == "ResourceNotFoundException" { return .stopStream(.streamNotFound) }
         if FirehoseClientError.authorizationCodes.contains(code) || error.httpStatus == 401 || error.httpStatus == 403 {

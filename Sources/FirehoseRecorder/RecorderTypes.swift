@@ -172,6 +172,9 @@ public struct SubmitSummary: Sendable {
     public var requests = 0
     /// Record attempts that failed retryably and were counted.
     public var failedAttempts = 0
+    /// Requests sent again at once, with fresh credentials, after the service said the credentials
+    /// had expired (`ExpiredTokenException`); not counted as failed attempts.
+    public var credentialRefreshes = 0
     public var dropped: [DroppedRecords] = []
     public var stoppedStreams: [String: StreamStop] = [:]
     /// Records in the store when the submit finished (including ones saved during it).
@@ -185,6 +188,7 @@ public struct SubmitSummary: Sendable {
         sentBytes += other.sentBytes
         requests += other.requests
         failedAttempts += other.failedAttempts
+        credentialRefreshes += other.credentialRefreshes
         dropped += other.dropped
     }
 

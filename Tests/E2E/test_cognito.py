@@ -281,3 +281,20 @@ def test_a_configured_key_given_policies_is_bound_by_them(make_server):
     assert err["Error"]["Message"].startswith(
         f"User: arn:aws:iam::{fhlocal.ACCOUNT_ID}:user/producer is not authorized to perform: firehose:PutRecord")
     srv.client().put_record(DeliveryStreamName=OTHER, Record={"Data": b"test key\n"})
+
+
+def test_the_mobile_guide_configuration_does_what_the_guide_says(make_server):
+    """docs/mobile.md's configuration, as written there: the app's stream is allowed, another team's is
+    refused with the very message the guide quotes."""
+    guide = (fhlocal.REPO_ROOT / "docs" / "mobile.md").read_text()
+    config = re.search(r"```yaml\n(.*?)```", guide, re.S).group(1)
+    quoted = re.search(r"A call it does not allow answers what IAM answers:\n\n```\n(.*?)```", guide, re.S).group(1)
+    srv = make_server(config, name="guide")
+    _, credentials = app_credentials(srv, "us-east-1:7c3b9d2e-5f1a-4c8b-9e6d-1a2b3c4d5e6f")
+    fh = firehose_with(srv, credentials)
+    fh.put_record(DeliveryStreamName="myapp-events", Record={"Data": b'{"event":"open"}\n'})
+    err = fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName="billing-events", Record={"Data": b"x"}), "AccessDeniedException")
+    assert "AccessDeniedException: " + err["Error"]["Message"] == " ".join(quoted.split())
+    srv.flush("myapp-events")
+    assert srv.delivered("myapp-events", bucket="myapp-analytics") == b'{"event":"open"}\n'

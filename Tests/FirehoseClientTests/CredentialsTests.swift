@@ -142,3 +142,109 @@ struct CredentialsTests {
         await #expect(throws: CredentialsError.self) { try await provider.credentials() }
     }
 }
+
+/// Answers Cognito Identity calls from a script, and records them.
+final class ScriptedCognito: HTTPTransport, Sendable {
+    struct Call: Sendable {
+        var operation: String
+        var body: [String: String]
+        var hasAuthorization: Bool
+    }
+    private let state = Mutex<(answers: [(Int, String)], calls: [Call])>(([], []))
+
+    init(_ answers: [(status: Int, body: String)]) {
+        state.withLock { $0.answers = answers.map { ($0.status, $0.body) } }
+    }
+
+    var calls: [Call] { state.withLock { $0.calls } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let object = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]) ?? [:]
+        let call = Call(
+            operation: String((request.header("X-Amz-Target") ?? "").split(separator: ".").last ?? ""),
+            body: object.compactMapValues { $0 as? String }, hasAuthorization: request.header("Authorization") != nil)
+        let (status, body) = state.withLock { state -> (Int, String) in
+            state.calls.append(call)
+            return state.answers.isEmpty ? (500, "{}") : state.answers.removeFirst()
+        }
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/x-amz-json-1.1")]
+        if status >= 400, let type = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String] {
+            headers.append(("x-amzn-ErrorType", type["__type"] ?? ""))
+        }
+        return HTTPResponse(status: status, headers: headers, body: Array(body.utf8))
+    }
+}
+
+@Suite("CognitoCredentialsProvider")
+struct CognitoCredentialsProviderTests {
+    static let pool = "us-east-1:00000000-0000-4000-8000-000000000001"
+    static func credentials(_ key: String, expiration: Double) -> (Int, String) {
+        (
+            200,
+            #"{"IdentityId": "us-east-1:aaaa", "Credentials": {"AccessKeyId": "\#(key)", "SecretKey": "s", "SessionToken": "t", "Expiration": \#(expiration)}}"#
+        )
+    }
+
+    @Test("GetId once, then GetCredentialsForIdentity, unsigned; the identity kept on disk; refreshed after invalidate")
+    func enhancedFlow() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("identity-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let transport = ScriptedCognito([
+            (200, #"{"IdentityId": "us-east-1:aaaa"}"#), Self.credentials("ASIA1", expiration: 4_000_000_000),
+            Self.credentials("ASIA2", expiration: 4_000_000_000),
+        ])
+        let provider = CognitoCredentialsProvider(
+            configuration: .init(
+                identityPoolId: Self.pool, endpoint: URL(string: "http://127.0.0.1:1")!,
+                logins: { ["login.app": "token"] }, identityIDFile: file, transport: transport))
+        let first = try await provider.credentials()
+        #expect(first.accessKeyId == "ASIA1" && first.sessionToken == "t")
+        #expect(first.expiration == Date(timeIntervalSince1970: 4_000_000_000))
+        #expect(try await provider.credentials() == first)
+        await provider.invalidate()
+        #expect(try await provider.credentials().accessKeyId == "ASIA2")
+        #expect(
+            transport.calls.map(\.operation) == ["GetId", "GetCredentialsForIdentity", "GetCredentialsForIdentity"])
+        #expect(transport.calls.allSatisfy { !$0.hasAuthorization })
+        #expect(transport.calls[0].body["IdentityPoolId"] == Self.pool)
+        #expect(transport.calls[2].body["IdentityId"] == "us-east-1:aaaa")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "us-east-1:aaaa")
+        #expect(provider.identityId == "us-east-1:aaaa")
+    }
+
+    @Test("An identity the pool no longer knows is dropped and a new one asked for, once; errors name Cognito's code")
+    func staleIdentity() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("identity-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("us-east-1:gone".utf8).write(to: file)
+        let transport = ScriptedCognito([
+            (400, #"{"__type": "ResourceNotFoundException", "message": "Identity 'us-east-1:gone' not found."}"#),
+            (200, #"{"IdentityId": "us-east-1:bbbb"}"#), Self.credentials("ASIA3", expiration: 4_000_000_000),
+        ])
+        let provider = CognitoCredentialsProvider(
+            configuration: .init(
+                identityPoolId: Self.pool, endpoint: URL(string: "http://127.0.0.1:1")!, identityIDFile: file,
+                transport: transport))
+        #expect(try await provider.credentials().accessKeyId == "ASIA3")
+        #expect(
+            transport.calls.map(\.operation) == ["GetCredentialsForIdentity", "GetId", "GetCredentialsForIdentity"])
+        #expect(provider.identityId == "us-east-1:bbbb")
+
+        let refusing = ScriptedCognito([
+            (
+                400,
+                #"{"__type": "NotAuthorizedException", "message": "Unauthenticated access is not supported for this identity pool."}"#
+            )
+        ])
+        let closed = CognitoCredentialsProvider(
+            configuration: .init(
+                identityPoolId: Self.pool, endpoint: URL(string: "http://127.0.0.1:1")!, transport: refusing))
+        do {
+            _ = try await closed.credentials()
+            Issue.record("credentials from a pool that refuses unauthenticated identities")
+        } catch let error as CognitoServiceError {
+            #expect(error.code == "NotAuthorizedException")
+            #expect(error.description.contains("Unauthenticated access is not supported"))
+        }
+    }
+}

@@ -232,6 +232,86 @@ struct EndToEndTests {
                 + "\(delivered.count) delivered once each")
     }
 
+    @Test(
+        "Cognito credentials: expiring during a submit they are refreshed and every record arrives once; a stream the role may not write stops as notAuthorized, its records kept"
+    )
+    func cognitoCredentials() async throws {
+        let binary = try requireServerBinary()
+        let work = try TestDirectory("e2e-cognito")
+        defer { work.remove() }
+        let pool = "us-east-1:00000000-0000-4000-8000-000000000017"
+        let cognito = """
+
+            Faults:
+              - {Name: slow, Operations: [PutRecordBatch], Latency: {Milliseconds: 100}}
+            Cognito:
+              CredentialLifetimeSeconds: 1
+              IdentityPools:
+                - IdentityPoolId: "\(pool)"
+                  IdentityPoolName: mobile
+                  AllowUnauthenticatedIdentities: true
+                  Roles: {unauthenticated: "arn:aws:iam::000000000000:role/AppUnauth"}
+            Roles:
+              - RoleName: AppUnauth
+                Policies:
+                  - Version: "2012-10-17"
+                    Statement:
+                      Effect: Allow
+                      Action: [firehose:PutRecord, firehose:PutRecordBatch]
+                      Resource: arn:aws:firehose:us-east-1:000000000000:deliverystream/lines
+            """
+        let server = try LocalFirehoseProcess(binary: binary, workDirectory: work.url, configYAML: e2eConfig + cognito)
+        try await server.start()
+        defer { server.kill() }
+
+        // The provider's clock runs 10 s behind, so it keeps credentials past their expiry: what makes
+        // it refresh is the server's ExpiredTokenException, in the middle of the submit.
+        let identityFile = work.appending("identity-id")
+        let provider = CognitoCredentialsProvider(
+            configuration: .init(
+                identityPoolId: pool, endpoint: server.endpoint, identityIDFile: identityFile,
+                refreshBefore: .zero, now: { Date().addingTimeInterval(-10) }))
+        let client = FirehoseClient(endpoint: server.endpoint, region: "us-east-1", credentialsProvider: provider)
+        let recorder = try FirehoseRecorder(
+            directory: work.appending("recorder"), client: client,
+            configuration: .init(diskByteLimit: 64 << 20, batchRecordsCountLimit: 100, maxConcurrentRequests: 1))
+        let records = randomRecords(2_000, seed: 17, sizes: 1...200)
+        for record in records { try await recorder.saveRecord(record, streamName: "lines") }
+        for index in 0..<5 { try await recorder.saveRecord(Data("not allowed \(index)".utf8), streamName: "zipped") }
+
+        let summary = await recorder.submitAllRecords()
+        #expect(summary.status.name == "streamsStopped", "\(summary.status)")
+        #expect(summary.sentRecords == records.count)
+        #expect(summary.failedAttempts == 0)
+        #expect(summary.credentialRefreshes >= 1, "20 requests of 100 ms outlast credentials of 1 s")
+        #expect(await provider.fetchCount == summary.credentialRefreshes + 1)
+        let stop = try #require(summary.stoppedStreams["zipped"])
+        #expect(stop.reason == .notAuthorized)
+        #expect(stop.error.code == "AccessDeniedException")
+        #expect(
+            stop.error.message.hasPrefix(
+                "User: arn:aws:sts::000000000000:assumed-role/AppUnauth/CognitoIdentityCredentials is not authorized to perform: firehose:PutRecordBatch on resource: arn:aws:firehose:us-east-1:000000000000:deliverystream/zipped"
+            ))
+        #expect(summary.remainingRecords == 5)
+
+        _ = try await server.flush()
+        let delivered = try deliveredRecords(server, prefix: "lines")
+        #expect(delivered.count == records.count, "every record once: no loss, no duplicate")
+        #expect(sortedBytes(delivered) == sortedBytes(records))
+
+        // The identity is kept on disk: the app's next launch is the same identity (GetId without
+        // logins would make a new one).
+        let identity = try #require(provider.identityId)
+        let relaunched = CognitoCredentialsProvider(
+            configuration: .init(identityPoolId: pool, endpoint: server.endpoint, identityIDFile: identityFile))
+        _ = try await relaunched.credentials()
+        #expect(relaunched.identityId == identity)
+        print(
+            "e2e cognito: \(records.count) records in \(summary.requests) requests, "
+                + "\(summary.credentialRefreshes) credential refreshes after ExpiredTokenException, identity \(identity)"
+        )
+    }
+
     @Test("A server killed in the middle of a submit: offline, restart, submit again, every record delivered")
     func serverRestartMidSubmit() async throws {
         let binary = try requireServerBinary()

@@ -182,7 +182,7 @@ struct SubmitTests {
         #expect(try await harness.recorder.storedRecords().allSatisfy { $0.attempts == 0 })
     }
 
-    @Test("Expired session tokens count as a credentials failure, not a reason to drop")
+    @Test("Credentials that stay expired after a refresh count as a credentials failure, not a reason to drop")
     func expiredToken() async throws {
         let endpoint = FakeFirehoseEndpoint()
         endpoint.setDefault(
@@ -194,8 +194,30 @@ struct SubmitTests {
         try await harness.save(2)
         let summary = await harness.recorder.submitAllRecords()
         #expect(summary.isOffline)
-        #expect(summary.requests == 1)
+        #expect(summary.requests == 2)
+        #expect(summary.credentialRefreshes == 1)
+        #expect(summary.failedAttempts == 0)
+        #expect(try await harness.recorder.storedRecords().allSatisfy { $0.attempts == 0 })
         #expect(try await harness.recorder.recordCount == 2)
+    }
+
+    @Test("Credentials expiring in the middle of a submit: sent again at once with fresh ones, each record once")
+    func expiredTokenMidSubmit() async throws {
+        let endpoint = FakeFirehoseEndpoint()
+        endpoint.enqueue(
+            .accept,
+            .error(
+                status: 400, code: "ExpiredTokenException",
+                message: "The security token included in the request is expired"))
+        let harness = try Harness(.init(batchRecordsCountLimit: 3), endpoint: endpoint)
+        defer { harness.directory.remove() }
+        let saved = try await harness.save(9)
+        let summary = await harness.recorder.submitAllRecords()
+        #expect(summary.status.name == "completed")
+        #expect(summary.requests == 4)
+        #expect(summary.credentialRefreshes == 1)
+        #expect(summary.failedAttempts == 0)
+        #expect(harness.delivered("events") == saved)
     }
 
     @Test("ResourceNotFoundException stops that stream only, and says why")
@@ -343,7 +365,7 @@ struct SubmitTests {
         #expect(FirehoseRecorder.classify(error("AccessDeniedException", 400)) == .stopStream(.notAuthorized))
         #expect(
             FirehoseRecorder.classify(error("MissingAuthenticationTokenException", 400)) == .stopStream(.notAuthorized))
-        #expect(FirehoseRecorder.classify(error("ExpiredTokenException", 400)) == .offline)
+        #expect(FirehoseRecorder.classify(error("ExpiredTokenException", 400)) == .refreshCredentials)
         #expect(FirehoseRecorder.classify(error("ValidationException", 400)) == .invalidBatch)
         #expect(FirehoseRecorder.classify(error("InvalidArgumentException", 400)) == .invalidBatch)
         #expect(FirehoseRecorder.classify(error("SerializationException", 400)) == .invalidBatch)

@@ -1,0 +1,207 @@
+import AWSSigV4
+import FirehoseWire
+import Foundation
+import HTTPTransports
+import Synchronization
+
+/// Credentials from an Amazon Cognito identity pool, as the AWS mobile SDKs get them (the enhanced
+/// flow): GetId once for the app's identity, then GetCredentialsForIdentity whenever credentials are
+/// needed, both unsigned.
+///
+/// - The identity id is kept in memory and, given `identityIDFile`, on disk, so an app keeps its
+///   identity across launches (as the AWS SDKs keep it in the keychain).
+/// - Credentials are refreshed `refreshBefore` ahead of their expiry, and after the service answered
+///   `ExpiredTokenException` (`FirehoseClient` calls `invalidate()`); concurrent callers share one
+///   refresh (`TemporaryCredentialsProvider`).
+/// - An identity the pool no longer knows (`ResourceNotFoundException`), or one whose logins changed
+///   (`NotAuthorizedException`), is dropped and a new one asked for, once.
+///
+/// Works against `firehose-local` (its port serves Cognito Identity too) and, unchanged, against
+/// Amazon Cognito (`Configuration.awsEndpoint(region:)`).
+public final class CognitoCredentialsProvider: CredentialsProvider {
+    public struct Configuration: Sendable {
+        /// `REGION:uuid`.
+        public var identityPoolId: String
+        /// `http://127.0.0.1:4573` for `firehose-local`; `awsEndpoint(region:)` for AWS.
+        public var endpoint: URL
+        /// The logins of the signed-in user (`["graph.facebook.com": token]`), asked for at each
+        /// refresh so tokens can be renewed; empty for an unauthenticated identity.
+        public var logins: @Sendable () async throws -> [String: String]
+        /// Where the identity id is kept across launches; nil: in memory only.
+        public var identityIDFile: URL?
+        public var transport: any HTTPTransport
+        public var refreshBefore: Duration
+        public var timeout: Duration
+        public var now: @Sendable () -> Date
+
+        public init(
+            identityPoolId: String, endpoint: URL,
+            logins: @escaping @Sendable () async throws -> [String: String] = { [:] },
+            identityIDFile: URL? = nil, transport: any HTTPTransport = DefaultTransport(),
+            refreshBefore: Duration = .seconds(300), timeout: Duration = .seconds(30),
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.identityPoolId = identityPoolId
+            self.endpoint = endpoint
+            self.logins = logins
+            self.identityIDFile = identityIDFile
+            self.transport = transport
+            self.refreshBefore = refreshBefore
+            self.timeout = timeout
+            self.now = now
+        }
+
+        /// Amazon Cognito's endpoint in the pool's region (the part of the pool id before `:`).
+        public static func awsEndpoint(region: String) -> URL {
+            URL(string: "https://cognito-identity.\(region).amazonaws.com")!
+        }
+    }
+
+    public let configuration: Configuration
+    private let identity: IdentityCache
+    private let temporary: TemporaryCredentialsProvider
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let identity = IdentityCache(file: configuration.identityIDFile)
+        self.identity = identity
+        temporary = TemporaryCredentialsProvider(refreshBefore: configuration.refreshBefore, now: configuration.now) {
+            try await Self.fetch(configuration, identity: identity)
+        }
+    }
+
+    public func credentials() async throws -> AWSCredentials {
+        try await temporary.credentials()
+    }
+
+    public func invalidate() async {
+        await temporary.invalidate()
+    }
+
+    /// The identity id, once one was asked for (or read from `identityIDFile`).
+    public var identityId: String? { identity.value }
+
+    /// Forgets the identity and the credentials (sign-out): the next request gets a new identity.
+    public func clearIdentity() async {
+        identity.set(nil)
+        await temporary.invalidate()
+    }
+
+    /// How many times credentials were fetched from Cognito.
+    public var fetchCount: Int {
+        get async { await temporary.fetchCount }
+    }
+
+    // MARK: The calls
+
+    private static func fetch(_ configuration: Configuration, identity: IdentityCache) async throws -> AWSCredentials {
+        let logins = try await configuration.logins()
+        var retried = false
+        while true {
+            let id: String
+            if let known = identity.value {
+                id = known
+            } else {
+                id = try await getID(configuration, logins: logins)
+                identity.set(id)
+            }
+            do {
+                return try await getCredentials(configuration, identityID: id, logins: logins)
+            } catch let error as CognitoServiceError
+                where !retried && (error.code == "ResourceNotFoundException" || error.code == "NotAuthorizedException")
+                && identity.value == id
+            {
+                // The cached identity is gone or belongs to other logins: ask for the current one.
+                identity.set(nil)
+                retried = true
+            }
+        }
+    }
+
+    private static func getID(_ configuration: Configuration, logins: [String: String]) async throws -> String {
+        var body: [String: Any] = ["IdentityPoolId": configuration.identityPoolId]
+        if !logins.isEmpty { body["Logins"] = logins }
+        let answer = try await call("GetId", body, configuration)
+        guard let id = answer["IdentityId"] as? String, !id.isEmpty else {
+            throw CredentialsError("Cognito's GetId answer has no IdentityId.")
+        }
+        return id
+    }
+
+    private static func getCredentials(_ configuration: Configuration, identityID: String, logins: [String: String])
+        async throws -> AWSCredentials
+    {
+        var body: [String: Any] = ["IdentityId": identityID]
+        if !logins.isEmpty { body["Logins"] = logins }
+        let answer = try await call("GetCredentialsForIdentity", body, configuration)
+        guard let credentials = answer["Credentials"] as? [String: Any],
+            let key = credentials["AccessKeyId"] as? String, let secret = credentials["SecretKey"] as? String,
+            let token = credentials["SessionToken"] as? String, let expiration = credentials["Expiration"] as? Double
+        else {
+            throw CredentialsError("Cognito's GetCredentialsForIdentity answer has no complete Credentials.")
+        }
+        return AWSCredentials(
+            accessKeyId: key, secretAccessKey: secret, sessionToken: token,
+            expiration: Date(timeIntervalSince1970: expiration))
+    }
+
+    /// One unsigned AWS JSON 1.1 call; a non-2xx answer throws `CognitoServiceError`.
+    private static func call(_ operation: String, _ body: [String: Any], _ configuration: Configuration)
+        async throws -> [String: Any]
+    {
+        let url = configuration.endpoint
+        let request = HTTPRequest(
+            url: url, method: "POST",
+            headers: [
+                ("Host", FirehoseClient.hostHeader(url)), ("Content-Type", FirehoseOperation.contentType),
+                ("X-Amz-Target", "AWSCognitoIdentityService.\(operation)"),
+            ],
+            body: Array(try JSONSerialization.data(withJSONObject: body)), timeout: configuration.timeout,
+            maxResponseBytes: 1 << 20)
+        let response = try await configuration.transport.send(request)
+        guard (200..<300).contains(response.status) else {
+            let error = ClientResponseDecoding.error(
+                status: response.status, errorTypeHeader: response.header("x-amzn-ErrorType"), body: response.body)
+            throw CognitoServiceError(operation: operation, code: error.code, message: error.message)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+            throw CredentialsError("Cognito's \(operation) answer is not a JSON object.")
+        }
+        return object
+    }
+}
+
+/// Cognito answered with an error: the code tells the app what to fix (`NotAuthorizedException`: the
+/// pool does not allow unauthenticated identities, or the login is not valid).
+public struct CognitoServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var operation: String
+    public var code: String
+    public var message: String
+
+    public var description: String { "Cognito \(operation): \(code): \(message)" }
+}
+
+/// The identity id, in memory and in its file.
+private final class IdentityCache: Sendable {
+    private let file: URL?
+    private let state: Mutex<String?>
+
+    init(file: URL?) {
+        self.file = file
+        let stored = file.flatMap { try? String(contentsOf: $0, encoding: .utf8) }?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        state = Mutex(stored.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    var value: String? { state.withLock { $0 } }
+
+    func set(_ id: String?) {
+        state.withLock { $0 = id }
+        guard let file else { return }
+        if let id {
+            try? Data(id.utf8).write(to: file, options: .atomic)
+        } else {
+            try? FileManager.default.removeItem(at: file)
+        }
+    }
+}
