@@ -80,7 +80,8 @@ public struct ConfigurationFile: Sendable {
     package struct ConfiguredRole: Sendable {
         package var roleARN: String?
         package var roleName: String?
-        package var policies: [IAMPolicy]
+        /// The policy documents, as JSON text (each checked).
+        package var policies: [String]
 
         package func arn(accountID: String) -> String {
             roleARN ?? "arn:aws:iam::\(accountID):role/\(roleName ?? "")"
@@ -343,7 +344,8 @@ private struct FileShape: Decodable {
                         message: "must be 1 to 64 letters, digits and +=,.@_-, not '\(userName)'.")
                 }
                 file.userPolicies[credential.AccessKeyId] = (
-                    userName, try Self.policies(documents, path: path, field: "Credentials[\(index)].Policies")
+                    userName,
+                    try Self.policies(documents, path: path, field: "Credentials[\(index)].Policies").map(\.policy)
                 )
             } else if credential.UserName != nil {
                 throw ConfigurationError(
@@ -428,7 +430,8 @@ private struct FileShape: Decodable {
             file.roles.append(
                 ConfigurationFile.ConfiguredRole(
                     roleARN: role.RoleArn, roleName: role.RoleName,
-                    policies: try Self.policies(role.Policies ?? [], path: path, field: "\(field).Policies")))
+                    policies: try Self.policies(role.Policies ?? [], path: path, field: "\(field).Policies").map(\.text)
+                ))
         }
         return file
     }
@@ -440,17 +443,20 @@ private struct FileShape: Decodable {
     }
 
     /// Policies as written: documents (YAML or JSON objects), or the JSON text of one, as pasted from
-    /// AWS's console.
+    /// AWS's console; each with its JSON text.
     static func policies(_ documents: [JSONValue], path: String, field: String) throws(ConfigurationError)
-        -> [IAMPolicy]
+        -> [(text: String, policy: IAMPolicy)]
     {
-        var policies: [IAMPolicy] = []
+        var policies: [(text: String, policy: IAMPolicy)] = []
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for (index, document) in documents.enumerated() {
             do throws(IAMPolicyError) {
                 if case .string(let text) = document {
-                    policies.append(try IAMPolicy(json: Array(text.utf8)))
+                    policies.append((text, try IAMPolicy(json: Array(text.utf8))))
                 } else {
-                    policies.append(try IAMPolicy(document: document))
+                    let text = (try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                    policies.append((text, try IAMPolicy(document: document)))
                 }
             } catch {
                 let place = error.field.isEmpty ? "\(field)[\(index)]" : "\(field)[\(index)].\(error.field)"

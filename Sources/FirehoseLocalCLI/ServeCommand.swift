@@ -357,7 +357,7 @@ public struct ServeCommand: AsyncParsableCommand {
             apiConfiguration.accessPolicies.roles.keys)
         if !undeclared.isEmpty {
             logger.notice(
-                "Identity pools name roles that Roles does not declare: their credentials may call anything; declare them with Policies to have those enforced",
+                "Identity pools name roles that Roles does not declare: until they exist (Roles, or IAM's CreateRole), their credentials may call anything",
                 metadata: ["roles": .array(undeclared.sorted().map { .string($0) })])
         }
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.

@@ -80,7 +80,11 @@ public final class FirehoseAPI: Sendable {
     private let s3: S3API
     /// Identity pools, and the temporary credentials every endpoint accepts besides the configured ones.
     private let cognito: CognitoIdentityAPI
+    /// IAM roles and their inline policies.
+    private let iam: IAMAPI
     private let logger: Logger
+    /// The policies that bind the caller of an access key, if any do.
+    private let boundCallerOf: @Sendable (_ accessKeyID: String) -> BoundCaller?
     private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
     /// Requests waiting now: `/_local/wait` requests and hanging fault rules.
@@ -121,11 +125,23 @@ public final class FirehoseAPI: Sendable {
             SigV4Verifier(
                 region: configuration.region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"], lookup: $0)
         }
+        let roles = try RoleStore(
+            folder: "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/iam")
+        try roles.apply(configured: configuration.accessPolicies.roles, now: sink.now())
         let policies = configuration.accessPolicies
+        let boundCaller: @Sendable (String) -> BoundCaller? = {
+            policies.caller(
+                accessKeyID: $0, issued: issued.grant(forAccessKey:), rolePolicies: roles.policies(ofRoleARN:))
+        }
+        self.boundCallerOf = boundCaller
+        iam = IAMAPI(
+            store: roles, accountID: configuration.accountID,
+            verifier: lookup.map { SigV4Verifier(region: "us-east-1", service: "iam", lookup: $0) },
+            boundCaller: boundCaller)
         cognito = CognitoIdentityAPI(
             store: store, region: configuration.region, accountID: configuration.accountID,
             credentialLifetime: configuration.credentialLifetime,
-            boundCaller: { policies.caller(accessKeyID: $0, issued: issued.grant(forAccessKey:)) },
+            boundCaller: boundCaller,
             verifier: lookup.map {
                 SigV4Verifier(
                     region: configuration.region, service: "cognito-identity", requiredSignedHeaders: ["X-Amz-Target"],
@@ -141,6 +157,9 @@ public final class FirehoseAPI: Sendable {
         let targetHeader = request.header("x-amz-target")
         if let targetHeader, targetHeader.hasPrefix(CognitoIdentityAPI.targetPrefix) {
             return handleCognito(request, target: targetHeader, requestID: requestID)
+        }
+        if IAMAPI.isQueryRequest(request, hasTarget: targetHeader != nil) {
+            return iam.handle(request, requestID: requestID, now: sink.now())
         }
         if S3API.isS3Request(method: request.method, path: request.path, hasTarget: targetHeader != nil) {
             return await s3.handle(request, requestID: requestID)
@@ -173,14 +192,7 @@ public final class FirehoseAPI: Sendable {
         }
         var accessKeyID: String?
         if let verifier {
-            let signed = SigV4Request(
-                method: request.method, path: request.path, query: request.query, headers: request.headers,
-                bodySHA256: SHA256Hex.hash(request.body))
-            do {
-                accessKeyID = try verifier.verify(signed, now: sink.now()).accessKeyId
-            } catch {
-                throw FirehoseError(code: error.code, message: error.message)
-            }
+            accessKeyID = try verifier.verify(request, now: sink.now()).accessKeyId
         }
         guard request.method == "POST", request.path == "/" else {
             throw .unknownOperation(
@@ -196,7 +208,7 @@ public final class FirehoseAPI: Sendable {
         }
         let operation = try target.get()
         let body = try decodedBody(request)
-        let caller = configuration.accessPolicies.isEmpty ? nil : accessKeyID.flatMap(boundCaller(accessKeyID:))
+        let caller = accessKeyID.flatMap(boundCallerOf)
         // Faults apply to requests that are valid as far as their own decoding goes and, for puts, to
         // an existing ACTIVE stream within the batch limit, as AWS's throttling applies to requests it
         // has accepted.
@@ -253,10 +265,6 @@ public final class FirehoseAPI: Sendable {
     }
 
     /// The policies that bind the caller of `accessKeyID`, if any do.
-    func boundCaller(accessKeyID: String) -> BoundCaller? {
-        configuration.accessPolicies.caller(accessKeyID: accessKeyID, issued: issuedGrant(forAccessKey:))
-    }
-
     func streamARN(_ name: String) -> String {
         ServiceLimits.streamARN(region: configuration.region, accountID: configuration.accountID, name: name)
     }
@@ -533,6 +541,21 @@ final class RequestIDGenerator: Sendable {
             dash()
             put(low, nibbles: 12)
             return 36
+        }
+    }
+}
+
+extension SigV4Verifier {
+    /// Verifies a request of an AWS JSON or Query service (its body hashed as received), failing with
+    /// the error the client is answered: HTTP 400, or `status`.
+    func verify(_ request: APIRequest, now: Date, status: Int = 400) throws(FirehoseError) -> AWSCredentials {
+        let signed = SigV4Request(
+            method: request.method, path: request.path, query: request.query, headers: request.headers,
+            bodySHA256: SHA256Hex.hash(request.body))
+        do {
+            return try verify(signed, now: now)
+        } catch {
+            throw FirehoseError(code: error.code, message: error.message, httpStatus: status)
         }
     }
 }

@@ -10,9 +10,14 @@ package struct S3XML {
     /// Opens the document with its root element, in S3's namespace unless `namespaced` is false
     /// (S3's `Error` documents have none).
     package init(root: String, namespaced: Bool = true) {
+        self.init(root: root, namespace: namespaced ? Self.namespace : nil)
+    }
+
+    /// Opens a document of another AWS XML service (IAM's Query answers) in its namespace.
+    package init(root: String, namespace: String?) {
         self.root = root
         bytes = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<\(root)".utf8)
-        if namespaced { bytes += Array(" xmlns=\"\(Self.namespace)\"".utf8) }
+        if let namespace { bytes += Array(" xmlns=\"\(namespace)\"".utf8) }
         bytes.append(UInt8(ascii: ">"))
     }
 

@@ -775,10 +775,12 @@ def error_records(content: bytes) -> list[dict]:
     return [json.loads(line) for line in content.decode().splitlines()]
 
 
-def expect_client_error(fn: Callable[[], Any], code: str, status: int = 400, *, s3: bool = False) -> dict:
+def expect_client_error(fn: Callable[[], Any], code: str, status: int = 400, *, s3: bool = False,
+                        query: bool = False) -> dict:
     """Call ``fn`` expecting a botocore ClientError with ``code`` and HTTP ``status``;
     returns ``e.response``.  Also checks the error headers every error must carry (S3's
-    ``x-amz-request-id`` for an S3 client)."""
+    ``x-amz-request-id`` for an S3 client; only ``x-amzn-RequestId`` for a Query-protocol one, IAM,
+    whose errors name their code in the body)."""
     try:
         result = fn()
     except ClientError as e:
@@ -791,6 +793,8 @@ def expect_client_error(fn: Callable[[], Any], code: str, status: int = 400, *, 
     assert meta["HTTPStatusCode"] == status, f"expected HTTP {status}, got {meta['HTTPStatusCode']}"
     if s3:
         assert meta["HTTPHeaders"].get("x-amz-request-id"), f"missing x-amz-request-id: {meta['HTTPHeaders']}"
+    elif query:
+        assert meta["HTTPHeaders"].get("x-amzn-requestid"), f"missing x-amzn-RequestId: {meta['HTTPHeaders']}"
     else:
         assert_error_headers(meta["HTTPHeaders"], code)
     return resp

@@ -298,3 +298,61 @@ def test_the_mobile_guide_configuration_does_what_the_guide_says(make_server):
     assert "AccessDeniedException: " + err["Error"]["Message"] == " ".join(quoted.split())
     srv.flush("myapp-events")
     assert srv.delivered("myapp-events", bucket="myapp-analytics") == b'{"event":"open"}\n'
+
+
+def test_roles_and_policies_made_at_run_time_with_boto3s_iam_client(make_server):
+    """A test that sets everything up through the APIs: a pool, an IAM role with an inline policy, and
+    the policy changed while the app's credentials are in use; all of it kept across a restart."""
+    srv = make_server(policy_config(), name="iam")
+    aws = dict(endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id="test",
+               aws_secret_access_key="test")
+    iam = boto3.session.Session().client("iam", **aws)
+    ci = cognito_client(srv)
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"},
+        "Action": "sts:AssumeRoleWithWebIdentity"}]}
+    role = iam.create_role(RoleName="RuntimeRole", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    assert role["Arn"] == f"arn:aws:iam::{fhlocal.ACCOUNT_ID}:role/RuntimeRole"
+    assert role["RoleId"].startswith("AROA") and role["AssumeRolePolicyDocument"] == trust
+    pool = ci.create_identity_pool(IdentityPoolName="runtime", AllowUnauthenticatedIdentities=True)["IdentityPoolId"]
+    ci.set_identity_pool_roles(IdentityPoolId=pool, Roles={"unauthenticated": role["Arn"]})
+
+    # A role that exists with no policy allows nothing, as in IAM.
+    _, credentials = app_credentials(srv, pool)
+    fh = firehose_with(srv, credentials)
+    err = fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"}), "AccessDeniedException")
+    assert "assumed-role/RuntimeRole/CognitoIdentityCredentials" in err["Error"]["Message"]
+
+    iam.put_role_policy(RoleName="RuntimeRole", PolicyName="put", PolicyDocument=json.dumps(POLICY))
+    assert iam.get_role_policy(RoleName="RuntimeRole", PolicyName="put")["PolicyDocument"] == POLICY
+    assert iam.list_role_policies(RoleName="RuntimeRole")["PolicyNames"] == ["put"]
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"allowed now\n"})
+    fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"x\n"}), "AccessDeniedException")
+
+    # IAM's own refusals, with IAM's codes and statuses.
+    err = fhlocal.expect_client_error(lambda: iam.get_role(RoleName="Missing"), "NoSuchEntity", 404, query=True)
+    assert err["Error"]["Message"] == "The role with name Missing cannot be found."
+    fhlocal.expect_client_error(lambda: iam.delete_role(RoleName="RuntimeRole"), "DeleteConflict", 409, query=True)
+    fhlocal.expect_client_error(
+        lambda: iam.create_role(RoleName="runtimerole", AssumeRolePolicyDocument=json.dumps(trust)),
+        "EntityAlreadyExists", 409, query=True)
+    fhlocal.expect_client_error(
+        lambda: iam.put_role_policy(RoleName="RuntimeRole", PolicyName="bad", PolicyDocument="{not json"),
+        "MalformedPolicyDocument", query=True)
+    srv.stop()
+
+    again = make_server.create(policy_config(), name="iam-after")
+    again.data_dir = srv.data_dir
+    again.start()
+    iam = boto3.session.Session().client("iam", **{**aws, "endpoint_url": again.endpoint})
+    assert sorted(r["RoleName"] for r in iam.list_roles()["Roles"]) == ["AppUnauth", "RuntimeRole"]
+    fh = firehose_with(again, credentials)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"after restart\n"})
+    fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"x\n"}), "AccessDeniedException")
+    iam.delete_role_policy(RoleName="RuntimeRole", PolicyName="put")
+    iam.delete_role(RoleName="RuntimeRole")
+    # The role is gone: its credentials are bound by nothing any more (a role firehose-local does not know).
+    fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"unbound\n"})

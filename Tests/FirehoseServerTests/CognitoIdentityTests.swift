@@ -319,21 +319,23 @@ struct AccessPolicyTests {
     /// The typical mobile-analytics role: put into the app's streams only, and only for identities of
     /// the app's pool.
     static func mobileAnalytics(pool: String? = "*") -> IAMPolicy {
+        try! IAMPolicy(json: Array(mobileAnalyticsDocument(pool: pool).utf8))
+    }
+
+    static func mobileAnalyticsDocument(pool: String? = "*") -> String {
         let condition = pool.map { #", "Condition": {"StringLike": {"cognito-identity.amazonaws.com:aud": "\#($0)"}}"# }
-        return try! IAMPolicy(
-            json: Array(
-                #"""
-                {"Version": "2012-10-17", "Statement": [{
-                    "Effect": "Allow",
-                    "Action": ["firehose:PutRecord", "firehose:PutRecordBatch"],
-                    "Resource": "arn:aws:firehose:us-east-1:123456789012:deliverystream/events"\#(condition ?? "")
-                }]}
-                """#.utf8))
+        return #"""
+            {"Version": "2012-10-17", "Statement": [{
+                "Effect": "Allow",
+                "Action": ["firehose:PutRecord", "firehose:PutRecordBatch"],
+                "Resource": "arn:aws:firehose:us-east-1:123456789012:deliverystream/events"\#(condition ?? "")
+            }]}
+            """#
     }
 
     @Test("A role's policy allows its streams and refuses the rest with AWS's AccessDeniedException")
     func rolePolicyIsEnforced() async throws {
-        let harness = try APIHarness { $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalytics()] }
+        let harness = try APIHarness { $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalyticsDocument()] }
         let pool = try await harness.makePool()
         let credentials = try await harness.issuedCredentials(identity: try await harness.identityID(pool: pool))
         #expect(await harness.put(signedWith: credentials).status == 200)
@@ -384,16 +386,14 @@ struct AccessPolicyTests {
 
     @Test("Cognito's condition keys: aud names the pool, amr the kind of identity; an explicit deny wins")
     func cognitoConditionKeys() async throws {
-        let denyAuthenticated = try IAMPolicy(
-            json: Array(
-                #"""
-                {"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Action": "firehose:*", "Resource": "*",
-                 "Condition": {"ForAnyValue:StringLike": {"cognito-identity.amazonaws.com:amr": "authenticated"}}}}
-                """#.utf8))
+        let denyAuthenticated = #"""
+            {"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Action": "firehose:*", "Resource": "*",
+             "Condition": {"ForAnyValue:StringLike": {"cognito-identity.amazonaws.com:amr": "authenticated"}}}}
+            """#
         let harness = try APIHarness {
-            $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalytics(pool: "us-east-1:*")]
+            $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalyticsDocument(pool: "us-east-1:*")]
             $0.accessPolicies.roles["arn:aws:iam::123456789012:role/Auth"] = [
-                Self.mobileAnalytics(), denyAuthenticated,
+                Self.mobileAnalyticsDocument(), denyAuthenticated,
             ]
         }
         let poolID = try await harness.makePool(extra: #", "DeveloperProviderName": "login.app""#)
@@ -414,7 +414,7 @@ struct AccessPolicyTests {
 
         // A policy that names another pool in aud refuses this pool's identities.
         let other = try APIHarness {
-            $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalytics(pool: "us-east-1:not-this-pool")]
+            $0.accessPolicies.roles[Self.unauthRole] = [Self.mobileAnalyticsDocument(pool: "us-east-1:not-this-pool")]
         }
         let otherPool = try await other.makePool()
         let credentials = try await other.issuedCredentials(identity: try await other.identityID(pool: otherPool))

@@ -52,15 +52,7 @@ package struct CognitoIdentityAPI: Sendable {
             )
         }
         if !operation.isUnsigned, let verifier {
-            let signed = SigV4Request(
-                method: request.method, path: request.path, query: request.query, headers: request.headers,
-                bodySHA256: SHA256Hex.hash(request.body))
-            let credentials: AWSCredentials
-            do {
-                credentials = try verifier.verify(signed, now: now)
-            } catch {
-                throw FirehoseError(code: error.code, message: error.message)
-            }
+            let credentials = try verifier.verify(request, now: now)
             if let caller = boundCaller(credentials.accessKeyId) {
                 let pool = (try? RequestJSON.decode(IdentityPoolIDInput.self, from: body))?.identityPoolId
                 let resource =

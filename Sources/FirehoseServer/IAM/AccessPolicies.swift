@@ -1,16 +1,17 @@
 import FirehoseWire
 import IAMPolicy
 
-/// Which callers identity-based policies bind, from the configuration file: roles (the Cognito pools'
-/// roles) and configured key pairs given `Policies`.
+/// Which callers identity-based policies bind: credentials issued for a role that exists (from the
+/// configuration file's `Roles`, or IAM's CreateRole), bound by its inline policies; and configured
+/// key pairs given `Policies`.
 ///
 /// A caller nothing binds may call anything, as before policies existed: a configured key pair
-/// without `Policies`, and credentials issued for a role the configuration does not declare. IAM
-/// would deny everything to a role without policies; here an undeclared role is one the user has not
-/// described, so its credentials stay as open as the configured keys.
+/// without `Policies`, and credentials issued for a role that does not exist here. IAM would refuse
+/// to issue those; here a role nobody described is one whose policies are not known, so its
+/// credentials stay as open as the configured keys.
 package struct AccessPolicies: Sendable {
-    /// The policies of declared roles, by role ARN.
-    package var roles: [String: [IAMPolicy]] = [:]
+    /// The configuration file's roles: their ARNs and policy documents (JSON text, each checked).
+    package var roles: [String: [String]] = [:]
     /// Configured key pairs bound by policies, by access key.
     package var users: [String: User] = [:]
 
@@ -27,15 +28,20 @@ package struct AccessPolicies: Sendable {
 
     package init() {}
 
-    var isEmpty: Bool { roles.isEmpty && users.isEmpty }
-
     /// The policies that bind the caller of `accessKeyID`, and the condition keys its requests bring;
     /// nil when nothing binds it.
-    func caller(accessKeyID: String, issued: (String) -> CredentialGrant?) -> BoundCaller? {
+    /// - Parameters:
+    ///   - issued: the grant behind credentials the Cognito endpoint issued.
+    ///   - rolePolicies: the inline policies of an existing role, by ARN.
+    func caller(
+        accessKeyID: String, issued: (String) -> CredentialGrant?, rolePolicies: (String) -> [IAMPolicy]?
+    ) -> BoundCaller? {
         if let user = users[accessKeyID] {
             return BoundCaller(arn: user.arn, policies: user.policies, context: [:])
         }
-        guard let grant = issued(accessKeyID), let policies = roles[grant.roleArn] else { return nil }
+        // Issued keys are all ASIA…: other keys need no lookup.
+        guard accessKeyID.hasPrefix("ASIA"), let grant = issued(accessKeyID), let policies = rolePolicies(grant.roleArn)
+        else { return nil }
         return BoundCaller(
             arn: Self.sessionARN(role: grant.roleArn, session: "CognitoIdentityCredentials"), policies: policies,
             context: [
