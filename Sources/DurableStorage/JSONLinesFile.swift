@@ -14,15 +14,17 @@
 /// Not thread-safe: its owner serializes calls.
 package final class JSONLinesFile {
     package let path: String
+    private let mode: mode_t
     private var fd: Int32
     private var size: Int
 
     /// Opens, or creates, the file at `path` (its folder must exist) and returns it with its complete
     /// lines, newline not included.
-    package static func open(_ path: String) throws(FileSystemError) -> (
+    /// - Parameter mode: permissions of a file created (`0o600` for one holding secrets).
+    package static func open(_ path: String, mode: mode_t = 0o644) throws(FileSystemError) -> (
         file: JSONLinesFile, lines: [ArraySlice<UInt8>]
     ) {
-        let fd = try POSIX.open(path, flags: O_RDWR | O_CREAT)
+        let fd = try POSIX.open(path, flags: O_RDWR | O_CREAT, mode: mode)
         do {
             let bytes = try POSIX.readAll(fd, path: path)
             let end = bytes.lastIndex(of: newline).map { $0 + 1 } ?? 0
@@ -31,15 +33,16 @@ package final class JSONLinesFile {
                 try POSIX.syncData(fd, path: path)
             }
             let lines = bytes[..<end].split(separator: newline)
-            return (JSONLinesFile(path: path, fd: fd, size: end), lines)
+            return (JSONLinesFile(path: path, mode: mode, fd: fd, size: end), lines)
         } catch {
             POSIX.close(fd)
             throw error
         }
     }
 
-    private init(path: String, fd: Int32, size: Int) {
+    private init(path: String, mode: mode_t, fd: Int32, size: Int) {
         self.path = path
+        self.mode = mode
         self.fd = fd
         self.size = size
     }
@@ -65,7 +68,8 @@ package final class JSONLinesFile {
         size += line.count + 1
     }
 
-    /// Replaces the whole file with `lines`, atomically and durably.
+    /// Replaces the whole file with `lines`, atomically and durably. The new file is open before it
+    /// takes the old one's place, so appends never go to a file that is no longer there.
     package func rewrite(_ lines: [[UInt8]]) throws(FileSystemError) {
         var bytes: [UInt8] = []
         for line in lines {
@@ -73,10 +77,22 @@ package final class JSONLinesFile {
             bytes += line
             bytes.append(Self.newline)
         }
-        try AtomicFile.replace(path, with: bytes, temporary: path + ".tmp", durable: true)
-        let reopened = try POSIX.open(path, flags: O_RDWR)
+        let temporary = path + ".tmp"
+        let replacement = try POSIX.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC, mode: mode)
+        do {
+            try POSIX.writeAll(replacement, bytes, at: 0, path: temporary)
+            try POSIX.fsync(replacement, path: temporary)
+            try POSIX.rename(temporary, path)
+        } catch {
+            POSIX.close(replacement)
+            POSIX.unlink(temporary)
+            throw error
+        }
         POSIX.close(fd)
-        fd = reopened
+        fd = replacement
         size = bytes.count
+        // Until the folder is synced a crash finds the old file, whole; either is consistent.
+        let slash = path.lastIndex(of: "/")
+        try POSIX.fsyncDirectory(slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ".")
     }
 }

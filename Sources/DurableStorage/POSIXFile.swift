@@ -31,10 +31,11 @@ package enum AtomicFile {
     /// Writes `bytes` to `temporary` and renames it over `path`, so readers never see the file
     /// half-written. `durable` also fsyncs the file and then its folder, so the new contents survive
     /// a crash; without it nothing waits for the disk.
-    package static func replace(_ path: String, with bytes: [UInt8], temporary: String, durable: Bool)
-        throws(FileSystemError)
-    {
-        let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+    /// - Parameter mode: the new file's permissions (`0o600` for one holding secrets).
+    package static func replace(
+        _ path: String, with bytes: [UInt8], temporary: String, durable: Bool, mode: mode_t = 0o644
+    ) throws(FileSystemError) {
+        let fd = try POSIX.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
         do {
             try POSIX.writeAll(fd, bytes, at: 0, path: temporary)
             if durable { try POSIX.fsync(fd, path: temporary) }

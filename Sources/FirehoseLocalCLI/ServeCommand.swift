@@ -342,12 +342,22 @@ public struct ServeCommand: AsyncParsableCommand {
             }
             apiConfiguration.identityPools.append(pool)
         }
+        var roleNames: Set<String> = []
         for role in file.roles {
             let arn = role.arn(accountID: settings.accountID)
-            guard apiConfiguration.accessPolicies.roles[arn] == nil else {
-                throw ServeError(description: "\(settings.configPath ?? ""): Roles: \(arn) is declared twice.")
+            // IAM tells roles apart by name, regardless of case and path.
+            let name = String(arn.split(separator: "/").last ?? "").lowercased()
+            guard roleNames.insert(name).inserted else {
+                throw ServeError(
+                    description:
+                        "\(settings.configPath ?? ""): Roles: \(arn) is declared twice (role names are unique regardless of case and path)."
+                )
             }
             apiConfiguration.accessPolicies.roles[arn] = role.policies
+        }
+        if case .off = authentication, !file.roles.isEmpty || !file.userPolicies.isEmpty {
+            logger.warning(
+                "Authentication is off: requests are not signed, so Roles and Credentials' Policies are not enforced")
         }
         for (accessKeyID, user) in file.userPolicies {
             apiConfiguration.accessPolicies.users[accessKeyID] = AccessPolicies.User(

@@ -120,7 +120,6 @@ public final class FirehoseAPI: Sendable {
             let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
             lookup = { byKey[$0] ?? issued.grant(forAccessKey: $0)?.credentials }
         }
-        s3 = S3API(configuration: configuration, sink: sink, metrics: metrics, logger: logger, lookup: lookup)
         verifier = lookup.map {
             SigV4Verifier(
                 region: configuration.region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"], lookup: $0)
@@ -128,25 +127,31 @@ public final class FirehoseAPI: Sendable {
         let roles = try RoleStore(
             folder: "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/iam")
         try roles.apply(configured: configuration.accessPolicies.roles, now: sink.now())
-        let policies = configuration.accessPolicies
-        let boundCaller: @Sendable (String) -> BoundCaller? = {
+        var policies = configuration.accessPolicies
+        if case .verify(let credentials) = configuration.authentication {
+            policies.configuredKeys = Set(credentials.map(\.accessKeyId))
+        }
+        let boundCaller: @Sendable (String) -> BoundCaller? = { [policies] in
             policies.caller(
                 accessKeyID: $0, issued: issued.grant(forAccessKey:), rolePolicies: roles.policies(ofRoleARN:))
         }
         self.boundCallerOf = boundCaller
+        s3 = S3API(
+            configuration: configuration, sink: sink, metrics: metrics, logger: logger, lookup: lookup,
+            boundCaller: boundCaller)
         iam = IAMAPI(
             store: roles, accountID: configuration.accountID,
             verifier: lookup.map { SigV4Verifier(region: "us-east-1", service: "iam", lookup: $0) },
-            boundCaller: boundCaller)
+            boundCaller: boundCaller, logger: logger)
         cognito = CognitoIdentityAPI(
             store: store, region: configuration.region, accountID: configuration.accountID,
             credentialLifetime: configuration.credentialLifetime,
-            boundCaller: boundCaller,
+            boundCaller: boundCaller, roleExists: { roles.policies(ofRoleARN: $0) != nil },
             verifier: lookup.map {
                 SigV4Verifier(
                     region: configuration.region, service: "cognito-identity", requiredSignedHeaders: ["X-Amz-Target"],
                     lookup: $0)
-            })
+            }, logger: logger)
     }
 
     public func handle(_ request: APIRequest) async -> APIResponse {
@@ -156,10 +161,16 @@ public final class FirehoseAPI: Sendable {
         }
         let targetHeader = request.header("x-amz-target")
         if let targetHeader, targetHeader.hasPrefix(CognitoIdentityAPI.targetPrefix) {
-            return handleCognito(request, target: targetHeader, requestID: requestID)
+            return await handleCognito(request, target: targetHeader, requestID: requestID)
         }
         if IAMAPI.isQueryRequest(request, hasTarget: targetHeader != nil) {
-            return iam.handle(request, requestID: requestID, now: sink.now())
+            // Its changes fsync: off the task threads.
+            let (iam, now) = (iam, sink.now())
+            let (response, operation, code) = await BlockingIO.run {
+                iam.handle(request, requestID: requestID, now: now)
+            }
+            metrics.requestFinished(.iam, operation: operation, code: code)
+            return response
         }
         if S3API.isS3Request(method: request.method, path: request.path, hasTarget: targetHeader != nil) {
             return await s3.handle(request, requestID: requestID)
@@ -274,7 +285,10 @@ public final class FirehoseAPI: Sendable {
         cognito.store.credentials.grant(forAccessKey: accessKeyID)
     }
 
-    private func handleCognito(_ request: APIRequest, target: String, requestID: String) -> APIResponse {
+    private func handleCognito(_ request: APIRequest, target: String, requestID: String) async -> APIResponse {
+        // Only the operations served name a series: a client cannot make up label values.
+        let name = String(target.dropFirst(CognitoIdentityAPI.targetPrefix.count))
+        let operation = CognitoIdentityAPI.Operation(rawValue: name)?.rawValue ?? "unknown"
         do throws(FirehoseError) {
             guard request.body.count <= configuration.maxBodyBytes else {
                 throw .requestTooLarge(limit: configuration.maxBodyBytes)
@@ -289,11 +303,18 @@ public final class FirehoseAPI: Sendable {
                     "Unsupported Content-Type '\(contentType ?? "")': Cognito Identity expects \(FirehoseOperation.contentType)."
                 )
             }
-            let body = try cognito.handle(request, target: target, body: request.body, now: sink.now())
+            // Identities and credentials are synced to disk before they are answered: off the task threads.
+            let (cognito, now) = (cognito, sink.now())
+            let body = try await BlockingIO.run { () -> Result<[UInt8], FirehoseError> in
+                Result { () throws(FirehoseError) in
+                    try cognito.handle(request, target: target, body: request.body, now: now)
+                }
+            }.get()
+            metrics.requestFinished(.cognitoIdentity, operation: operation, code: "OK")
             return Self.success(body, requestID: requestID)
         } catch {
-            logFailure(
-                error, requestID: requestID, operation: String(target.dropFirst(CognitoIdentityAPI.targetPrefix.count)))
+            metrics.requestFinished(.cognitoIdentity, operation: operation, code: error.code)
+            logFailure(error, requestID: requestID, operation: operation)
             return Self.errorResponse(error, requestID: requestID)
         }
     }

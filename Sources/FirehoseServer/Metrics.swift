@@ -106,12 +106,27 @@ public final class FirehoseMetrics: Sendable {
         histogram.record(max(0, durationSeconds))
     }
 
-    /// One S3 API request answered, by operation and error code (OK for success).
-    func s3RequestFinished(operation: String, code: String) {
+    /// The other services the port serves, each counted in `firehose_local_<name>_requests_total`.
+    enum Service: String {
+        case s3
+        case cognitoIdentity = "cognito_identity"
+        case iam
+
+        var title: String {
+            switch self {
+            case .s3: "S3"
+            case .cognitoIdentity: "Cognito Identity"
+            case .iam: "IAM"
+            }
+        }
+    }
+
+    /// One request of another service answered, by operation and error code (OK for success).
+    func requestFinished(_ service: Service, operation: String, code: String) {
         registry.makeCounter(
             descriptor: Self.descriptor(
-                "s3_requests", unit: "total",
-                help: "S3 API requests answered, by operation and error code (OK for success)."),
+                "\(service.rawValue)_requests", unit: "total",
+                help: "\(service.title) API requests answered, by operation and error code (OK for success)."),
             labels: [("operation", operation), ("code", code)]
         ).increment()
     }

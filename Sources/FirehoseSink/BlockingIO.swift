@@ -29,7 +29,7 @@ package enum BlockingIO {
     }
 
     /// Runs `body` on the blocking-I/O thread and returns its result.
-    static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    package static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
         }

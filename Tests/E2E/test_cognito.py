@@ -107,6 +107,12 @@ def test_the_mobile_flow_with_boto3(make_server):
 
     ci.delete_identity_pool(IdentityPoolId=pool_id)
     fhlocal.expect_client_error(lambda: ci.describe_identity_pool(IdentityPoolId=pool_id), "ResourceNotFoundException")
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert 'firehose_local_cognito_identity_requests_total{operation="GetId",code="OK"} 3' in metrics, metrics
+    assert ('firehose_local_cognito_identity_requests_total{operation="GetId",code="NotAuthorizedException"} 1'
+            in metrics)
+    log = srv.stderr_text()
+    assert "Identity pool created" in log and "Credentials issued" in log and pool_id in log
 
 
 def test_pool_calls_need_a_signature_and_identity_calls_do_not(make_server):
@@ -354,5 +360,11 @@ def test_roles_and_policies_made_at_run_time_with_boto3s_iam_client(make_server)
         lambda: fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"x\n"}), "AccessDeniedException")
     iam.delete_role_policy(RoleName="RuntimeRole", PolicyName="put")
     iam.delete_role(RoleName="RuntimeRole")
-    # The role is gone: its credentials are bound by nothing any more (a role firehose-local does not know).
-    fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"unbound\n"})
+    metrics = again.http("GET", "/_local/metrics").body.decode()
+    assert 'firehose_local_iam_requests_total{operation="DeleteRole",code="OK"} 1' in metrics, metrics
+    assert 'firehose_local_iam_requests_total{operation="ListRoles",code="OK"} 1' in metrics
+    assert "IAM role changed" in again.stderr_text() and "DeleteRole" in again.stderr_text()
+    # The role is gone: the credentials issued for it allow nothing any more, as IAM refuses a deleted
+    # role's sessions.
+    fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"x\n"}), "AccessDeniedException")

@@ -458,3 +458,110 @@ struct AccessPolicyTests {
                 == "arn:aws:sts::123456789012:assumed-role/App_Unauth/S")
     }
 }
+
+@Suite("IAM policies fail closed")
+struct AccessPolicyFailClosedTests {
+    static let unauthRole = "arn:aws:iam::123456789012:role/Unauth"
+    static let putOnly =
+        #"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"firehose:Put*","Resource":"*"}}"#
+
+    @Test("Credentials of a role that was deleted allow nothing; neither do S3 calls the policy does not allow")
+    func deletedRoleAndS3() async throws {
+        let harness = try APIHarness { $0.accessPolicies.roles[Self.unauthRole] = [Self.putOnly] }
+        let pool = try await harness.makePool()
+        let credentials = try await harness.issuedCredentials(identity: try await harness.identityID(pool: pool))
+        #expect(await harness.put(signedWith: credentials).status == 200)
+
+        var headers: [(name: String, value: String)] = [
+            ("Host", "127.0.0.1:4573"), ("x-amz-content-sha256", SHA256Hex.hash([UInt8]())),
+        ]
+        headers += SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3").sign(
+            method: "GET", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash([UInt8]()),
+            date: harness.clock.date)
+        let listBuckets = await harness.api.handle(APIRequest(method: "GET", path: "/", headers: headers, body: []))
+        #expect(listBuckets.status == 403)
+        let text = String(decoding: listBuckets.body, as: UTF8.self)
+        #expect(text.contains("<Code>AccessDenied</Code>"))
+        #expect(text.contains("s3:ListAllMyBuckets on resource: *"))
+
+        #expect(await harness.iam("DeleteRolePolicy", ["RoleName": "Unauth", "PolicyName": "policy-1"]).status == 200)
+        #expect(await harness.iam("DeleteRole", ["RoleName": "Unauth"]).status == 200)
+        _ = try expectError(await harness.put(signedWith: credentials), status: 400, code: "AccessDeniedException")
+    }
+
+    @Test("A bound caller needs iam:PassRole to give a pool a role; IAM refuses it as IAM does")
+    func passRole() async throws {
+        let manage =
+            #"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"cognito-identity:*","Resource":"*"}}"#
+        let harness = try APIHarness { $0.accessPolicies.roles[Self.unauthRole] = [manage] }
+        let pool = try await harness.makePool()
+        let credentials = try await harness.issuedCredentials(identity: try await harness.identityID(pool: pool))
+        let set = await harness.api.handle(
+            harness.request(
+                operation: "SetIdentityPoolRoles",
+                body: Array(
+                    #"{"IdentityPoolId": "\#(pool)", "Roles": {"unauthenticated": "arn:aws:iam::123456789012:role/Nowhere"}}"#
+                        .utf8),
+                service: "cognito-identity", targetPrefix: "AWSCognitoIdentityService.", signingCredentials: credentials
+            ))
+        #expect(
+            try expectError(set, status: 400, code: "AccessDeniedException").contains(
+                "iam:PassRole on resource: arn:aws:iam::123456789012:role/Nowhere"))
+
+        let body = "Action=ListRoles&Version=2010-05-08"
+        let listed = await harness.api.handle(
+            harness.request(
+                operation: nil, body: Array(body.utf8), contentType: "application/x-www-form-urlencoded",
+                service: "iam", signingCredentials: credentials))
+        #expect(listed.status == 403)
+        #expect(String(decoding: listed.body, as: UTF8.self).contains("<Code>AccessDenied</Code>"))
+    }
+
+    @Test("Logins of two identities are refused, not merged")
+    func noMerge() async throws {
+        let harness = try APIHarness()
+        let pool = try await harness.makePool(
+            extra: #", "DeveloperProviderName": "login.app", "SupportedLoginProviders": {"graph.facebook.com": "1"}"#)
+        _ = try await harness.identityID(pool: pool, logins: #"{"login.app": "alice"}"#)
+        _ = try await harness.identityID(pool: pool, logins: #"{"graph.facebook.com": "bob"}"#)
+        let both = await harness.cognito(
+            "GetId", #"{"IdentityPoolId": "\#(pool)", "Logins": {"login.app": "alice", "graph.facebook.com": "bob"}}"#)
+        _ = try expectError(both, status: 400, code: "ResourceConflictException")
+    }
+
+    @Test("A full directory forgets its oldest unauthenticated identity, on disk too; the credentials file is private")
+    func evictionAndPermissions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cognito-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let now = Date(timeIntervalSince1970: 1_795_266_309)
+        let pool = StoredIdentityPool(
+            pool: try JSONDecoder().decode(
+                IdentityPool.self,
+                from: Data(
+                    #"{"IdentityPoolId": "us-east-1:00000000-0000-4000-8000-000000000009", "IdentityPoolName": "p", "AllowUnauthenticatedIdentities": true}"#
+                        .utf8)), roles: [:])
+        var ids: [String] = []
+        do {
+            let store = try CognitoStore(folder: folder, now: now, maxIdentities: 3)
+            try store.apply(configuredPools: [pool])
+            let signedIn = try store.identity(
+                pool: pool.pool.identityPoolId!, logins: [LinkedLogin(provider: "p", user: "u")], now: now)
+            for second in 1...3 {
+                ids.append(
+                    try store.identity(
+                        pool: pool.pool.identityPoolId!, logins: [], now: now.addingTimeInterval(Double(second))
+                    ).identityId)
+            }
+            #expect(store.directory.identities.count == 3)
+            #expect(store.directory.identities[ids[0]] == nil, "the oldest anonymous identity is forgotten")
+            #expect(store.directory.identities[signedIn.identityId] != nil)
+            _ = try store.credentials.issue(
+                for: signedIn, roleArn: "arn:aws:iam::1:role/r", bound: false, lifetime: 60, now: now)
+        }
+        let reopened = try CognitoStore(folder: folder, now: now, maxIdentities: 3)
+        #expect(Set(reopened.directory.identities.keys).isSuperset(of: ids[1...]))
+        #expect(reopened.directory.identities[ids[0]] == nil)
+        let attributes = try FileManager.default.attributesOfItem(atPath: "\(folder)/credentials.jsonl")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+}

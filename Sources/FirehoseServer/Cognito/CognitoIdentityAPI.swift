@@ -1,6 +1,7 @@
 import AWSSigV4
 import Crypto
 import FirehoseWire
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -26,7 +27,10 @@ package struct CognitoIdentityAPI: Sendable {
     let credentialLifetime: TimeInterval
     /// The policies that bind a caller of the pool operations, if any do.
     let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
+    /// Whether a role exists here (its policies then bind the credentials issued for it).
+    let roleExists: @Sendable (_ roleARN: String) -> Bool
     let verifier: SigV4Verifier?
+    let logger: Logger
     /// Signs GetOpenIdToken's tokens; lives as long as the process.
     let tokenKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
@@ -59,6 +63,12 @@ package struct CognitoIdentityAPI: Sendable {
                     operation == .createIdentityPool || operation == .listIdentityPools
                     ? "*" : pool.map { "arn:aws:cognito-identity:\(region):\(accountID):identitypool/\($0)" } ?? "*"
                 try caller.authorize(action: "cognito-identity:\(operation.rawValue)", resource: resource)
+                if operation == .setIdentityPoolRoles,
+                    let roles = (try? RequestJSON.decode(SetIdentityPoolRolesInput.self, from: body))?.roles
+                {
+                    // As in AWS: giving a pool a role needs leave to pass that role.
+                    for role in roles.values.sorted() { try caller.authorize(action: "iam:PassRole", resource: role) }
+                }
             }
         }
         switch operation {
@@ -69,7 +79,7 @@ package struct CognitoIdentityAPI: Sendable {
         case .deleteIdentityPool: return try delete(body)
         case .setIdentityPoolRoles: return try setRoles(body)
         case .getIdentityPoolRoles: return try getRoles(body)
-        case .getId: return try getID(body)
+        case .getId: return try getID(body, now: now)
         case .getCredentialsForIdentity: return try credentials(body, now: now)
         case .getOpenIdToken: return try openIDToken(body, now: now)
         }
@@ -92,6 +102,11 @@ package struct CognitoIdentityAPI: Sendable {
             pools[pool.identityPoolId!] = StoredIdentityPool(pool: pool, roles: [:])
             return (pools, pool)
         }
+        logger.info(
+            "Identity pool created",
+            metadata: [
+                "identity_pool_id": .string(created.identityPoolId!), "name": .string(created.identityPoolName ?? ""),
+            ])
         return try Self.encode(created)
     }
 
@@ -105,6 +120,7 @@ package struct CognitoIdentityAPI: Sendable {
             pools[pool.identityPoolId!] = stored
             return (pools, pool)
         }
+        logger.info("Identity pool updated", metadata: ["identity_pool_id": .string(updated.identityPoolId!)])
         return try Self.encode(updated)
     }
 
@@ -116,6 +132,7 @@ package struct CognitoIdentityAPI: Sendable {
             pools[id] = nil
             return (pools, ())
         }
+        logger.info("Identity pool deleted, with its identities", metadata: ["identity_pool_id": .string(id)])
         return Array("{}".utf8)
     }
 
@@ -178,6 +195,12 @@ package struct CognitoIdentityAPI: Sendable {
             pools[id] = stored
             return (pools, ())
         }
+        logger.info(
+            "Identity pool roles set",
+            metadata: [
+                "identity_pool_id": .string(id),
+                "roles": .dictionary(roles.mapValues { .string($0) }),
+            ])
         return Array("{}".utf8)
     }
 
@@ -201,7 +224,7 @@ package struct CognitoIdentityAPI: Sendable {
 
     // MARK: Identities and credentials
 
-    private func getID(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
+    private func getID(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
         let input = try RequestJSON.decode(GetIdInput.self, from: body)
         var violations = Self.poolIDViolations(input.identityPoolId)
         violations += ValidationViolation.string(
@@ -212,7 +235,7 @@ package struct CognitoIdentityAPI: Sendable {
         let stored = try existing(input.identityPoolId!)
         let logins = try Self.linkedLogins(input.logins ?? [:], pool: stored.pool)
         if logins.isEmpty, stored.pool.allowUnauthenticatedIdentities != true { throw Self.unauthenticatedRefused }
-        let identity = try store.identity(pool: input.identityPoolId!, logins: logins)
+        let identity = try store.identity(pool: input.identityPoolId!, logins: logins, now: now)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("IdentityId")
@@ -242,10 +265,17 @@ package struct CognitoIdentityAPI: Sendable {
         }
         let grant: CredentialGrant
         do {
-            grant = try store.credentials.issue(for: identity, roleArn: role, lifetime: credentialLifetime, now: now)
+            grant = try store.credentials.issue(
+                for: identity, roleArn: role, bound: roleExists(role), lifetime: credentialLifetime, now: now)
         } catch {
             throw .cognitoStorage(error)
         }
+        logger.info(
+            "Credentials issued",
+            metadata: [
+                "identity_id": .string(identity.identityId), "role": .string(role),
+                "access_key_id": .string(grant.accessKeyId), "expires": .stringConvertible(Int(grant.expiration)),
+            ])
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("IdentityId")

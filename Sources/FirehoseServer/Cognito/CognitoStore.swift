@@ -31,8 +31,11 @@ final class CognitoStore: Sendable {
     private let state: Mutex<State>
     private let poolsPath: String
     let credentials: IssuedCredentials
+    /// Identities kept at most (`IdentityDirectory.maxIdentities`; tests lower it).
+    let maxIdentities: Int
 
-    init(folder: String, now: Date) throws(FileSystemError) {
+    init(folder: String, now: Date, maxIdentities: Int = IdentityDirectory.maxIdentities) throws(FileSystemError) {
+        self.maxIdentities = maxIdentities
         if !POSIX.isDirectory(folder) {
             try POSIX.makeDirectories(folder)
             try POSIX.fsyncDirectory(String(folder[..<folder.lastIndex(of: "/")!]))
@@ -122,24 +125,34 @@ final class CognitoStore: Sendable {
 
     /// The identity of `logins` in `pool` (see `IdentityDirectory.resolve`), recorded on disk first
     /// when it is new or newly linked.
-    func identity(pool: String, logins: [LinkedLogin]) throws(FirehoseError) -> CognitoIdentity {
+    func identity(pool: String, logins: [LinkedLogin], now: Date) throws(FirehoseError) -> CognitoIdentity {
         try state.withLock { state throws(FirehoseError) -> CognitoIdentity in
-            let (identity, changed) = state.directory.resolve(pool: pool, logins: logins) {
+            let (identity, changed) = try state.directory.resolve(pool: pool, logins: logins, now: now) {
                 "\(pool.prefix { $0 != ":" }):\(UUID().uuidString.lowercased())"
             }
             guard changed else { return identity }
+            var records = [identity]
+            // Full: the unauthenticated identity made first is forgotten (an app holding it gets a
+            // new one, as after its pool forgot it), so anonymous GetId calls cannot lock new users out.
             if state.directory.identities[identity.identityId] == nil,
-                state.directory.identities.count >= IdentityDirectory.maxIdentities
+                state.directory.identities.count >= maxIdentities
             {
-                throw FirehoseError(
-                    code: "LimitExceededException",
-                    message:
-                        "firehose-local keeps at most \(IdentityDirectory.maxIdentities) identities; delete an identity pool to start over."
-                )
+                guard var oldest = state.directory.oldestUnauthenticated else {
+                    throw FirehoseError(
+                        code: "LimitExceededException",
+                        message:
+                            "firehose-local keeps at most \(maxIdentities) identities, all of them signed in; delete an identity pool to start over."
+                    )
+                }
+                oldest.removed = true
+                records.insert(oldest, at: 0)
             }
             do {
-                try state.identityFile.append(Array(Self.encoder.encode(identity)))
-                state.identityLines += 1
+                for record in records {
+                    try state.identityFile.append(Array(Self.encoder.encode(record)))
+                    state.identityLines += 1
+                    if record.removed == true { state.directory.remove(record.identityId) }
+                }
                 state.directory.record(identity)
                 try Self.compactIfSparse(&state)
             } catch let error as FileSystemError {

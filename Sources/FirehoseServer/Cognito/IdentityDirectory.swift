@@ -1,3 +1,5 @@
+import FirehoseWire
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -20,11 +22,17 @@ struct CognitoIdentity: Codable, Sendable, Equatable {
     var identityId: String
     var identityPoolId: String
     var logins: [LinkedLogin]
+    /// Seconds since 1970 (nil in lines written before it was kept).
+    var created: Double?
+    /// A record that forgets the identity (written when the directory is full).
+    var removed: Bool?
 
     enum CodingKeys: String, CodingKey {
         case identityId = "IdentityId"
         case identityPoolId = "IdentityPoolId"
         case logins = "Logins"
+        case created = "Created"
+        case removed = "Removed"
     }
 
     var isAuthenticated: Bool { !logins.isEmpty }
@@ -63,7 +71,7 @@ struct IdentityDirectory: Sendable {
         }
         // Later records of an identity replace earlier ones; identities of pools gone are dropped.
         for identity in identities where self.pools[identity.identityPoolId] != nil {
-            self.identities[identity.identityId] = identity
+            self.identities[identity.identityId] = identity.removed == true ? nil : identity
         }
         for identity in self.identities.values {
             for login in identity.logins {
@@ -87,16 +95,39 @@ struct IdentityDirectory: Sendable {
     /// The identity of these logins in the pool: the one any of them is linked to (then linked to
     /// all of them), or a new one (always new without logins, as Cognito makes a new unauthenticated
     /// identity on every GetId). `changed` is the identity to record, when anything changed.
-    func resolve(pool: String, logins: [LinkedLogin], newID: () -> String) -> (
+    /// - Throws: `ResourceConflictException` when the logins belong to different identities (they
+    ///   are not merged).
+    func resolve(pool: String, logins: [LinkedLogin], now: Date, newID: () -> String) throws(FirehoseError) -> (
         identity: CognitoIdentity, changed: Bool
     ) {
-        let linked = logins.lazy.compactMap { byLogin[PoolLogin(pool: pool, login: $0)] }.first
-        guard let linked, var identity = identities[linked] else {
-            return (CognitoIdentity(identityId: newID(), identityPoolId: pool, logins: logins), true)
+        let linked = Set(logins.compactMap { byLogin[PoolLogin(pool: pool, login: $0)] })
+        guard linked.count <= 1 else {
+            throw FirehoseError(
+                code: "ResourceConflictException",
+                message:
+                    "These logins belong to different identities; firehose-local does not merge identities: give the logins of one."
+            )
+        }
+        guard let id = linked.first, var identity = identities[id] else {
+            return (
+                CognitoIdentity(
+                    identityId: newID(), identityPoolId: pool, logins: logins, created: now.timeIntervalSince1970),
+                true
+            )
         }
         let missing = logins.filter { !identity.logins.contains($0) }
         identity.logins += missing
         return (identity, !missing.isEmpty)
+    }
+
+    /// The unauthenticated identity made first: the one forgotten when the directory is full.
+    var oldestUnauthenticated: CognitoIdentity? {
+        identities.values.filter { !$0.isAuthenticated }.min { ($0.created ?? 0) < ($1.created ?? 0) }
+    }
+
+    mutating func remove(_ id: String) {
+        guard let identity = identities.removeValue(forKey: id) else { return }
+        for login in identity.logins { byLogin[PoolLogin(pool: identity.identityPoolId, login: login)] = nil }
     }
 
     /// Records an identity that `resolve` made or changed.

@@ -30,6 +30,9 @@ struct CredentialGrant: Codable, Sendable, Equatable {
     /// The `cognito-identity.amazonaws.com:amr` values: `unauthenticated`, or `authenticated` and the
     /// providers of the logins used.
     var amr: [String]
+    /// Whether the role existed here when the credentials were issued: then its policies bind them,
+    /// and deny everything once it is gone; otherwise nothing binds them (nil in older lines: false).
+    var bound: Bool?
 
     enum CodingKeys: String, CodingKey {
         case accessKeyId = "AccessKeyId"
@@ -40,6 +43,7 @@ struct CredentialGrant: Codable, Sendable, Equatable {
         case identityPoolId = "IdentityPoolId"
         case roleArn = "RoleArn"
         case amr = "Amr"
+        case bound = "Bound"
     }
 
     var credentials: AWSCredentials {
@@ -50,25 +54,29 @@ struct CredentialGrant: Codable, Sendable, Equatable {
 }
 
 /// The credentials handed out and not long expired, by access key, each on disk (one line of
-/// `credentials.jsonl`) before a client sees it: a restart does not invalidate what an app holds.
+/// `credentials.jsonl`, readable by its owner only) before a client sees it: a restart does not
+/// invalidate what an app holds.
 ///
 /// Expired credentials are kept a day, so that a client using them is told `ExpiredTokenException`
 /// (which makes SDKs refresh) rather than that the key is unknown. At most `maxKept` are kept; past
 /// that, the one that expires first is forgotten. The file is rewritten with only the kept ones when
 /// it holds more than twice as many lines.
+///
+/// Two locks: the file's, held across an append's sync, and the grants', held only to read or
+/// change the map, so the lookups of every signed request never wait for a disk.
 final class IssuedCredentials: Sendable {
-    private struct State {
-        var grants: [String: CredentialGrant]
+    private struct FileState {
         var file: JSONLinesFile
         var lines: Int
     }
 
-    private let state: Mutex<State>
+    private let file: Mutex<FileState>
+    private let grants: Mutex<[String: CredentialGrant]>
     static let maxKept = 10_000
     static let keptAfterExpiry: TimeInterval = 86_400
 
     init(path: String, now: Date) throws(FileSystemError) {
-        let (file, lines) = try JSONLinesFile.open(path)
+        let (file, lines) = try JSONLinesFile.open(path, mode: 0o600)
         var grants: [String: CredentialGrant] = [:]
         for line in lines {
             guard let grant = try? JSONDecoder().decode(CredentialGrant.self, from: Data(line)) else {
@@ -77,14 +85,16 @@ final class IssuedCredentials: Sendable {
             }
             if Self.isKept(grant, now: now) { grants[grant.accessKeyId] = grant }
         }
-        var state = State(grants: grants, file: file, lines: lines.count)
-        Self.evictOverLimit(&state)
-        try Self.compactIfSparse(&state)
-        self.state = Mutex(state)
+        Self.evictOverLimit(&grants)
+        var fileState = FileState(file: file, lines: lines.count)
+        try Self.compactIfSparse(&fileState, grants: grants)
+        self.file = Mutex(fileState)
+        self.grants = Mutex(grants)
     }
 
     /// New credentials for `identity` acting as `roleArn`, valid for `lifetime` seconds from `now`.
-    func issue(for identity: CognitoIdentity, roleArn: String, lifetime: TimeInterval, now: Date)
+    /// - Parameter bound: whether the role existed here then (see `CredentialGrant.bound`).
+    func issue(for identity: CognitoIdentity, roleArn: String, bound: Bool, lifetime: TimeInterval, now: Date)
         throws(FileSystemError) -> CredentialGrant
     {
         var random = SystemRandomNumberGenerator()
@@ -94,49 +104,53 @@ final class IssuedCredentials: Sendable {
             sessionToken: Base64.encode((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }),
             expiration: (now.timeIntervalSince1970 + lifetime).rounded(.down),
             identityId: identity.identityId, identityPoolId: identity.identityPoolId, roleArn: roleArn,
-            amr: identity.isAuthenticated ? ["authenticated"] + identity.logins.map(\.provider) : ["unauthenticated"])
+            amr: identity.isAuthenticated ? ["authenticated"] + identity.logins.map(\.provider) : ["unauthenticated"],
+            bound: bound)
         let line: [UInt8]
         do {
             line = Array(try JSONEncoder().encode(grant))
         } catch {
             throw FileSystemError(operation: "encode", path: "credentials", errno: EINVAL)
         }
-        try state.withLock { state throws(FileSystemError) in
-            try state.file.append(line)
-            state.lines += 1
-            state.grants = state.grants.filter { Self.isKept($0.value, now: now) }
-            state.grants[grant.accessKeyId] = grant
-            Self.evictOverLimit(&state)
-            try Self.compactIfSparse(&state)
+        try file.withLock { file throws(FileSystemError) in
+            try file.file.append(line)
+            file.lines += 1
+            let kept = grants.withLock { grants in
+                grants = grants.filter { Self.isKept($0.value, now: now) }
+                grants[grant.accessKeyId] = grant
+                Self.evictOverLimit(&grants)
+                return grants
+            }
+            try Self.compactIfSparse(&file, grants: kept)
         }
         return grant
     }
 
     func grant(forAccessKey accessKeyId: String) -> CredentialGrant? {
-        state.withLock { $0.grants[accessKeyId] }
+        grants.withLock { $0[accessKeyId] }
     }
 
     /// Credentials kept now.
-    var count: Int { state.withLock { $0.grants.count } }
+    var count: Int { grants.withLock { $0.count } }
 
     private static func isKept(_ grant: CredentialGrant, now: Date) -> Bool {
         grant.expiration + keptAfterExpiry > now.timeIntervalSince1970
     }
 
-    private static func evictOverLimit(_ state: inout State) {
-        guard state.grants.count > maxKept else { return }
-        let byExpiry = state.grants.values.sorted { $0.expiration < $1.expiration }
-        for grant in byExpiry.prefix(state.grants.count - maxKept) { state.grants[grant.accessKeyId] = nil }
+    private static func evictOverLimit(_ grants: inout [String: CredentialGrant]) {
+        guard grants.count > maxKept else { return }
+        let byExpiry = grants.values.sorted { $0.expiration < $1.expiration }
+        for grant in byExpiry.prefix(grants.count - maxKept) { grants[grant.accessKeyId] = nil }
     }
 
-    private static func compactIfSparse(_ state: inout State) throws(FileSystemError) {
-        guard state.lines > 2 * state.grants.count + 64 else { return }
+    private static func compactIfSparse(_ file: inout FileState, grants: [String: CredentialGrant])
+        throws(FileSystemError)
+    {
+        guard file.lines > 2 * grants.count + 64 else { return }
         let encoder = JSONEncoder()
-        let lines = state.grants.values.sorted { $0.expiration < $1.expiration }.compactMap {
-            try? Array(encoder.encode($0))
-        }
-        try state.file.rewrite(lines)
-        state.lines = lines.count
+        let lines = grants.values.sorted { $0.expiration < $1.expiration }.compactMap { try? Array(encoder.encode($0)) }
+        try file.file.rewrite(lines)
+        file.lines = lines.count
     }
 
     /// AWS access keys are upper-case letters and digits 2–7 (base 32).

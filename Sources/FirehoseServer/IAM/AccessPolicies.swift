@@ -14,6 +14,10 @@ package struct AccessPolicies: Sendable {
     package var roles: [String: [String]] = [:]
     /// Configured key pairs bound by policies, by access key.
     package var users: [String: User] = [:]
+    /// Every configured access key (the server fills it in): any other key that is not an issued
+    /// credential's is refused everything, so a credential forgotten between its check and its
+    /// authorization is never taken for an unbound one.
+    package var configuredKeys: Set<String> = []
 
     package struct User: Sendable {
         /// `arn:aws:iam::ACCOUNT:user/NAME`: who refusals name.
@@ -39,9 +43,15 @@ package struct AccessPolicies: Sendable {
         if let user = users[accessKeyID] {
             return BoundCaller(arn: user.arn, policies: user.policies, context: [:])
         }
-        // Issued keys are all ASIA…: other keys need no lookup.
-        guard accessKeyID.hasPrefix("ASIA"), let grant = issued(accessKeyID), let policies = rolePolicies(grant.roleArn)
-        else { return nil }
+        if configuredKeys.contains(accessKeyID) { return nil }
+        guard let grant = issued(accessKeyID) else {
+            return BoundCaller(
+                arn: "arn:aws:sts::unknown:assumed-role/unknown/\(accessKeyID)", policies: [], context: [:])
+        }
+        // A role that exists binds its credentials; one that existed when they were issued and is
+        // gone allows them nothing, as IAM refuses a deleted role's sessions. A role that never
+        // existed here binds nothing.
+        guard let policies = rolePolicies(grant.roleArn) ?? (grant.bound == true ? [] : nil) else { return nil }
         return BoundCaller(
             arn: Self.sessionARN(role: grant.roleArn, session: "CognitoIdentityCredentials"), policies: policies,
             context: [

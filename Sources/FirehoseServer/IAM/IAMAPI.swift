@@ -2,6 +2,7 @@ import AWSSigV4
 import FirehoseSink
 import FirehoseWire
 import IAMPolicy
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -21,6 +22,7 @@ struct IAMAPI: Sendable {
     let accountID: String
     let verifier: SigV4Verifier?
     let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
+    let logger: Logger
 
     enum Operation: String, CaseIterable {
         case createRole = "CreateRole"
@@ -41,10 +43,15 @@ struct IAMAPI: Sendable {
         return type.hasPrefix("application/x-www-form-urlencoded")
     }
 
-    func handle(_ request: APIRequest, requestID: String, now: Date) -> APIResponse {
+    /// The answer, with the operation (`unknown` for one not served, so a client cannot make up metric
+    /// labels) and the error code (`OK` for a success) it is counted under.
+    func handle(_ request: APIRequest, requestID: String, now: Date) -> (
+        response: APIResponse, operation: String, code: String
+    ) {
+        let parameters = Self.formParameters(request.body)
+        let action = parameters["Action"] ?? ""
+        let label = Operation(rawValue: action)?.rawValue ?? "unknown"
         do throws(FirehoseError) {
-            let parameters = Self.formParameters(request.body)
-            let action = parameters["Action"] ?? ""
             guard let operation = Operation(rawValue: action) else {
                 throw FirehoseError(
                     code: "InvalidAction",
@@ -52,11 +59,15 @@ struct IAMAPI: Sendable {
                         "Could not find operation \(action) for version \(parameters["Version"] ?? Self.version): firehose-local's IAM serves \(Operation.allCases.map(\.rawValue).joined(separator: ", "))."
                 )
             }
-            try authorize(request, operation: operation, roleName: parameters["RoleName"], now: now)
+            try authorize(request, operation: operation, parameters: parameters, now: now)
             var xml = S3XML(root: "\(action)Response", namespace: Self.namespace)
             switch operation {
             case .deleteRole, .putRolePolicy, .deleteRolePolicy:
                 try change(operation, parameters, now: now)
+                var metadata: Logger.Metadata = ["operation": .string(action)]
+                metadata["role"] = parameters["RoleName"].map { .string($0) }
+                metadata["policy"] = parameters["PolicyName"].map { .string($0) }
+                logger.info("IAM role changed", metadata: metadata)
             default:
                 xml.open("\(action)Result")
                 try read(operation, parameters, now: now, into: &xml)
@@ -65,27 +76,35 @@ struct IAMAPI: Sendable {
             xml.open("ResponseMetadata")
             xml.element("RequestId", requestID)
             xml.close("ResponseMetadata")
-            return APIResponse(
+            let response = APIResponse(
                 status: 200, headers: [("Content-Type", "text/xml"), ("x-amzn-RequestId", requestID)],
                 body: xml.finish())
+            return (response, label, "OK")
         } catch {
-            return Self.errorResponse(error, requestID: requestID)
+            return (Self.errorResponse(error, requestID: requestID), label, error.code)
         }
     }
 
-    private func authorize(_ request: APIRequest, operation: Operation, roleName: String?, now: Date)
+    private func authorize(_ request: APIRequest, operation: Operation, parameters: [String: String], now: Date)
         throws(FirehoseError)
     {
         guard let verifier else { return }
         // IAM answers authentication failures with 403.
         let credentials = try verifier.verify(request, now: now, status: 403)
         guard let caller = boundCaller(credentials.accessKeyId) else { return }
+        // The role's ARN: an existing role's own, or the one CreateRole would give it (with its path).
+        let name = parameters["RoleName"]
         let resource =
             operation == .listRoles
             ? "*"
-            : (roleName.flatMap { store.roles[$0.lowercased()]?.arn }
-                ?? "arn:aws:iam::\(accountID):role/\(roleName ?? "*")")
-        try caller.authorize(action: "iam:\(operation.rawValue)", resource: resource)
+            : (name.flatMap { store.roles[$0.lowercased()]?.arn }
+                ?? "arn:aws:iam::\(accountID):role\(parameters["Path"] ?? "/")\(name ?? "*")")
+        do {
+            try caller.authorize(action: "iam:\(operation.rawValue)", resource: resource)
+        } catch {
+            // IAM's own spelling and status for the refusal.
+            throw FirehoseError(code: "AccessDenied", message: error.message, httpStatus: 403)
+        }
     }
 
     // MARK: Operations
@@ -96,6 +115,7 @@ struct IAMAPI: Sendable {
         switch operation {
         case .createRole:
             let role = try create(parameters, now: now)
+            logger.info("IAM role created", metadata: ["role": .string(role.arn)])
             Self.write(role, as: "Role", into: &xml)
         case .getRole:
             let role = try existing(try roleName(parameters), in: store.roles)

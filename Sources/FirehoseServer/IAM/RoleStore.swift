@@ -95,9 +95,11 @@ final class RoleStore: Sendable {
         }
     }
 
-    /// The inline policies of the role with this ARN; nil when there is no such role.
+    /// The inline policies of the role with this ARN (compared regardless of case, as role names
+    /// are); nil when there is no such role.
     func policies(ofRoleARN arn: String) -> [IAMPolicy]? {
-        state.withLock { $0.policies[arn] }
+        let key = arn.lowercased()
+        return state.withLock { $0.policies[key] }
     }
 
     var roles: [String: IAMRole] { state.withLock { $0.roles } }
@@ -169,7 +171,7 @@ final class RoleStore: Sendable {
     private static func state(_ roles: [String: IAMRole]) -> State {
         var state = State(roles: roles)
         for role in roles.values {
-            state.policies[role.arn] = role.policies.keys.sorted().compactMap {
+            state.policies[role.arn.lowercased()] = role.policies.keys.sorted().compactMap {
                 try? IAMPolicy(json: Array(role.policies[$0]!.utf8))
             }
         }

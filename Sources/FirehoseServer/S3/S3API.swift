@@ -23,6 +23,8 @@ final class S3API: Sendable {
     private let metrics: FirehoseMetrics
     private let logger: Logger
     private let verifier: SigV4Verifier?
+    /// The policies that bind a caller, if any do.
+    private let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
     private let folders: BucketFolders
     private let etags = ETagCache()
     private let multipart: S3MultipartUploads
@@ -31,8 +33,10 @@ final class S3API: Sendable {
     /// - Parameter lookup: the credentials of an access key; nil: authentication is off.
     init(
         configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger,
-        lookup: (@Sendable (String) -> AWSCredentials?)?
+        lookup: (@Sendable (String) -> AWSCredentials?)?,
+        boundCaller: @escaping @Sendable (_ accessKeyID: String) -> BoundCaller? = { _ in nil }
     ) {
+        self.boundCaller = boundCaller
         self.configuration = configuration
         self.sink = sink
         self.metrics = metrics
@@ -58,10 +62,10 @@ final class S3API: Sendable {
         var operation = "Unknown"
         do {
             let response = try await respond(to: request, operation: &operation, requestID: requestID)
-            metrics.s3RequestFinished(operation: operation, code: "OK")
+            metrics.requestFinished(.s3, operation: operation, code: "OK")
             return response
         } catch {
-            metrics.s3RequestFinished(operation: operation, code: error.code)
+            metrics.requestFinished(.s3, operation: operation, code: error.code)
             var metadata: Logger.Metadata = [
                 "request_id": .string(requestID), "operation": .string("S3.\(operation)"),
                 "error_code": .string(error.code), "error_message": .string(error.message),
@@ -84,7 +88,16 @@ final class S3API: Sendable {
         let route = S3Route(
             method: request.method, address: address, query: query, copySource: request.header("x-amz-copy-source"))
         operation = route.operation
-        let chunkSignatures = try authenticate(request)
+        let (chunkSignatures, accessKeyID) = try authenticate(request)
+        if let accessKeyID, let caller = boundCaller(accessKeyID) {
+            for (action, resource) in route.iamActions(copySource: request.header("x-amz-copy-source")) {
+                do throws(FirehoseError) {
+                    try caller.authorize(action: action, resource: resource)
+                } catch {
+                    throw S3Error(code: "AccessDenied", message: error.message, status: 403)
+                }
+            }
+        }
         if let bucket = route.bucket, let store = sink.configuration.stores[bucket] {
             // Its objects are in the store, not here: an empty answer would mislead.
             var error = S3Error.noSuchBucket(bucket)
@@ -144,7 +157,9 @@ final class S3API: Sendable {
 
     /// Checks the request's signature; returns what checks its chunks' signatures when its body is
     /// a signed aws-chunked one.
-    private func authenticate(_ request: APIRequest) throws(S3Error) -> ChunkSignatures? {
+    /// Checks the request's signature, if authentication is on: the chunk signatures that follow
+    /// from it, and the access key that signed.
+    private func authenticate(_ request: APIRequest) throws(S3Error) -> (ChunkSignatures?, String?) {
         // S3 signs the hash the client declares: the body is hashed only to check a declared hex hash.
         if let declared = request.header("x-amz-content-sha256") {
             let value = declared.trimmingASCIISpaces
@@ -157,23 +172,24 @@ final class S3API: Sendable {
                 throw .invalidContentSHA256(value)
             }
         }
-        guard let verifier else { return nil }
+        guard let verifier else { return (nil, nil) }
         let signed = SigV4Request(
             method: request.method, path: request.path, query: request.query, headers: request.headers,
             bodySHA256: "")
         do {
             if request.header("authorization") == nil, SigV4Verifier.isQueryStringV2(request.query) {
-                _ = try verifier.verifyQueryStringV2(
+                let credentials = try verifier.verifyQueryStringV2(
                     signed, virtualHostedBucket: S3Address.virtualHostedBucket(request.header("host")), now: sink.now())
+                return (nil, credentials.accessKeyId)
             } else if Self.hasSignedChunks(request) {
-                return try verifier.verifyStreaming(signed, now: sink.now()).chunks
+                let verified = try verifier.verifyStreaming(signed, now: sink.now())
+                return (verified.chunks, verified.credentials.accessKeyId)
             } else {
-                _ = try verifier.verify(signed, now: sink.now())
+                return (nil, try verifier.verify(signed, now: sink.now()).accessKeyId)
             }
         } catch {
             throw S3Error(error)
         }
-        return nil
     }
 
     /// Whether the body is aws-chunked with a signature on every chunk.
@@ -769,6 +785,37 @@ enum S3Route {
     }
 
     /// The operation's name in metrics and logs.
+    /// The IAM actions a request needs, on what (S3's authorization reference): one, or for a
+    /// CopyObject the read of its source too. DeleteObjects needs `s3:DeleteObject` on the bucket's
+    /// objects (`bucket/*`), not per key.
+    func iamActions(copySource: String?) -> [(action: String, resource: String)] {
+        func bucketARN(_ bucket: String) -> String { "arn:aws:s3:::\(bucket)" }
+        func objectARN(_ bucket: String, _ key: String) -> String { "arn:aws:s3:::\(bucket)/\(key)" }
+        switch self {
+        case .listBuckets: return [("s3:ListAllMyBuckets", "*")]
+        case .bucketLocation(let bucket): return [("s3:GetBucketLocation", bucketARN(bucket))]
+        case .listObjects(let bucket, _), .headBucket(let bucket): return [("s3:ListBucket", bucketARN(bucket))]
+        case .object(let bucket, let key, _): return [("s3:GetObject", objectARN(bucket, key))]
+        case .createBucket(let bucket): return [("s3:CreateBucket", bucketARN(bucket))]
+        case .putObject(let bucket, let key):
+            var actions = [("s3:PutObject", objectARN(bucket, key))]
+            if let copySource {
+                let source = String(decoding: copySource.percentDecodedBytes(plusIsSpace: false), as: UTF8.self)
+                let path = source.split(separator: "?").first.map(String.init) ?? source
+                actions.append(("s3:GetObject", "arn:aws:s3:::" + path.drop { $0 == "/" }))
+            }
+            return actions
+        case .deleteObject(let bucket, let key): return [("s3:DeleteObject", objectARN(bucket, key))]
+        case .deleteObjects(let bucket): return [("s3:DeleteObject", objectARN(bucket, "*"))]
+        case .createMultipartUpload(let bucket, let key), .uploadPart(let bucket, let key, _, _),
+            .completeMultipartUpload(let bucket, let key, _):
+            return [("s3:PutObject", objectARN(bucket, key))]
+        case .abortMultipartUpload(let bucket, let key, _):
+            return [("s3:AbortMultipartUpload", objectARN(bucket, key))]
+        case .refused: return []
+        }
+    }
+
     var operation: String {
         switch self {
         case .listBuckets: "ListBuckets"
