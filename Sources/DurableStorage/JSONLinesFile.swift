@@ -92,7 +92,6 @@ package final class JSONLinesFile {
         fd = replacement
         size = bytes.count
         // Until the folder is synced a crash finds the old file, whole; either is consistent.
-        let slash = path.lastIndex(of: "/")
-        try POSIX.fsyncDirectory(slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ".")
+        try POSIX.fsyncParent(of: path)
     }
 }

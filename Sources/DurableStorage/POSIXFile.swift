@@ -46,9 +46,7 @@ package enum AtomicFile {
             throw error
         }
         try POSIX.rename(temporary, path)
-        if durable, let slash = path.lastIndex(of: "/") {
-            try POSIX.fsyncDirectory(slash == path.startIndex ? "/" : String(path[..<slash]))
-        }
+        if durable { try POSIX.fsyncParent(of: path) }
     }
 }
 
@@ -126,6 +124,21 @@ package enum POSIX {
         let fd = try open(directory, flags: O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         try fsync(fd, path: directory)
+    }
+
+    /// Makes the folder of `path` durable: a rename or a new entry in it survives a crash. A path
+    /// without a folder is in the working directory.
+    package static func fsyncParent(of path: String) throws(FileSystemError) {
+        guard let slash = path.lastIndex(of: "/") else { return try fsyncDirectory(".") }
+        try fsyncDirectory(slash == path.startIndex ? "/" : String(path[..<slash]))
+    }
+
+    /// Makes `path` (and its missing parents) unless it is a folder already, durably: its entry in
+    /// its parent is synced.
+    package static func makeDirectoriesDurably(_ path: String) throws(FileSystemError) {
+        guard !isDirectory(path) else { return }
+        try makeDirectories(path)
+        try fsyncParent(of: path)
     }
 
     package static func rename(_ from: String, _ to: String) throws(FileSystemError) {

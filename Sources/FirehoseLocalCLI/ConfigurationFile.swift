@@ -438,8 +438,7 @@ private struct FileShape: Decodable {
 
     /// IAM's user and role names: `[\w+=,.@-]{1,64}`.
     static func isIAMName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count)
-            && name.utf8.allSatisfy { $0.isASCIIAlphanumeric || "_+=,.@-".utf8.contains($0) }
+        (1...64).contains(name.utf8.count) && IAMAPI.isNameText(name)
     }
 
     /// Policies as written: documents (YAML or JSON objects), or the JSON text of one, as pasted from

@@ -205,18 +205,7 @@ public final class FirehoseAPI: Sendable {
         if let verifier {
             accessKeyID = try verifier.verify(request, now: sink.now()).accessKeyId
         }
-        guard request.method == "POST", request.path == "/" else {
-            throw .unknownOperation(
-                "firehose-local serves the Firehose API as POST / (got \(request.method) \(request.path)).")
-        }
-        let contentType = request.header("content-type")
-        // What SDKs send matches exactly; only variants need parsing.
-        guard contentType == FirehoseOperation.contentType || FirehoseOperation.isAcceptedContentType(contentType)
-        else {
-            throw .unknownOperation(
-                "Unsupported Content-Type '\(contentType ?? "")': Firehose expects \(FirehoseOperation.contentType)."
-            )
-        }
+        try Self.checkJSONProtocol(request, service: "Firehose")
         let operation = try target.get()
         let body = try decodedBody(request)
         let caller = accessKeyID.flatMap(boundCallerOf)
@@ -260,12 +249,16 @@ public final class FirehoseAPI: Sendable {
                 records: input.records.count, failures: failures, recordID: recordIDs.next)
             return fault.finish(Self.success(answer, requestID: requestID))
         default:
+            // The body's stream name is read once, and only when a policy or a fault rule needs it.
+            let named =
+                caller != nil || faults.matchesStreams(of: operation)
+                ? FaultStage.streamName(in: body) : nil
             if let caller {
                 // A call on no stream (ListDeliveryStreams), or whose stream name is not valid, is on `*`.
-                let name = operation == .listDeliveryStreams ? nil : FaultStage.streamName(in: body)
+                let name = operation == .listDeliveryStreams ? nil : named
                 try caller.authorize(action: "firehose:\(operation.rawValue)", resource: name.map(streamARN) ?? "*")
             }
-            let stream = faults.matchesStreams(of: operation) ? FaultStage.streamName(in: body) : nil
+            let stream = faults.matchesStreams(of: operation) ? named : nil
             let exists = stream.map { sink.settings(of: $0) != nil } ?? false
             if let interruption = try await fault.apply(stream: stream, streamExists: exists, records: 0) {
                 return interruption
@@ -293,16 +286,7 @@ public final class FirehoseAPI: Sendable {
             guard request.body.count <= configuration.maxBodyBytes else {
                 throw .requestTooLarge(limit: configuration.maxBodyBytes)
             }
-            guard request.method == "POST", request.path == "/" else {
-                throw .unknownOperation(
-                    "firehose-local serves Cognito Identity as POST / (got \(request.method) \(request.path)).")
-            }
-            let contentType = request.header("content-type")
-            guard FirehoseOperation.isAcceptedContentType(contentType) else {
-                throw .unknownOperation(
-                    "Unsupported Content-Type '\(contentType ?? "")': Cognito Identity expects \(FirehoseOperation.contentType)."
-                )
-            }
+            try Self.checkJSONProtocol(request, service: "Cognito Identity")
             // Identities and credentials are synced to disk before they are answered: off the task threads.
             let (cognito, now) = (cognito, sink.now())
             let body = try await BlockingIO.run { () -> Result<[UInt8], FirehoseError> in
@@ -316,6 +300,22 @@ public final class FirehoseAPI: Sendable {
             metrics.requestFinished(.cognitoIdentity, operation: operation, code: error.code)
             logFailure(error, requestID: requestID, operation: operation)
             return Self.errorResponse(error, requestID: requestID)
+        }
+    }
+
+    /// What every AWS JSON 1.1 call is: `POST /` with that content type.
+    static func checkJSONProtocol(_ request: APIRequest, service: String) throws(FirehoseError) {
+        guard request.method == "POST", request.path == "/" else {
+            throw .unknownOperation(
+                "firehose-local serves \(service) as POST / (got \(request.method) \(request.path)).")
+        }
+        let contentType = request.header("content-type")
+        // What SDKs send matches exactly; only variants need parsing.
+        guard contentType == FirehoseOperation.contentType || FirehoseOperation.isAcceptedContentType(contentType)
+        else {
+            throw .unknownOperation(
+                "Unsupported Content-Type '\(contentType ?? "")': \(service) expects \(FirehoseOperation.contentType)."
+            )
         }
     }
 

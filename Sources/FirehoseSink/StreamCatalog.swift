@@ -140,7 +140,7 @@ struct StreamCatalog {
             try save(record)
         }
         try POSIX.remove(legacyFile)
-        try POSIX.fsyncDirectory(String(legacyFile[..<legacyFile.lastIndex(of: "/")!]))
+        try POSIX.fsyncParent(of: legacyFile)
     }
 
     /// Written to a temporary file, fsynced, renamed over the old one and the folder fsynced: on disk
@@ -154,10 +154,7 @@ struct StreamCatalog {
         guard let data = try? encoder.encode(StoredRecord(stream: record)) else {
             throw FileSystemError(operation: "encode", path: path(of: name), errno: EINVAL)
         }
-        if !POSIX.isDirectory(directory) {
-            try POSIX.makeDirectories(directory)
-            try POSIX.fsyncDirectory(String(directory[..<directory.lastIndex(of: "/")!]))
-        }
+        try POSIX.makeDirectoriesDurably(directory)
         try AtomicFile.replace(path(of: name), with: Array(data), temporary: path(of: name) + ".tmp", durable: true)
     }
 

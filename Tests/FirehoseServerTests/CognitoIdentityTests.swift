@@ -552,15 +552,15 @@ struct AccessPolicyFailClosedTests {
                         pool: pool.pool.identityPoolId!, logins: [], now: now.addingTimeInterval(Double(second))
                     ).identityId)
             }
-            #expect(store.directory.identities.count == 3)
-            #expect(store.directory.identities[ids[0]] == nil, "the oldest anonymous identity is forgotten")
-            #expect(store.directory.identities[signedIn.identityId] != nil)
+            #expect(store.read(\.identities).count == 3)
+            #expect(store.read(\.identities)[ids[0]] == nil, "the oldest anonymous identity is forgotten")
+            #expect(store.read(\.identities)[signedIn.identityId] != nil)
             _ = try store.credentials.issue(
                 for: signedIn, roleArn: "arn:aws:iam::1:role/r", bound: false, lifetime: 60, now: now)
         }
         let reopened = try CognitoStore(folder: folder, now: now, maxIdentities: 3)
-        #expect(Set(reopened.directory.identities.keys).isSuperset(of: ids[1...]))
-        #expect(reopened.directory.identities[ids[0]] == nil)
+        #expect(Set(reopened.read(\.identities).keys).isSuperset(of: ids[1...]))
+        #expect(reopened.read(\.identities)[ids[0]] == nil)
         let attributes = try FileManager.default.attributesOfItem(atPath: "\(folder)/credentials.jsonl")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }

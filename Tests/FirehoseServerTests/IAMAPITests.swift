@@ -97,6 +97,14 @@ struct IAMAPITests {
                 "PolicyDocument": #"{"Statement":{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":"*"}}"#,
             ])
         #expect(xmlText(principal, "Code") == "MalformedPolicyDocument")
+        // IAM's quota: 10,240 characters of inline policy per role, whitespace not counted.
+        let actions = (0..<600).map { #""firehose:Action\#($0)""# }.joined(separator: ",")
+        let large = #"{"Statement":{"Effect":"Allow","Action":[\#(actions)],"Resource":"*"}}"#
+        let tooLarge = await harness.iam(
+            "PutRolePolicy", ["RoleName": "R", "PolicyName": "large", "PolicyDocument": large])
+        #expect(tooLarge.status == 409)
+        #expect(xmlText(tooLarge, "Code") == "LimitExceeded")
+        #expect(xmlText(tooLarge, "Message") == "Maximum policy size of 10240 bytes exceeded for role R")
         let unsigned = await harness.api.handle(
             harness.request(
                 operation: nil, body: Array("Action=ListRoles&Version=2010-05-08".utf8),

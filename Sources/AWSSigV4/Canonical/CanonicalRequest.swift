@@ -274,3 +274,14 @@ enum CanonicalRequest {
         }
     }
 }
+
+/// SigV4's URI encoding, for anything else that wants it (query values, IAM's policy documents): RFC
+/// 3986's unreserved characters as they are, every other byte `%XX` in uppercase hex.
+public enum URIEncoding {
+    public static func encode(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        CanonicalRequest.appendURIEncoded(text.utf8, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -150,7 +150,7 @@ package struct CognitoIdentityAPI: Sendable {
             input.nextToken, path: "nextToken", length: 1...65_535, pattern: "[\\S]+",
             matches: { !$0.unicodeScalars.contains(where: Self.isJavaSpace) })
         if !violations.isEmpty { throw .validation(violations) }
-        let pools = store.directory.pools.values.map(\.pool).sorted { $0.identityPoolId! < $1.identityPoolId! }
+        let pools = store.read { $0.pools.values.map(\.pool) }.sorted { $0.identityPoolId! < $1.identityPoolId! }
         let after = input.nextToken.map { token in pools.filter { $0.identityPoolId! > token } } ?? pools
         let page = after.prefix(Int(input.maxResults!))
         var writer = JSONWriter()
@@ -313,11 +313,7 @@ package struct CognitoIdentityAPI: Sendable {
         claims.string(identity.identityPoolId)
         claims.key("amr")
         claims.beginArray()
-        for value in identity.isAuthenticated
-            ? ["authenticated"] + identity.logins.map(\.provider) : ["unauthenticated"]
-        {
-            claims.string(value)
-        }
+        for value in identity.amr { claims.string(value) }
         claims.endArray()
         claims.key("iat")
         claims.integer(issued)
@@ -343,8 +339,12 @@ package struct CognitoIdentityAPI: Sendable {
     /// identity needs one of its logins; an unauthenticated one, a pool that allows them.
     private func authorized(_ input: IdentityInput) throws(FirehoseError) -> (CognitoIdentity, StoredIdentityPool) {
         let id = input.identityId!
-        let directory = store.directory
-        guard let identity = directory.identities[id], let stored = directory.pools[identity.identityPoolId] else {
+        let found = store.read { directory in
+            directory.identities[id].flatMap { identity in
+                directory.pools[identity.identityPoolId].map { (identity, $0) }
+            }
+        }
+        guard let (identity, stored) = found else {
             throw FirehoseError(code: "ResourceNotFoundException", message: "Identity '\(id)' not found.")
         }
         let logins = try Self.linkedLogins(input.logins ?? [:], pool: stored.pool)
@@ -405,16 +405,19 @@ package struct CognitoIdentityAPI: Sendable {
     }
 
     private func existing(_ id: String) throws(FirehoseError) -> StoredIdentityPool {
-        try Self.existing(id, in: store.directory)
+        guard let stored = store.read({ $0.pools[id] }) else { throw Self.poolNotFound(id) }
+        return stored
     }
 
     private static func existing(_ id: String, in directory: IdentityDirectory) throws(FirehoseError)
         -> StoredIdentityPool
     {
-        guard let stored = directory.pools[id] else {
-            throw FirehoseError(code: "ResourceNotFoundException", message: "IdentityPool '\(id)' not found.")
-        }
+        guard let stored = directory.pools[id] else { throw poolNotFound(id) }
         return stored
+    }
+
+    private static func poolNotFound(_ id: String) -> FirehoseError {
+        FirehoseError(code: "ResourceNotFoundException", message: "IdentityPool '\(id)' not found.")
     }
 
     static let idPattern = "[\\w-]+:[0-9a-f-]+"

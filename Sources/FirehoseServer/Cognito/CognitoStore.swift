@@ -36,10 +36,7 @@ final class CognitoStore: Sendable {
 
     init(folder: String, now: Date, maxIdentities: Int = IdentityDirectory.maxIdentities) throws(FileSystemError) {
         self.maxIdentities = maxIdentities
-        if !POSIX.isDirectory(folder) {
-            try POSIX.makeDirectories(folder)
-            try POSIX.fsyncDirectory(String(folder[..<folder.lastIndex(of: "/")!]))
-        }
+        try POSIX.makeDirectoriesDurably(folder)
         poolsPath = "\(folder)/pools.json"
         var pools: [StoredIdentityPool] = []
         if POSIX.exists(poolsPath) {
@@ -78,7 +75,11 @@ final class CognitoStore: Sendable {
     }
 
     /// The directory as it is now.
-    var directory: IdentityDirectory { state.withLock { $0.directory } }
+    /// What `body` reads of the directory as it is, under the lock: no copy of it outlives the call
+    /// (a copy held while GetId records an identity would make that write copy every identity).
+    func read<Result>(_ body: (IdentityDirectory) -> Result) -> Result {
+        state.withLock { body($0.directory) }
+    }
 
     /// Runs `change` on the directory as it is and, when it returns a new set of pools, saves that
     /// before applying it; pools removed take their identities with them.

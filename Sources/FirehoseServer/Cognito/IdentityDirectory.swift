@@ -36,6 +36,10 @@ struct CognitoIdentity: Codable, Sendable, Equatable {
     }
 
     var isAuthenticated: Bool { !logins.isEmpty }
+
+    /// Cognito's `amr` claim (and `cognito-identity.amazonaws.com:amr` key): `unauthenticated`, or
+    /// `authenticated` and the providers of its logins.
+    var amr: [String] { isAuthenticated ? ["authenticated"] + logins.map(\.provider) : ["unauthenticated"] }
 }
 
 /// A pool with what SetIdentityPoolRoles gave it.

@@ -104,7 +104,7 @@ final class IssuedCredentials: Sendable {
             sessionToken: Base64.encode((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }),
             expiration: (now.timeIntervalSince1970 + lifetime).rounded(.down),
             identityId: identity.identityId, identityPoolId: identity.identityPoolId, roleArn: roleArn,
-            amr: identity.isAuthenticated ? ["authenticated"] + identity.logins.map(\.provider) : ["unauthenticated"],
+            amr: identity.amr,
             bound: bound)
         let line: [UInt8]
         do {
@@ -116,12 +116,16 @@ final class IssuedCredentials: Sendable {
             try file.file.append(line)
             file.lines += 1
             let kept = grants.withLock { grants in
-                grants = grants.filter { Self.isKept($0.value, now: now) }
                 grants[grant.accessKeyId] = grant
-                Self.evictOverLimit(&grants)
-                return grants
+                // Pruned only when full: an issue does not rebuild the map every time.
+                if grants.count > Self.maxKept {
+                    grants = grants.filter { Self.isKept($0.value, now: now) }
+                    Self.evictOverLimit(&grants)
+                }
+                return grants.count
             }
-            try Self.compactIfSparse(&file, grants: kept)
+            guard file.lines > 2 * kept + 64 else { return }
+            try Self.compactIfSparse(&file, grants: grants.withLock { $0 })
         }
         return grant
     }

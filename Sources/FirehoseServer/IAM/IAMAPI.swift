@@ -14,7 +14,7 @@ import Logging
 /// to give a Cognito pool's role its policies at run time: CreateRole, GetRole, ListRoles, DeleteRole,
 /// PutRolePolicy, GetRolePolicy, ListRolePolicies, DeleteRolePolicy. Signed, as IAM's always are, for
 /// `us-east-1` (IAM is global: SDKs sign it for that region whatever theirs is).
-struct IAMAPI: Sendable {
+package struct IAMAPI: Sendable {
     static let namespace = "https://iam.amazonaws.com/doc/2010-05-08/"
     static let version = "2010-05-08"
 
@@ -280,13 +280,16 @@ struct IAMAPI: Sendable {
         try Self.name(parameters["PolicyName"], path: "policyName", length: 1...128)
     }
 
-    /// `[\w+=,.@-]+`, IAM's pattern for names.
+    /// Whether `text` is made of IAM's name characters, `[\w+=,.@-]` (role, user and policy names).
+    package static func isNameText(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0.isASCIIAlphanumeric || "_+=,.@-".utf8.contains($0) }
+    }
+
     private static func name(_ value: String?, path: String, length: ClosedRange<Int>) throws(FirehoseError)
         -> String
     {
         let violations = ValidationViolation.string(
-            value, path: path, required: true, length: length, pattern: "[\\w+=,.@-]+",
-            matches: { $0.utf8.allSatisfy { $0.isASCIIAlphanumeric || "_+=,.@-".utf8.contains($0) } })
+            value, path: path, required: true, length: length, pattern: "[\\w+=,.@-]+", matches: isNameText)
         if !violations.isEmpty { throw validationError(violations) }
         return value!
     }
@@ -347,17 +350,7 @@ struct IAMAPI: Sendable {
     }
 
     /// IAM answers policy documents URL-encoded (RFC 3986); SDKs decode them.
-    static func urlEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if byte.isASCIIAlphanumeric || "-._~".utf8.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
+    static func urlEncoded(_ text: String) -> String { URIEncoding.encode(text) }
 
     private static func noSuchEntity(_ message: String) -> FirehoseError {
         FirehoseError(code: "NoSuchEntity", message: message, httpStatus: 404)
@@ -382,11 +375,5 @@ struct IAMAPI: Sendable {
         return APIResponse(
             status: error.httpStatus, headers: [("Content-Type", "text/xml"), ("x-amzn-RequestId", requestID)],
             body: xml.finish())
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -72,10 +72,7 @@ final class RoleStore: Sendable {
 
     init(folder: String) throws(FileSystemError) {
         path = "\(folder)/roles.json"
-        if !POSIX.isDirectory(folder) {
-            try POSIX.makeDirectories(folder)
-            try POSIX.fsyncDirectory(String(folder[..<folder.lastIndex(of: "/")!]))
-        }
+        try POSIX.makeDirectoriesDurably(folder)
         guard POSIX.exists(path) else { return }
         let bytes = try POSIX.readFile(path)
         guard let stored = try? JSONDecoder().decode(StoredRoles.self, from: Data(bytes)) else {
