@@ -102,7 +102,6 @@ struct AsyncGateTests {
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<1_000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(condition())
+        try await eventually("the gate's waiters", condition)
     }
 }

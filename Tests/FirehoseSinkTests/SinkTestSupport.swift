@@ -70,8 +70,10 @@ final class DeliveryLog: Sendable {
     var objects: [DeliveredObject] { store.objects.withLock { $0 } }
 
     /// Waits (bounded) until at least `count` objects were reported; returns all reported so far.
+    /// The bound is `eventually`'s minute: a timer's delivery on a loaded two-core CI machine was seen
+    /// to take over 5 s, and the wait ends as soon as the objects are there.
     @discardableResult
-    func wait(count: Int, timeout: Duration = .seconds(5)) async throws -> [DeliveredObject] {
+    func wait(count: Int, timeout: Duration = .seconds(60)) async throws -> [DeliveredObject] {
         try await eventually(timeout: timeout, "\(count) deliveries (have \(objects.count))") { objects.count >= count }
         return objects
     }
