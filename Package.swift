@@ -96,6 +96,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Kinesis Data Streams' records: the hash key space and its shards, sequence numbers and
+        // iterators, and the durable log (SQLite) every stream's shards are kept in.
+        .target(
+            name: "KinesisStreams",
+            dependencies: [
+                "FirehoseWire", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
@@ -109,6 +119,7 @@ let package = Package(
                 "DurableStorage",
                 "IAMPolicy",
                 "JQ",
+                "KinesisStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -213,6 +224,7 @@ let package = Package(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"], swiftSettings: swiftSettings),
+        .testTarget(name: "KinesisStreamsTests", dependencies: ["KinesisStreams"], swiftSettings: swiftSettings),
         .testTarget(name: "DurableStorageTests", dependencies: ["DurableStorage"], swiftSettings: swiftSettings),
         .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
         .testTarget(
@@ -232,8 +244,9 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4", "FirehoseTestSupport",
-                "IAMPolicy",
+                "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4",
+                "FirehoseTestSupport",
+                "IAMPolicy", "KinesisStreams",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

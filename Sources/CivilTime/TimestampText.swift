@@ -93,3 +93,15 @@ private func number(_ bytes: some Collection<UInt8>) -> Int64? {
     }
     return value
 }
+
+/// `java.util.Date.toString()` in UTC, as AWS's Java services print instants in their messages:
+/// `Thu Jul 02 12:57:57 UTC 2015`.
+public enum JavaDateText {
+    public static func format(_ date: Date) -> String {
+        let time = UTCDateTime(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
+        var text = HTTPDate.weekdays[CivilCalendar.weekday(days: time.days) - 1] + " "
+        text += HTTPDate.months[time.month - 1] + " " + digits(time.day, 2) + " "
+        text += digits(time.hour, 2) + ":" + digits(time.minute, 2) + ":" + digits(time.second, 2) + " UTC "
+        return text + digits(Int(time.year), 4)
+    }
+}

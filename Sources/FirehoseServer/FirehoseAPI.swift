@@ -2,6 +2,7 @@ import AWSSigV4
 import DurableStorage
 import FirehoseSink
 import FirehoseWire
+import KinesisStreams
 import Logging
 import Synchronization
 
@@ -82,6 +83,8 @@ public final class FirehoseAPI: Sendable {
     private let cognito: CognitoIdentityAPI
     /// IAM roles and their inline policies.
     private let iam: IAMAPI
+    private let kinesis: KinesisAPI
+    private let kinesisVerifier: SigV4Verifier?
     private let logger: Logger
     /// The policies that bind the caller of an access key, if any do.
     private let boundCallerOf: @Sendable (_ accessKeyID: String) -> BoundCaller?
@@ -90,7 +93,8 @@ public final class FirehoseAPI: Sendable {
     /// Requests waiting now: `/_local/wait` requests and hanging fault rules.
     private let waitingRequests = Mutex(0)
 
-    /// - Throws: when the Cognito endpoint's saved pools, identities or credentials cannot be read.
+    /// - Throws: when the Cognito endpoint's saved pools, identities or credentials, or the Kinesis
+    ///   stream log, cannot be read.
     public init(configuration: Configuration, sink: FirehoseSink, logger: Logger) throws(FileSystemError) {
         self.configuration = configuration
         self.sink = sink
@@ -143,6 +147,20 @@ public final class FirehoseAPI: Sendable {
             store: roles, accountID: configuration.accountID,
             verifier: lookup.map { SigV4Verifier(region: "us-east-1", service: "iam", lookup: $0) },
             boundCaller: boundCaller, logger: logger)
+        let streamLogPath =
+            "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/kinesis/streams.sqlite"
+        do {
+            kinesis = KinesisAPI(
+                log: try StreamLog(path: streamLogPath), region: configuration.region,
+                accountID: configuration.accountID, logger: logger)
+        } catch {
+            throw FileSystemError(
+                operation: "open the Kinesis stream log", path: streamLogPath, errno: 0, detail: "\(error)")
+        }
+        kinesisVerifier = lookup.map {
+            SigV4Verifier(
+                region: configuration.region, service: "kinesis", requiredSignedHeaders: ["X-Amz-Target"], lookup: $0)
+        }
         cognito = CognitoIdentityAPI(
             store: store, region: configuration.region, accountID: configuration.accountID,
             credentialLifetime: configuration.credentialLifetime,
@@ -162,6 +180,9 @@ public final class FirehoseAPI: Sendable {
         let targetHeader = request.header("x-amz-target")
         if let targetHeader, targetHeader.hasPrefix(CognitoIdentityAPI.targetPrefix) {
             return await handleCognito(request, target: targetHeader, requestID: requestID)
+        }
+        if let targetHeader, targetHeader.hasPrefix(KinesisAPI.targetPrefix) {
+            return await handleKinesis(request, target: targetHeader, requestID: requestID)
         }
         if IAMAPI.isQueryRequest(request, hasTarget: targetHeader != nil) {
             // Its changes fsync: off the task threads.
@@ -198,9 +219,7 @@ public final class FirehoseAPI: Sendable {
     private func handleFirehose(
         _ request: APIRequest, operation target: Result<FirehoseOperation, FirehoseError>, requestID: String
     ) async throws(FirehoseError) -> APIResponse {
-        guard request.body.count <= configuration.maxBodyBytes else {
-            throw .requestTooLarge(limit: configuration.maxBodyBytes)
-        }
+        try checkBodySize(request)
         var accessKeyID: String?
         if let verifier {
             accessKeyID = try verifier.verify(request, now: sink.now()).accessKeyId
@@ -282,24 +301,78 @@ public final class FirehoseAPI: Sendable {
         // Only the operations served name a series: a client cannot make up label values.
         let name = String(target.dropFirst(CognitoIdentityAPI.targetPrefix.count))
         let operation = CognitoIdentityAPI.Operation(rawValue: name)?.rawValue ?? "unknown"
-        do throws(FirehoseError) {
-            guard request.body.count <= configuration.maxBodyBytes else {
-                throw .requestTooLarge(limit: configuration.maxBodyBytes)
-            }
+        return await answer(.cognitoIdentity, operation: operation, requestID: requestID) {
+            () async throws(FirehoseError) -> [UInt8] in
+            try checkBodySize(request)
             try Self.checkJSONProtocol(request, service: "Cognito Identity")
-            // Identities and credentials are synced to disk before they are answered: off the task threads.
+            // Identities and credentials are synced to disk before they are answered.
             let (cognito, now) = (cognito, sink.now())
-            let body = try await BlockingIO.run { () -> Result<[UInt8], FirehoseError> in
-                Result { () throws(FirehoseError) in
-                    try cognito.handle(request, target: target, body: request.body, now: now)
+            return try await Self.blocking(writes: true) { () throws(FirehoseError) in
+                try cognito.handle(request, target: target, body: request.body, now: now)
+            }
+        }
+    }
+
+    private func handleKinesis(_ request: APIRequest, target: String, requestID: String) async -> APIResponse {
+        let operation = KinesisAPI.Operation(rawValue: String(target.dropFirst(KinesisAPI.targetPrefix.count)))
+        return await answer(.kinesis, operation: operation?.rawValue ?? "unknown", requestID: requestID) {
+            () async throws(FirehoseError) -> [UInt8] in
+            try checkBodySize(request)
+            let caller = try kinesisVerifier.flatMap { verifier throws(FirehoseError) in
+                boundCallerOf(try verifier.verify(request, now: sink.now()).accessKeyId)
+            }
+            if request.header("content-type")?.lowercased().hasPrefix("application/x-amz-cbor") == true {
+                throw .unknownOperation(
+                    "firehose-local serves Kinesis as AWS JSON 1.1 only, not CBOR. The Java SDK and the KCL send CBOR by default: set AWS_CBOR_DISABLE=true (Java SDK v1) or CBOR_ENABLED=false (v2) in their environment."
+                )
+            }
+            try Self.checkJSONProtocol(request, service: "Kinesis")
+            guard let operation else {
+                throw .unknownOperation(
+                    "Operation \(target) is not served by firehose-local. It serves Kinesis's \(KinesisAPI.Operation.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
+            }
+            let body = try decodedBody(request)
+            // Puts are synced to disk before they are answered; reads wait behind no fsync.
+            let (kinesis, now) = (kinesis, sink.now())
+            return try await Self.blocking(writes: operation.writes) { () throws(FirehoseError) in
+                try kinesis.handle(operation, body: body, now: now) { (action, resource) throws(FirehoseError) in
+                    try caller?.authorize(action: action, resource: resource)
                 }
-            }.get()
-            metrics.requestFinished(.cognitoIdentity, operation: operation, code: "OK")
-            return Self.success(body, requestID: requestID)
+            }
+        }
+    }
+
+    /// A call of another JSON service: answered, counted and logged the one way.
+    private func answer(
+        _ service: FirehoseMetrics.Service, operation: String, requestID: String,
+        _ body: () async throws(FirehoseError) -> [UInt8]
+    ) async -> APIResponse {
+        do throws(FirehoseError) {
+            let answer = try await body()
+            metrics.requestFinished(service, operation: operation, code: "OK")
+            return Self.success(answer, requestID: requestID)
         } catch {
-            metrics.requestFinished(.cognitoIdentity, operation: operation, code: error.code)
+            metrics.requestFinished(service, operation: operation, code: error.code)
             logFailure(error, requestID: requestID, operation: operation)
             return Self.errorResponse(error, requestID: requestID)
+        }
+    }
+
+    /// Runs blocking work off the task threads: on the blocking-I/O thread when it writes (fsyncs),
+    /// else on the reading thread, so it waits behind no fsync.
+    private static func blocking(
+        writes: Bool, _ work: @escaping @Sendable () throws(FirehoseError) -> [UInt8]
+    ) async throws(FirehoseError) -> [UInt8] {
+        let run = { @Sendable () -> Result<[UInt8], FirehoseError> in
+            Result { () throws(FirehoseError) in try work() }
+        }
+        return try await (writes ? BlockingIO.run(run) : BlockingIO.read(run)).get()
+    }
+
+    private func checkBodySize(_ request: APIRequest) throws(FirehoseError) {
+        guard request.body.count <= configuration.maxBodyBytes else {
+            throw .requestTooLarge(limit: configuration.maxBodyBytes)
         }
     }
 

@@ -111,12 +111,14 @@ public final class FirehoseMetrics: Sendable {
         case s3
         case cognitoIdentity = "cognito_identity"
         case iam
+        case kinesis
 
         var title: String {
             switch self {
             case .s3: "S3"
             case .cognitoIdentity: "Cognito Identity"
             case .iam: "IAM"
+            case .kinesis: "Kinesis Data Streams"
             }
         }
     }

@@ -98,6 +98,13 @@ struct CivilCalendarTests {
 
 @Suite("Timestamp text")
 struct TimestampTextTests {
+    @Test("Java's Date.toString in UTC, as AWS's iterator-expiry message prints instants")
+    func javaDates() {
+        // The instant of AWS's recorded message "The iterator was created at time Thu Jul 02 12:57:57 UTC 2015".
+        #expect(JavaDateText.format(Date(timeIntervalSince1970: 1_435_841_877.5)) == "Thu Jul 02 12:57:57 UTC 2015")
+        #expect(JavaDateText.format(Date(timeIntervalSince1970: 1_795_000_000)) == "Wed Nov 18 11:06:40 UTC 2026")
+    }
+
     @Test("HTTP dates: known texts, and every 1,000,003 s round trip through format and parse")
     func httpDates() {
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 1_795_000_000)) == "Wed, 18 Nov 2026 11:06:40 GMT")

@@ -1,0 +1,828 @@
+import CivilTime
+import FirehoseWire
+import KinesisStreams
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Kinesis Data Streams (`X-Amz-Target: Kinesis_20131202.*`, AWS JSON 1.1) over the stream log:
+/// the control plane a test needs and the whole data plane, with AWS's validation, errors and
+/// shapes. Streams are ACTIVE as soon as CreateStream answers.
+final class KinesisAPI: Sendable {
+    static let targetPrefix = "Kinesis_20131202."
+
+    enum Operation: String, CaseIterable, Sendable {
+        case createStream = "CreateStream"
+        case deleteStream = "DeleteStream"
+        case describeStream = "DescribeStream"
+        case describeStreamSummary = "DescribeStreamSummary"
+        case listStreams = "ListStreams"
+        case listShards = "ListShards"
+        case putRecord = "PutRecord"
+        case putRecords = "PutRecords"
+        case getShardIterator = "GetShardIterator"
+        case getRecords = "GetRecords"
+
+        /// Whether it changes the log (and so syncs it).
+        var writes: Bool {
+            switch self {
+            case .createStream, .deleteStream, .putRecord, .putRecords: true
+            default: false
+            }
+        }
+    }
+
+    /// Kinesis's quotas, as AWS documents them.
+    enum Limits {
+        /// The default shard quota of us-east-1, us-west-2 and eu-west-1 (200 elsewhere).
+        static let shardsPerAccount = 500
+        /// On-demand streams start with capacity for 4 MB/s, which AWS shows as 4 shards.
+        static let onDemandShards = 4
+        static let maxPutRecords = 500
+        /// A PutRecords request's data and partition keys (the model's documentation).
+        static let maxPutRecordsBytes = 10 * 1024 * 1024
+        /// The largest blob the model allows, whatever the stream's MaxRecordSizeInKiB.
+        static let maxDataBytes = 10 * 1024 * 1024
+        static let maxGetRecords = 10_000
+        static let maxGetRecordsBytes = 10 * 1024 * 1024
+        static let iteratorLifetimeMilliseconds: Int64 = 300_000
+        /// How often a stream's expired records are deleted (reads skip them at once).
+        static let trimIntervalMilliseconds: Int64 = 60_000
+    }
+
+    let log: StreamLog
+    private let region: String
+    private let accountID: String
+    private let logger: Logger
+    /// When each stream (by id) was last trimmed.
+    private let lastTrim = Mutex<[Int64: Int64]>([:])
+
+    init(log: StreamLog, region: String, accountID: String, logger: Logger) {
+        self.log = log
+        self.region = region
+        self.accountID = accountID
+        self.logger = logger
+    }
+
+    /// Runs one operation; `authorize` is asked for the IAM action on the stream's ARN once the
+    /// stream the request names is known. Blocking (SQLite, fsync): call it off the task threads.
+    func handle(
+        _ operation: Operation, body: [UInt8], now: Date,
+        authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        switch operation {
+        case .createStream: return try createStream(body, now: milliseconds, authorize: authorize)
+        case .deleteStream: return try deleteStream(body, authorize: authorize)
+        case .describeStream: return try describeStream(body, authorize: authorize)
+        case .describeStreamSummary: return try describeStreamSummary(body, authorize: authorize)
+        case .listStreams: return try listStreams(body, authorize: authorize)
+        case .listShards: return try listShards(body, now: milliseconds, authorize: authorize)
+        case .putRecord: return try putRecord(body, now: milliseconds, authorize: authorize)
+        case .putRecords: return try putRecords(body, now: milliseconds, authorize: authorize)
+        case .getShardIterator: return try getShardIterator(body, now: milliseconds, authorize: authorize)
+        case .getRecords: return try getRecords(body, now: milliseconds, authorize: authorize)
+        }
+    }
+
+    func streamARN(_ name: String) -> String {
+        "arn:aws:kinesis:\(region):\(accountID):stream/\(name)"
+    }
+
+    // MARK: Control plane
+
+    private func createStream(
+        _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(CreateStreamInput.self, from: body)
+        var violations = Self.streamNameViolations(input.StreamName, required: true)
+        if let count = input.ShardCount,
+            let violation = ValidationViolation.outOfRange(count, path: "shardCount", range: 1...Int(Int32.max))
+        {
+            violations.append(violation)
+        }
+        if let size = input.MaxRecordSizeInKiB,
+            let violation = ValidationViolation.outOfRange(size, path: "maxRecordSizeInKiB", range: 1024...10240)
+        {
+            violations.append(violation)
+        }
+        if let tags = input.Tags, tags.count > 200 {
+            violations.append(
+                ValidationViolation(
+                    value: "{\(tags.count) tags}", path: "tags",
+                    constraint: "Member must have length less than or equal to 200"))
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        let name = input.StreamName!
+        try authorize("kinesis:CreateStream", streamARN(name))
+        let mode: StoredStream.Mode
+        switch input.StreamModeDetails?.StreamMode {
+        case nil, "PROVISIONED": mode = .provisioned
+        case "ON_DEMAND": mode = .onDemand
+        case let other?:
+            throw .validation([
+                ValidationViolation(
+                    value: other, path: "streamModeDetails.streamMode",
+                    constraint: "Member must satisfy enum value set: [PROVISIONED, ON_DEMAND]")
+            ])
+        }
+        // AWS made 4 shards for a CreateStream without ShardCount, and an on-demand stream shows 4.
+        let shards = mode == .onDemand ? Limits.onDemandShards : (input.ShardCount ?? Limits.onDemandShards)
+        let inUse = try storage { () throws(StreamLogError) in try log.streams().reduce(0) { $0 + $1.shardCount } }
+        guard inUse + shards <= Limits.shardsPerAccount else {
+            throw FirehoseError(
+                code: "LimitExceededException",
+                message:
+                    "This request would exceed the shard limit for the account \(accountID) in \(region). Current shard limit for the account is \(Limits.shardsPerAccount), \(inUse) shards are in use and \(shards) were requested."
+            )
+        }
+        try storage { () throws(StreamLogError) in
+            _ = try log.create(
+                StreamDefinition(
+                    name: name, shardCount: shards, mode: mode, maxRecordSizeInKiB: input.MaxRecordSizeInKiB ?? 1024),
+                nowMilliseconds: now)
+        }
+        logger.info(
+            "Kinesis stream created",
+            metadata: ["stream": .string(name), "shards": .stringConvertible(shards), "mode": .string(mode.rawValue)])
+        return []
+    }
+
+    private func deleteStream(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
+        throws(FirehoseError) -> [UInt8]
+    {
+        let reference = try RequestJSON.decode(StreamReference.self, from: body)
+        let name = try streamName(reference.StreamName, arn: reference.StreamARN)
+        try authorize("kinesis:DeleteStream", streamARN(name))
+        try storage { () throws(StreamLogError) in try log.delete(name: name) }
+        logger.info("Kinesis stream deleted", metadata: ["stream": .string(name)])
+        return []
+    }
+
+    private func describeStream(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
+        throws(FirehoseError) -> [UInt8]
+    {
+        let input = try RequestJSON.decode(DescribeStreamInput.self, from: body)
+        var violations: [ValidationViolation] = []
+        if let limit = input.Limit,
+            let violation = ValidationViolation.outOfRange(limit, path: "limit", range: 1...10_000)
+        {
+            violations.append(violation)
+        }
+        violations += Self.shardIDViolations(input.ExclusiveStartShardId, path: "exclusiveStartShardId")
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:DescribeStream", streamARN(name))
+        let stream = try existing(name)
+        // At most 100 shards per page, as AWS answers.
+        let first = input.ExclusiveStartShardId.flatMap(ShardID.index).map { $0 + 1 } ?? 0
+        let shards = first..<min(stream.shardCount, first + min(input.Limit ?? 100, 100))
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("StreamDescription")
+        writer.beginObject()
+        writeSummaryMembers(of: stream, into: &writer)
+        writer.key("Shards")
+        writeShards(shards, of: stream, into: &writer)
+        writer.key("HasMoreShards")
+        writer.bool(shards.upperBound < stream.shardCount)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func describeStreamSummary(
+        _ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let reference = try RequestJSON.decode(StreamReference.self, from: body)
+        let name = try streamName(reference.StreamName, arn: reference.StreamARN)
+        try authorize("kinesis:DescribeStreamSummary", streamARN(name))
+        let stream = try existing(name)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("StreamDescriptionSummary")
+        writer.beginObject()
+        writeSummaryMembers(of: stream, into: &writer)
+        writer.key("OpenShardCount")
+        writer.integer(stream.shardCount)
+        writer.key("ConsumerCount")
+        writer.integer(0)
+        writer.key("MaxRecordSizeInKiB")
+        writer.integer(stream.maxRecordSizeInKiB)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func listStreams(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
+        throws(FirehoseError) -> [UInt8]
+    {
+        let input = try RequestJSON.decode(ListStreamsInput.self, from: body)
+        var violations = Self.streamNameViolations(input.ExclusiveStartStreamName, path: "exclusiveStartStreamName")
+        if let limit = input.Limit,
+            let violation = ValidationViolation.outOfRange(limit, path: "limit", range: 1...10_000)
+        {
+            violations.append(violation)
+        }
+        if !violations.isEmpty { throw .validation(violations) }
+        try authorize("kinesis:ListStreams", "*")
+        // A NextToken is the name the previous page ended at.
+        var after = input.ExclusiveStartStreamName
+        if let token = input.NextToken {
+            guard let name = Self.decodeToken(token, kind: "streams") else {
+                throw .invalidArgument("Invalid NextToken.")
+            }
+            after = name
+        }
+        let all = try storage { () throws(StreamLogError) in try log.streams() }
+        let remaining = all.filter { after == nil || $0.name > after! }
+        let page = remaining.prefix(min(input.Limit ?? 100, 100))
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("StreamNames")
+        writer.beginArray()
+        for stream in page { writer.string(stream.name) }
+        writer.endArray()
+        writer.key("HasMoreStreams")
+        writer.bool(page.count < remaining.count)
+        if page.count < remaining.count, let last = page.last {
+            writer.key("NextToken")
+            writer.string(Self.encodeToken(last.name, kind: "streams"))
+        }
+        writer.key("StreamSummaries")
+        writer.beginArray()
+        for stream in page {
+            writer.beginObject()
+            writer.key("StreamName")
+            writer.string(stream.name)
+            writer.key("StreamARN")
+            writer.string(streamARN(stream.name))
+            writer.key("StreamStatus")
+            writer.string("ACTIVE")
+            writer.key("StreamModeDetails")
+            writeMode(stream.mode, into: &writer)
+            writer.key("StreamCreationTimestamp")
+            writer.number(Double(stream.createdMilliseconds) / 1000)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func listShards(
+        _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(ListShardsInput.self, from: body)
+        var violations = Self.shardIDViolations(input.ExclusiveStartShardId, path: "exclusiveStartShardId")
+        if let limit = input.MaxResults,
+            let violation = ValidationViolation.outOfRange(limit, path: "maxResults", range: 1...10_000)
+        {
+            violations.append(violation)
+        }
+        violations += ValidationViolation.string(input.NextToken, path: "nextToken", length: 1...1_048_576)
+        if !violations.isEmpty { throw .validation(violations) }
+        let name: String
+        var first = input.ExclusiveStartShardId.flatMap(ShardID.index).map { $0 + 1 } ?? 0
+        if let token = input.NextToken {
+            guard input.StreamName == nil, input.StreamARN == nil else {
+                throw .invalidArgument("NextToken and StreamName cannot be provided together.")
+            }
+            // "<stream> <issued ms> <first shard index>"
+            let fields = Self.decodeToken(token, kind: "shards")?.split(separator: " ") ?? []
+            guard fields.count == 3, let issued = Int64(fields[1]), let index = Int(fields[2]) else {
+                throw .invalidArgument("Invalid NextToken.")
+            }
+            guard now - issued <= Limits.iteratorLifetimeMilliseconds else {
+                throw FirehoseError(code: "ExpiredNextTokenException", message: "The NextToken has expired.")
+            }
+            name = String(fields[0])
+            first = index
+        } else {
+            name = try streamName(input.StreamName, arn: input.StreamARN)
+        }
+        try authorize("kinesis:ListShards", streamARN(name))
+        let stream = try existing(name)
+        let shards = first..<min(stream.shardCount, first + min(input.MaxResults ?? 1000, 1000))
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("Shards")
+        writeShards(shards, of: stream, into: &writer)
+        if shards.upperBound < stream.shardCount {
+            writer.key("NextToken")
+            writer.string(Self.encodeToken("\(name) \(now) \(shards.upperBound)", kind: "shards"))
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    // MARK: Data plane
+
+    private struct Entry {
+        var partitionKey: String
+        var data: [UInt8]
+        var explicitHashKey: String?
+    }
+
+    private func putRecord(
+        _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(PutRecordInput.self, from: body)
+        var violations: [ValidationViolation] = []
+        let entry = try Self.entry(
+            data: input.Data, partitionKey: input.PartitionKey, explicitHashKey: input.ExplicitHashKey, path: "",
+            violations: &violations)
+        if let ordering = input.SequenceNumberForOrdering, !SequenceNumber.isModelText(ordering) {
+            violations.append(
+                ValidationViolation(
+                    value: ordering, path: "sequenceNumberForOrdering",
+                    constraint: "Member must satisfy regular expression pattern: 0|([1-9]\\d{0,128})"))
+        }
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:PutRecord", streamARN(name))
+        let stream = try existing(name)
+        let shard = try shard(of: entry, in: stream)
+        try checkSize(entry, of: stream)
+        let stored = try storage { () throws(StreamLogError) in
+            try log.append(
+                [RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)], to: stream,
+                nowMilliseconds: now)
+        }
+        trimIfDue(stream, now: now)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("ShardId")
+        writer.string(ShardID.text(shard))
+        writer.key("SequenceNumber")
+        writer.string(SequenceNumber(stream: stream.id, shard: shard, position: stored.positions[0]).description)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func putRecords(
+        _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(PutRecordsInput.self, from: body)
+        var violations: [ValidationViolation] = []
+        var entries: [Entry] = []
+        if let records = input.Records {
+            if records.isEmpty || records.count > Limits.maxPutRecords {
+                violations.append(
+                    ValidationViolation(
+                        value: records.isEmpty ? "[]" : "[\(records.count) records]", path: "records",
+                        constraint: records.isEmpty
+                            ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to \(Limits.maxPutRecords)"))
+            } else {
+                for (index, record) in records.enumerated() {
+                    entries.append(
+                        try Self.entry(
+                            data: record.Data, partitionKey: record.PartitionKey,
+                            explicitHashKey: record.ExplicitHashKey, path: "records.\(index + 1).member.",
+                            violations: &violations))
+                }
+            }
+        } else {
+            violations.append(.missing("records"))
+        }
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:PutRecords", streamARN(name))
+        let stream = try existing(name)
+        let total = entries.reduce(0) { $0 + $1.data.count + $1.partitionKey.utf8.count }
+        guard total <= Limits.maxPutRecordsBytes else {
+            throw .invalidArgument("Records size exceeds 10 MB limit")
+        }
+        var appends: [RecordToAppend] = []
+        appends.reserveCapacity(entries.count)
+        for entry in entries {
+            try checkSize(entry, of: stream)
+            appends.append(
+                RecordToAppend(
+                    shard: try shard(of: entry, in: stream), partitionKey: entry.partitionKey, data: entry.data))
+        }
+        let stored = try storage { () throws(StreamLogError) in
+            try log.append(appends, to: stream, nowMilliseconds: now)
+        }
+        trimIfDue(stream, now: now)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("FailedRecordCount")
+        writer.integer(0)
+        writer.key("Records")
+        writer.beginArray()
+        for (append, position) in zip(appends, stored.positions) {
+            writer.beginObject()
+            writer.key("SequenceNumber")
+            writer.string(SequenceNumber(stream: stream.id, shard: append.shard, position: position).description)
+            writer.key("ShardId")
+            writer.string(ShardID.text(append.shard))
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func getShardIterator(
+        _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(GetShardIteratorInput.self, from: body)
+        var violations = Self.shardIDViolations(input.ShardId, path: "shardId", required: true)
+        let types = ["AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"]
+        if let type = input.ShardIteratorType {
+            if !types.contains(type) {
+                violations.append(
+                    ValidationViolation(
+                        value: type, path: "shardIteratorType",
+                        constraint: "Member must satisfy enum value set: [\(types.joined(separator: ", "))]"))
+            }
+        } else {
+            violations.append(.missing("shardIteratorType"))
+        }
+        if let number = input.StartingSequenceNumber, !SequenceNumber.isModelText(number) {
+            violations.append(
+                ValidationViolation(
+                    value: number, path: "startingSequenceNumber",
+                    constraint: "Member must satisfy regular expression pattern: 0|([1-9]\\d{0,128})"))
+        }
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:GetShardIterator", streamARN(name))
+        let stream = try existing(name)
+        let shardID = input.ShardId!
+        guard let shard = ShardID.index(shardID), shard < stream.shardCount else {
+            throw FirehoseError(
+                code: "ResourceNotFoundException",
+                message: "Shard \(shardID) in stream \(name) under account \(accountID) does not exist")
+        }
+        let type = input.ShardIteratorType!
+        let usesNumber = type == "AT_SEQUENCE_NUMBER" || type == "AFTER_SEQUENCE_NUMBER"
+        let hasNumber = input.StartingSequenceNumber != nil
+        if type == "AT_TIMESTAMP", input.Timestamp == nil {
+            throw .invalidArgument(
+                "Must specify timestampInMillis parameter for iterator of type AT_TIMESTAMP. Current request has no timestamp parameter."
+            )
+        }
+        if type != "AT_TIMESTAMP", input.Timestamp != nil {
+            throw .invalidArgument(
+                "The timestampInMillis parameter is only for iterators of type AT_TIMESTAMP. Request specified \(type) and also a timestamp."
+            )
+        }
+        if type != "AT_TIMESTAMP", usesNumber != hasNumber {
+            throw .invalidArgument(
+                "Must either specify (1) AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER and StartingSequenceNumber or (2) TRIM_HORIZON or LATEST and no StartingSequenceNumber. Request specified \(type) and \(hasNumber ? "also a" : "no") StartingSequenceNumber."
+            )
+        }
+        let cutoff = stream.retentionCutoff(nowMilliseconds: now)
+        let position: Int64
+        switch type {
+        case "TRIM_HORIZON":
+            position = 0
+        case "LATEST":
+            position = try storage { () throws(StreamLogError) in try log.endPosition() }
+        case "AT_TIMESTAMP":
+            let requested = Int64((input.Timestamp! * 1000).rounded(.down))
+            guard requested <= now else {
+                throw .invalidArgument(
+                    "The timestampInMillis parameter cannot be greater than the currentTimestampInMillis. timestampInMillis: \(requested), currentTimestampInMillis: \(now)"
+                )
+            }
+            position = try storage { () throws(StreamLogError) in
+                try log.position(stream: stream, shard: shard, arrivedAtOrAfter: requested, cutoffMilliseconds: cutoff)
+            }
+        default:
+            let text = input.StartingSequenceNumber!
+            guard let number = SequenceNumber(text), number.stream == stream.id else {
+                throw .invalidArgument(
+                    "StartingSequenceNumber \(text) used in GetShardIterator on shard \(shardID) in stream \(name) under account \(accountID) is invalid."
+                )
+            }
+            guard number.shard == shard else {
+                throw .invalidArgument(
+                    "Invalid StartingSequenceNumber. It encodes \(ShardID.text(number.shard)), while it was used in a call to a shard with \(shardID)"
+                )
+            }
+            position = type == "AT_SEQUENCE_NUMBER" ? number.position : number.position + 1
+        }
+        let token = ShardIteratorToken(stream: stream.id, shard: shard, position: position, issuedMilliseconds: now)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("ShardIterator")
+        writer.string(token.encoded)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func getRecords(
+        _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(GetRecordsInput.self, from: body)
+        var violations = ValidationViolation.string(
+            input.ShardIterator, path: "shardIterator", required: true, length: 1...512)
+        if let limit = input.Limit,
+            let violation = ValidationViolation.outOfRange(limit, path: "limit", range: 1...10_000)
+        {
+            violations.append(violation)
+        }
+        violations += Self.streamARNViolations(input.StreamARN)
+        if !violations.isEmpty { throw .validation(violations) }
+        guard let token = ShardIteratorToken(decoding: input.ShardIterator!) else {
+            throw .invalidArgument("Invalid ShardIterator.")
+        }
+        if now - token.issuedMilliseconds > Limits.iteratorLifetimeMilliseconds {
+            let issued = Date(timeIntervalSince1970: Double(token.issuedMilliseconds) / 1000)
+            let current = Date(timeIntervalSince1970: Double(now) / 1000)
+            throw FirehoseError(
+                code: "ExpiredIteratorException",
+                message:
+                    "Iterator expired. The iterator was created at time \(JavaDateText.format(issued)) while right now it is \(JavaDateText.format(current)) which is further in the future than the tolerated delay of \(Limits.iteratorLifetimeMilliseconds) milliseconds."
+            )
+        }
+        let found = try storage { () throws(StreamLogError) in try log.stream(id: token.stream) }
+        guard let stream = found, token.shard < stream.shardCount else {
+            throw FirehoseError(
+                code: "ResourceNotFoundException",
+                message:
+                    "Shard \(ShardID.text(token.shard)) of this iterator's stream under account \(accountID) does not exist: the stream was deleted."
+            )
+        }
+        try authorize("kinesis:GetRecords", streamARN(stream.name))
+        let page = try storage { () throws(StreamLogError) in
+            try log.read(
+                stream: stream, shard: token.shard, from: token.position, limit: input.Limit ?? Limits.maxGetRecords,
+                maxBytes: Limits.maxGetRecordsBytes, cutoffMilliseconds: stream.retentionCutoff(nowMilliseconds: now))
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("Records")
+        writer.beginArray()
+        for record in page.records {
+            writer.beginObject()
+            writer.key("SequenceNumber")
+            writer.string(SequenceNumber(stream: stream.id, shard: token.shard, position: record.position).description)
+            writer.key("ApproximateArrivalTimestamp")
+            writer.number(Double(record.arrivalMilliseconds) / 1000)
+            writer.key("Data")
+            writer.base64(record.data)
+            writer.key("PartitionKey")
+            writer.string(record.partitionKey)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("NextShardIterator")
+        writer.string(
+            ShardIteratorToken(
+                stream: stream.id, shard: token.shard, position: page.nextPosition, issuedMilliseconds: now
+            ).encoded)
+        writer.key("MillisBehindLatest")
+        writer.integer(Int(max(0, page.oldestUnreadArrival.map { now - $0 } ?? 0)))
+        writer.endObject()
+        return writer.bytes
+    }
+
+    // MARK: Shared
+
+    private static func entry(
+        data: String?, partitionKey: String?, explicitHashKey: String?, path: String,
+        violations: inout [ValidationViolation]
+    ) throws(FirehoseError) -> Entry {
+        violations += ValidationViolation.string(
+            partitionKey, path: path + "partitionKey", required: true, length: 1...256)
+        if let key = explicitHashKey, !HashKeySpace.isHashKeyText(key) {
+            violations.append(
+                ValidationViolation(
+                    value: key, path: path + "explicitHashKey",
+                    constraint: "Member must satisfy regular expression pattern: 0|([1-9]\\d{0,38})"))
+        }
+        var bytes: [UInt8] = []
+        if let data {
+            guard Base64.decode(Array(data.utf8), appendingTo: &bytes) != nil else {
+                throw .serialization("Value at '\(path)data' is not valid base64.")
+            }
+            if bytes.count > Limits.maxDataBytes {
+                violations.append(
+                    ValidationViolation(
+                        value: "java.nio.HeapByteBuffer[pos=0 lim=\(bytes.count) cap=\(bytes.count)]",
+                        path: path + "data",
+                        constraint: "Member must have length less than or equal to \(Limits.maxDataBytes)"))
+            }
+        } else {
+            violations.append(.missing(path + "data"))
+        }
+        return Entry(partitionKey: partitionKey ?? "", data: bytes, explicitHashKey: explicitHashKey)
+    }
+
+    private func shard(of entry: Entry, in stream: StoredStream) throws(FirehoseError) -> Int {
+        let key: UInt128
+        if let text = entry.explicitHashKey {
+            guard let explicit = HashKeySpace.parse(explicitHashKey: text) else {
+                throw .invalidArgument(
+                    "Invalid ExplicitHashKey. ExplicitHashKey must be in the range: [0, 2^128-1]. Specified value was \(text)"
+                )
+            }
+            key = explicit
+        } else {
+            key = HashKeySpace.hashKey(partitionKey: entry.partitionKey)
+        }
+        return stream.keySpace.shard(for: key)
+    }
+
+    /// The record-size limit of the stream (1 MiB unless created larger), partition key included.
+    private func checkSize(_ entry: Entry, of stream: StoredStream) throws(FirehoseError) {
+        let size = entry.data.count + entry.partitionKey.utf8.count
+        let limit = stream.maxRecordSizeInKiB * 1024
+        guard size <= limit else {
+            throw .invalidArgument(
+                "Record size \(size) bytes (data and partition key) exceeds the maximum record size of stream \(stream.name), \(stream.maxRecordSizeInKiB) KiB."
+            )
+        }
+    }
+
+    private func trimIfDue(_ stream: StoredStream, now: Int64) {
+        let due = lastTrim.withLock { last in
+            guard now - (last[stream.id] ?? 0) >= Limits.trimIntervalMilliseconds else { return false }
+            last[stream.id] = now
+            return true
+        }
+        guard due else { return }
+        do {
+            let deleted = try log.trim(stream, nowMilliseconds: now)
+            if deleted > 0 {
+                logger.info(
+                    "Kinesis records past retention deleted",
+                    metadata: ["stream": .string(stream.name), "records": .stringConvertible(deleted)])
+            }
+        } catch {
+            logger.warning(
+                "Kinesis records past retention could not be deleted",
+                metadata: ["stream": .string(stream.name), "cause": .string("\(error)")])
+        }
+    }
+
+    private func writeSummaryMembers(of stream: StoredStream, into writer: inout JSONWriter) {
+        writer.key("StreamName")
+        writer.string(stream.name)
+        writer.key("StreamARN")
+        writer.string(streamARN(stream.name))
+        writer.key("StreamStatus")
+        writer.string("ACTIVE")
+        writer.key("StreamModeDetails")
+        writeMode(stream.mode, into: &writer)
+        writer.key("RetentionPeriodHours")
+        writer.integer(stream.retentionHours)
+        writer.key("StreamCreationTimestamp")
+        writer.number(Double(stream.createdMilliseconds) / 1000)
+        writer.key("EnhancedMonitoring")
+        writer.beginArray()
+        writer.beginObject()
+        writer.key("ShardLevelMetrics")
+        writer.beginArray()
+        writer.endArray()
+        writer.endObject()
+        writer.endArray()
+        writer.key("EncryptionType")
+        writer.string("NONE")
+    }
+
+    private func writeMode(_ mode: StoredStream.Mode, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("StreamMode")
+        writer.string(mode.rawValue)
+        writer.endObject()
+    }
+
+    private func writeShards(_ shards: Range<Int>, of stream: StoredStream, into writer: inout JSONWriter) {
+        let space = stream.keySpace
+        writer.beginArray()
+        for shard in shards {
+            let range = space.range(ofShard: shard)
+            writer.beginObject()
+            writer.key("ShardId")
+            writer.string(ShardID.text(shard))
+            writer.key("HashKeyRange")
+            writer.beginObject()
+            writer.key("StartingHashKey")
+            writer.string(String(range.lowerBound))
+            writer.key("EndingHashKey")
+            writer.string(String(range.upperBound))
+            writer.endObject()
+            writer.key("SequenceNumberRange")
+            writer.beginObject()
+            writer.key("StartingSequenceNumber")
+            writer.string(SequenceNumber(stream: stream.id, shard: shard, position: 0).description)
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+    }
+
+    /// The stream a request names by name, ARN or both, after the request's other violations.
+    private func streamName(_ name: String?, arn: String?, violations: [ValidationViolation] = [])
+        throws(FirehoseError) -> String
+    {
+        let all = violations + Self.streamNameViolations(name) + Self.streamARNViolations(arn)
+        if !all.isEmpty { throw .validation(all) }
+        if let arn {
+            guard let range = arn.firstRange(of: ":stream/"), arn == streamARN(String(arn[range.upperBound...])) else {
+                throw FirehoseError(
+                    code: "ResourceNotFoundException", message: "Stream \(arn) under account \(accountID) not found.")
+            }
+            let fromARN = String(arn[range.upperBound...])
+            if let name, name != fromARN {
+                throw .invalidArgument("StreamARN \(arn) does not name stream \(name).")
+            }
+            return fromARN
+        }
+        guard let name else { throw .invalidArgument("Either StreamName or StreamARN must be provided.") }
+        return name
+    }
+
+    private func existing(_ name: String) throws(FirehoseError) -> StoredStream {
+        let found = try storage { () throws(StreamLogError) in try log.stream(named: name) }
+        guard let found else { throw Self.streamNotFound(name, accountID: accountID) }
+        return found
+    }
+
+    private static func streamNotFound(_ name: String, accountID: String) -> FirehoseError {
+        FirehoseError(
+            code: "ResourceNotFoundException", message: "Stream \(name) under account \(accountID) not found.")
+    }
+
+    private func storage<Value>(_ body: () throws(StreamLogError) -> Value) throws(FirehoseError) -> Value {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .streamNotFound(let name): throw Self.streamNotFound(name, accountID: accountID)
+            case .streamExists(let name):
+                throw FirehoseError(
+                    code: "ResourceInUseException", message: "Stream \(name) under account \(accountID) already exists."
+                )
+            case .tooManyStreams(let limit):
+                throw FirehoseError(
+                    code: "LimitExceededException",
+                    message: "This account already has \(limit) streams, the most firehose-local keeps.")
+            case .storage(let detail):
+                var failure = FirehoseError.internalFailure("Internal service failure.")
+                failure.logDetail = "Kinesis stream log: \(detail)"
+                throw failure
+            }
+        }
+    }
+
+    private static func isNameCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    static func streamNameViolations(_ name: String?, path: String = "streamName", required: Bool = false)
+        -> [ValidationViolation]
+    {
+        ValidationViolation.string(
+            name, path: path, required: required, length: 1...128, pattern: "[a-zA-Z0-9_.-]+",
+            matches: { $0.utf8.allSatisfy(isNameCharacter) })
+    }
+
+    private static func shardIDViolations(_ id: String?, path: String, required: Bool = false) -> [ValidationViolation]
+    {
+        ValidationViolation.string(
+            id, path: path, required: required, length: 1...128, pattern: "[a-zA-Z0-9_.-]+",
+            matches: { $0.utf8.allSatisfy(isNameCharacter) })
+    }
+
+    private static func streamARNViolations(_ arn: String?) -> [ValidationViolation] {
+        ValidationViolation.string(
+            arn, path: "streamARN", length: 1...2048, pattern: "arn:aws.*:kinesis:.*:\\d{12}:stream/\\S+",
+            matches: { text in
+                guard text.hasPrefix("arn:aws"), ModelPattern.isSingleLine(text),
+                    let stream = text.firstRange(of: ":stream/")
+                else { return false }
+                let fields = text[..<stream.lowerBound].split(separator: ":", omittingEmptySubsequences: false)
+                let name = text[stream.upperBound...]
+                return fields.count >= 5 && fields.contains("kinesis") && fields.last!.utf8.count == 12
+                    && fields.last!.utf8.allSatisfy({ (0x30...0x39).contains($0) }) && !name.isEmpty
+                    && !name.unicodeScalars.contains(where: {
+                        [" ", "\t", "\n", "\u{0B}", "\u{0C}", "\r"].contains($0)
+                    })
+            })
+    }
+
+    private static func encodeToken(_ text: String, kind: String) -> String {
+        Base64.encode(Array("\(kind) \(text)".utf8))
+    }
+
+    private static func decodeToken(_ token: String, kind: String) -> String? {
+        var bytes: [UInt8] = []
+        guard Base64.decode(Array(token.utf8), appendingTo: &bytes) != nil,
+            let text = String(validating: bytes, as: UTF8.self), text.hasPrefix(kind + " ")
+        else { return nil }
+        return String(text.dropFirst(kind.count + 1))
+    }
+}

@@ -1,0 +1,376 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// A data stream as the log keeps it.
+public struct StoredStream: Sendable, Equatable {
+    public enum Mode: String, Sendable {
+        case provisioned = "PROVISIONED"
+        case onDemand = "ON_DEMAND"
+    }
+
+    /// Never reused, so a sequence number or iterator of a deleted stream is not taken for one of a
+    /// stream re-created under its name.
+    public var id: Int64
+    public var name: String
+    public var createdMilliseconds: Int64
+    public var shardCount: Int
+    public var mode: Mode
+    public var retentionHours: Int
+    public var maxRecordSizeInKiB: Int
+
+    public var keySpace: HashKeySpace { HashKeySpace(shardCount: shardCount) }
+
+    /// Records that arrived before this instant are past the retention period.
+    public func retentionCutoff(nowMilliseconds: Int64) -> Int64 {
+        nowMilliseconds - Int64(retentionHours) * 3_600_000
+    }
+}
+
+/// What a stream is created with.
+public struct StreamDefinition: Sendable, Equatable {
+    public var name: String
+    public var shardCount: Int
+    public var mode: StoredStream.Mode
+    public var retentionHours: Int
+    public var maxRecordSizeInKiB: Int
+
+    public init(
+        name: String, shardCount: Int, mode: StoredStream.Mode = .provisioned, retentionHours: Int = 24,
+        maxRecordSizeInKiB: Int = 1024
+    ) {
+        self.name = name
+        self.shardCount = shardCount
+        self.mode = mode
+        self.retentionHours = retentionHours
+        self.maxRecordSizeInKiB = maxRecordSizeInKiB
+    }
+}
+
+/// One record to append: the shard its hash key chose, and what GetRecords gives back.
+public struct RecordToAppend: Sendable {
+    public var shard: Int
+    public var partitionKey: String
+    public var data: [UInt8]
+
+    public init(shard: Int, partitionKey: String, data: [UInt8]) {
+        self.shard = shard
+        self.partitionKey = partitionKey
+        self.data = data
+    }
+}
+
+/// A record read back from a shard.
+public struct StreamRecord: Sendable, Equatable {
+    public var position: Int64
+    public var arrivalMilliseconds: Int64
+    public var partitionKey: String
+    public var data: [UInt8]
+}
+
+/// A page of one shard's records.
+public struct ShardRead: Sendable, Equatable {
+    public var records: [StreamRecord]
+    /// Where the next read of this shard starts.
+    public var nextPosition: Int64
+    /// Arrival of the shard's newest record not in `records`, if any: how far behind the reader is.
+    public var oldestUnreadArrival: Int64?
+}
+
+public enum StreamLogError: Error, Sendable, Equatable {
+    case streamNotFound(String)
+    case streamExists(String)
+    case tooManyStreams(limit: Int)
+    /// SQLite failed (full disk, damaged file…): nothing was acknowledged.
+    case storage(String)
+}
+
+/// Every data stream's records, durable before a put is answered: one SQLite database in WAL mode
+/// with `synchronous=FULL` (a commit is on disk when it returns), so an acknowledged record
+/// survives `kill -9` and power loss. A record's position is its row id, which only grows (SQLite's
+/// AUTOINCREMENT never reuses one), so positions order every shard's records and a shard's records
+/// are read by one index range. Records past their stream's retention are neither read nor kept:
+/// reads skip them and `trim` deletes them, so the file stays the size of the retained data.
+public final class StreamLog: Sendable {
+    private let pool: DatabasePool
+    /// The newest arrival written, so arrivals never go backwards with the wall clock and a
+    /// timestamp read finds records in position order.
+    private let lastArrival = Mutex<Int64>(0)
+    public static let maxStreams = 1_000
+
+    /// Opens (or creates) the log at `path`, with its folder.
+    public init(path: String) throws(StreamLogError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.label = "KinesisStreams"
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA secure_delete = FAST; PRAGMA temp_store = MEMORY")
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets NORMAL when it opens a pool in WAL mode: FULL is set on the open writer.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS streams (
+                            id INTEGER PRIMARY KEY AUTOINCREMENT,
+                            name TEXT NOT NULL UNIQUE,
+                            created_ms INTEGER NOT NULL,
+                            shard_count INTEGER NOT NULL,
+                            mode TEXT NOT NULL,
+                            retention_hours INTEGER NOT NULL,
+                            max_record_kib INTEGER NOT NULL
+                        );
+                        CREATE TABLE IF NOT EXISTS records (
+                            position INTEGER PRIMARY KEY AUTOINCREMENT,
+                            stream INTEGER NOT NULL,
+                            shard INTEGER NOT NULL,
+                            arrival_ms INTEGER NOT NULL,
+                            partition_key TEXT NOT NULL,
+                            data BLOB NOT NULL
+                        );
+                        CREATE INDEX IF NOT EXISTS records_by_shard ON records (stream, shard, position);
+                        """)
+            }
+            let newest = try pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(arrival_ms) FROM records") }
+            lastArrival.withLock { $0 = newest ?? 0 }
+        } catch let error as StreamLogError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    // MARK: Streams
+
+    public func create(_ definition: StreamDefinition, nowMilliseconds: Int64) throws(StreamLogError) -> StoredStream {
+        try write { db throws(StreamLogError) in
+            do {
+                if try Self.stream(named: definition.name, in: db) != nil {
+                    throw StreamLogError.streamExists(definition.name)
+                }
+                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM streams") ?? 0
+                guard count < Self.maxStreams else { throw StreamLogError.tooManyStreams(limit: Self.maxStreams) }
+                try db.execute(
+                    sql: """
+                        INSERT INTO streams (name, created_ms, shard_count, mode, retention_hours, max_record_kib)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        definition.name, nowMilliseconds, definition.shardCount, definition.mode.rawValue,
+                        definition.retentionHours, definition.maxRecordSizeInKiB,
+                    ])
+                return StoredStream(
+                    id: db.lastInsertedRowID, name: definition.name, createdMilliseconds: nowMilliseconds,
+                    shardCount: definition.shardCount, mode: definition.mode, retentionHours: definition.retentionHours,
+                    maxRecordSizeInKiB: definition.maxRecordSizeInKiB)
+            } catch let error as StreamLogError {
+                throw error
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// Deletes the stream and its records.
+    public func delete(name: String) throws(StreamLogError) {
+        try write { db throws(StreamLogError) in
+            do {
+                guard let stream = try Self.stream(named: name, in: db) else {
+                    throw StreamLogError.streamNotFound(name)
+                }
+                try db.execute(sql: "DELETE FROM records WHERE stream = ?", arguments: [stream.id])
+                try db.execute(sql: "DELETE FROM streams WHERE id = ?", arguments: [stream.id])
+            } catch let error as StreamLogError {
+                throw error
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    public func stream(named name: String) throws(StreamLogError) -> StoredStream? {
+        try read { db in try Self.stream(named: name, in: db) }
+    }
+
+    /// The stream of this id, if it was not deleted.
+    public func stream(id: Int64) throws(StreamLogError) -> StoredStream? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM streams WHERE id = ?", arguments: [id]).map(Self.stream(from:))
+        }
+    }
+
+    /// Every stream, by name.
+    public func streams() throws(StreamLogError) -> [StoredStream] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM streams ORDER BY name").map(Self.stream(from:))
+        }
+    }
+
+    // MARK: Records
+
+    /// Appends `records` to `stream` in one transaction, durable when this returns; their positions,
+    /// in order.
+    public func append(_ records: [RecordToAppend], to stream: StoredStream, nowMilliseconds: Int64)
+        throws(StreamLogError) -> (positions: [Int64], arrivalMilliseconds: Int64)
+    {
+        try write { db throws(StreamLogError) in
+            do {
+                // The stream may have been deleted since the caller looked it up.
+                guard try Self.stream(named: stream.name, in: db)?.id == stream.id else {
+                    throw StreamLogError.streamNotFound(stream.name)
+                }
+                let arrival = lastArrival.withLock { last in
+                    last = max(last, nowMilliseconds)
+                    return last
+                }
+                let statement = try db.cachedStatement(
+                    sql: "INSERT INTO records (stream, shard, arrival_ms, partition_key, data) VALUES (?, ?, ?, ?, ?)")
+                var positions: [Int64] = []
+                positions.reserveCapacity(records.count)
+                for record in records {
+                    try statement.execute(arguments: [
+                        stream.id, record.shard, arrival, record.partitionKey, Data(record.data),
+                    ])
+                    positions.append(db.lastInsertedRowID)
+                }
+                return (positions, arrival)
+            } catch let error as StreamLogError {
+                throw error
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// Up to `limit` records of one shard from `position` on, stopping after the record that
+    /// reaches `maxBytes` of data; records that arrived before `cutoff` are skipped.
+    public func read(
+        stream: StoredStream, shard: Int, from position: Int64, limit: Int, maxBytes: Int, cutoffMilliseconds: Int64
+    ) throws(StreamLogError) -> ShardRead {
+        try read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT position, arrival_ms, partition_key, data FROM records
+                    WHERE stream = ? AND shard = ? AND position >= ? AND arrival_ms >= ?
+                    ORDER BY position
+                    """,
+                arguments: [stream.id, shard, position, cutoffMilliseconds])
+            var records: [StreamRecord] = []
+            var bytes = 0
+            var next = position
+            var unread: Int64?
+            while let row = try rows.next() {
+                if records.count == limit || bytes >= maxBytes {
+                    unread = row["arrival_ms"]
+                    break
+                }
+                let data: Data = row["data"]
+                let record = StreamRecord(
+                    position: row["position"], arrivalMilliseconds: row["arrival_ms"],
+                    partitionKey: row["partition_key"], data: [UInt8](data))
+                bytes += record.data.count
+                next = record.position + 1
+                records.append(record)
+            }
+            return ShardRead(records: records, nextPosition: next, oldestUnreadArrival: unread)
+        }
+    }
+
+    /// The position a record put after this call gets at least: where LATEST starts.
+    public func endPosition() throws(StreamLogError) -> Int64 {
+        try read { db in
+            let highest = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'records'")
+            return (highest ?? 0) + 1
+        }
+    }
+
+    /// The position of the shard's first record that arrived at or after `milliseconds` (not past
+    /// `cutoff`), or the end of the log when none did yet.
+    public func position(
+        stream: StoredStream, shard: Int, arrivedAtOrAfter milliseconds: Int64, cutoffMilliseconds: Int64
+    ) throws(StreamLogError) -> Int64 {
+        let end = try endPosition()
+        return try read { db in
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT position FROM records WHERE stream = ? AND shard = ? AND arrival_ms >= ?
+                    ORDER BY position LIMIT 1
+                    """,
+                arguments: [stream.id, shard, max(milliseconds, cutoffMilliseconds)]) ?? end
+        }
+    }
+
+    /// Deletes the records of `stream` past its retention; how many.
+    @discardableResult
+    public func trim(_ stream: StoredStream, nowMilliseconds: Int64) throws(StreamLogError) -> Int {
+        let cutoff = stream.retentionCutoff(nowMilliseconds: nowMilliseconds)
+        return try write { db throws(StreamLogError) in
+            do {
+                var deleted = 0
+                for shard in 0..<stream.shardCount {
+                    // Arrivals grow with positions: the shard's records before its first kept one go.
+                    try db.execute(
+                        sql: """
+                            DELETE FROM records WHERE stream = ?1 AND shard = ?2 AND position < coalesce(
+                                (SELECT position FROM records WHERE stream = ?1 AND shard = ?2 AND arrival_ms >= ?3
+                                 ORDER BY position LIMIT 1), 9223372036854775807)
+                            """,
+                        arguments: [stream.id, shard, cutoff])
+                    deleted += db.changesCount
+                }
+                return deleted
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// Bytes of record data the stream keeps now, and how many records.
+    public func size(of stream: StoredStream) throws(StreamLogError) -> (records: Int, bytes: Int) {
+        try read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT count(*) AS n, coalesce(sum(length(data)), 0) AS bytes FROM records WHERE stream = ?",
+                arguments: [stream.id])
+            return (row?["n"] ?? 0, row?["bytes"] ?? 0)
+        }
+    }
+
+    // MARK: SQLite
+
+    private static func stream(named name: String, in db: Database) throws -> StoredStream? {
+        try Row.fetchOne(db, sql: "SELECT * FROM streams WHERE name = ?", arguments: [name]).map(stream(from:))
+    }
+
+    private static func stream(from row: Row) -> StoredStream {
+        StoredStream(
+            id: row["id"], name: row["name"], createdMilliseconds: row["created_ms"], shardCount: row["shard_count"],
+            mode: StoredStream.Mode(rawValue: row["mode"]) ?? .provisioned, retentionHours: row["retention_hours"],
+            maxRecordSizeInKiB: row["max_record_kib"])
+    }
+
+    private func read<Value>(_ body: (Database) throws -> Value) throws(StreamLogError) -> Value {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    private func write<Value>(_ body: (Database) throws(StreamLogError) -> Value) throws(StreamLogError) -> Value {
+        do {
+            return try pool.write { db in try body(db) }
+        } catch let error as StreamLogError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import FirehoseTestSupport
+import FirehoseWire
+import Foundation
+import KinesisStreams
+import Testing
+
+@testable import FirehoseServer
+
+extension APIHarness {
+    func kinesis(_ operation: String, _ body: String, contentType: String = "application/x-amz-json-1.1") async
+        -> APIResponse
+    {
+        await api.handle(
+            request(
+                operation: operation, body: Array(body.utf8), contentType: contentType, service: "kinesis",
+                targetPrefix: "Kinesis_20131202."))
+    }
+
+    /// The call's JSON answer, after checking it succeeded.
+    func kinesisOK(_ operation: String, _ body: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> [String: Any]
+    {
+        let response = await kinesis(operation, body)
+        #expect(
+            response.status == 200, "\(String(decoding: response.body, as: UTF8.self))", sourceLocation: sourceLocation)
+        return response.body.isEmpty ? [:] : try json(response)
+    }
+
+    func iterator(_ stream: String, shard: String = "shardId-000000000000", _ type: String, extra: String = "")
+        async throws -> String
+    {
+        let answer = try await kinesisOK(
+            "GetShardIterator",
+            #"{"StreamName": "\#(stream)", "ShardId": "\#(shard)", "ShardIteratorType": "\#(type)"\#(extra)}"#)
+        return try #require(answer["ShardIterator"] as? String)
+    }
+
+    func records(_ iterator: String, limit: Int? = nil) async throws -> (data: [String], next: String, behind: Int) {
+        let answer = try await kinesisOK(
+            "GetRecords", #"{"ShardIterator": "\#(iterator)"\#(limit.map { #", "Limit": \#($0)"# } ?? "")}"#)
+        let records = try #require(answer["Records"] as? [[String: Any]])
+        let data = records.map { String(decoding: Data(base64Encoded: $0["Data"] as! String)!, as: UTF8.self) }
+        return (data, try #require(answer["NextShardIterator"] as? String), answer["MillisBehindLatest"] as? Int ?? -1)
+    }
+}
+
+private func b64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
+@Suite("Kinesis Data Streams: control plane")
+struct KinesisControlPlaneTests {
+    @Test("Create, describe (shards split the key space as AWS's), summarize, list in pages, delete")
+    func lifecycle() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "orders", "ShardCount": 3}"#)
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "clicks"}"#)
+        let described = try await harness.kinesisOK("DescribeStream", #"{"StreamName": "orders"}"#)
+        let description = try #require(described["StreamDescription"] as? [String: Any])
+        #expect(description["StreamARN"] as? String == "arn:aws:kinesis:us-east-1:123456789012:stream/orders")
+        #expect(description["StreamStatus"] as? String == "ACTIVE")
+        #expect(description["RetentionPeriodHours"] as? Int == 24)
+        #expect(description["HasMoreShards"] as? Bool == false)
+        let shards = try #require(description["Shards"] as? [[String: Any]])
+        #expect(
+            shards.map { $0["ShardId"] as? String } == [
+                "shardId-000000000000", "shardId-000000000001", "shardId-000000000002",
+            ])
+        let firstRange = try #require(shards[0]["HashKeyRange"] as? [String: String])
+        #expect(firstRange == ["StartingHashKey": "0", "EndingHashKey": "113427455640312821154458202477256070484"])
+        let starting = try #require((shards[0]["SequenceNumberRange"] as? [String: String])?["StartingSequenceNumber"])
+        #expect(starting.count == 56)
+
+        // Without ShardCount AWS makes 4 shards.
+        let summary = try #require(
+            try await harness.kinesisOK(
+                "DescribeStreamSummary", #"{"StreamARN": "arn:aws:kinesis:us-east-1:123456789012:stream/clicks"}"#)[
+                    "StreamDescriptionSummary"] as? [String: Any])
+        #expect(summary["OpenShardCount"] as? Int == 4 && summary["MaxRecordSizeInKiB"] as? Int == 1024)
+        #expect((summary["StreamModeDetails"] as? [String: String])?["StreamMode"] == "PROVISIONED")
+
+        let page = try await harness.kinesisOK("ListStreams", #"{"Limit": 1}"#)
+        #expect(page["StreamNames"] as? [String] == ["clicks"] && page["HasMoreStreams"] as? Bool == true)
+        let token = try #require(page["NextToken"] as? String)
+        let rest = try await harness.kinesisOK("ListStreams", #"{"NextToken": "\#(token)"}"#)
+        #expect(rest["StreamNames"] as? [String] == ["orders"] && rest["HasMoreStreams"] as? Bool == false)
+
+        let shardPage = try await harness.kinesisOK("ListShards", #"{"StreamName": "orders", "MaxResults": 2}"#)
+        #expect((shardPage["Shards"] as? [[String: Any]])?.count == 2)
+        let shardToken = try #require(shardPage["NextToken"] as? String)
+        let lastShards = try await harness.kinesisOK("ListShards", #"{"NextToken": "\#(shardToken)"}"#)
+        #expect(
+            (lastShards["Shards"] as? [[String: Any]])?.map { $0["ShardId"] as? String } == ["shardId-000000000002"])
+        #expect(lastShards["NextToken"] == nil)
+
+        let again = await harness.kinesis("CreateStream", #"{"StreamName": "orders", "ShardCount": 1}"#)
+        #expect(
+            try expectError(again, status: 400, code: "ResourceInUseException")
+                == "Stream orders under account 123456789012 already exists.")
+        _ = try await harness.kinesisOK("DeleteStream", #"{"StreamName": "orders"}"#)
+        let gone = await harness.kinesis("DescribeStream", #"{"StreamName": "orders"}"#)
+        #expect(
+            try expectError(gone, status: 400, code: "ResourceNotFoundException")
+                == "Stream orders under account 123456789012 not found.")
+    }
+
+    @Test("Invalid input is refused in AWS's words; the shard quota holds")
+    func validation() async throws {
+        let harness = try APIHarness()
+        let badName = await harness.kinesis("CreateStream", #"{"StreamName": "no spaces", "ShardCount": 0}"#)
+        #expect(
+            try expectError(badName, status: 400, code: "ValidationException")
+                == "2 validation errors detected: Value 'no spaces' at 'streamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value '0' at 'shardCount' failed to satisfy constraint: Member must have value greater than or equal to 1"
+        )
+        let tooMany = await harness.kinesis("CreateStream", #"{"StreamName": "big", "ShardCount": 501}"#)
+        #expect(try expectError(tooMany, status: 400, code: "LimitExceededException").contains("shard limit"))
+        let noStream = await harness.kinesis("DescribeStreamSummary", "{}")
+        #expect(
+            try expectError(noStream, status: 400, code: "InvalidArgumentException").contains("StreamName or StreamARN")
+        )
+        let cbor = await harness.kinesis("ListStreams", "", contentType: "application/x-amz-cbor-1.1")
+        #expect(try expectError(cbor, status: 404, code: "UnknownOperationException").contains("CBOR_ENABLED=false"))
+    }
+}
+
+@Suite("Kinesis Data Streams: records")
+struct KinesisDataPlaneTests {
+    @Test("Puts route by the partition key's MD5; GetRecords reads each shard in order from every iterator type")
+    func putAndRead() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 2}"#)
+        let space = HashKeySpace(shardCount: 2)
+        let keys = (0..<12).map { "key-\($0)" }
+        let onShard0 = keys.filter { space.shard(for: HashKeySpace.hashKey(partitionKey: $0)) == 0 }
+        #expect(!onShard0.isEmpty && onShard0.count < keys.count)
+
+        let single = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "s", "PartitionKey": "\#(keys[0])", "Data": "\#(b64(keys[0]))"}"#)
+        let expectedShard = space.shard(for: HashKeySpace.hashKey(partitionKey: keys[0]))
+        #expect(single["ShardId"] as? String == "shardId-00000000000\(expectedShard)")
+        let firstNumber = try #require(single["SequenceNumber"] as? String)
+        #expect(firstNumber.count == 56)
+
+        let entries = keys.dropFirst().map { #"{"PartitionKey": "\#($0)", "Data": "\#(b64($0))"}"# }
+        let batch = try await harness.kinesisOK(
+            "PutRecords", #"{"StreamName": "s", "Records": [\#(entries.joined(separator: ","))]}"#)
+        #expect(batch["FailedRecordCount"] as? Int == 0)
+        let answers = try #require(batch["Records"] as? [[String: String]])
+        #expect(answers.count == 11)
+        #expect(
+            answers.map { $0["ShardId"] }
+                == keys.dropFirst().map {
+                    "shardId-00000000000\(space.shard(for: HashKeySpace.hashKey(partitionKey: $0)))"
+                })
+
+        let fromStart = try await harness.records(try await harness.iterator("s", "TRIM_HORIZON"))
+        #expect(fromStart.data == onShard0 && fromStart.behind == 0)
+        let nothingNew = try await harness.records(fromStart.next)
+        #expect(nothingNew.data.isEmpty)
+
+        let latest = try await harness.iterator("s", "LATEST")
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "s", "PartitionKey": "x", "ExplicitHashKey": "0", "Data": "\#(b64("late"))"}"#
+        )
+        #expect(try await harness.records(latest).data == ["late"])
+        #expect(try await harness.records(nothingNew.next).data == ["late"])
+
+        // AT/AFTER_SEQUENCE_NUMBER around the first record of shard 0.
+        let shard0Numbers =
+            [firstNumber]
+            + answers.filter { $0["ShardId"] == "shardId-000000000000" }.compactMap { $0["SequenceNumber"] }
+        let anchor = expectedShard == 0 ? firstNumber : shard0Numbers[1]
+        let at = try await harness.iterator(
+            "s", "AT_SEQUENCE_NUMBER", extra: #", "StartingSequenceNumber": "\#(anchor)""#)
+        let after = try await harness.iterator(
+            "s", "AFTER_SEQUENCE_NUMBER", extra: #", "StartingSequenceNumber": "\#(anchor)""#)
+        let atData = try await harness.records(at).data
+        #expect(try await harness.records(after).data == Array(atData.dropFirst()))
+        #expect(atData.first == (expectedShard == 0 ? keys[0] : onShard0[0]))
+
+        // Limit, and how far behind a page leaves the reader.
+        harness.clock.advance(by: .seconds(2))
+        let limited = try await harness.records(try await harness.iterator("s", "TRIM_HORIZON"), limit: 1)
+        #expect(limited.data.count == 1 && limited.behind == 2_000)
+
+        // AT_TIMESTAMP: only what arrived since.
+        let now = harness.clock.date.timeIntervalSince1970
+        let atTime = try await harness.iterator("s", "AT_TIMESTAMP", extra: #", "Timestamp": \#(now)"#)
+        _ = try await harness.kinesisOK(
+            "PutRecord",
+            #"{"StreamName": "s", "PartitionKey": "y", "ExplicitHashKey": "1", "Data": "\#(b64("timed"))"}"#)
+        #expect(try await harness.records(atTime).data == ["timed"])
+    }
+
+    @Test("Iterators expire after five minutes; damaged ones, other shards' numbers and missing shards are refused")
+    func iteratorErrors() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 2}"#)
+        let iterator = try await harness.iterator("s", "TRIM_HORIZON")
+        harness.clock.advance(by: .seconds(301))
+        let expired = await harness.kinesis("GetRecords", #"{"ShardIterator": "\#(iterator)"}"#)
+        #expect(
+            try expectError(expired, status: 400, code: "ExpiredIteratorException")
+                == "Iterator expired. The iterator was created at time Sat Nov 21 13:05:09 UTC 2026 while right now it is Sat Nov 21 13:10:10 UTC 2026 which is further in the future than the tolerated delay of 300000 milliseconds."
+        )
+        let damaged = await harness.kinesis("GetRecords", #"{"ShardIterator": "AAAAAAAAAAEnotmine"}"#)
+        #expect(try expectError(damaged, status: 400, code: "InvalidArgumentException") == "Invalid ShardIterator.")
+
+        let put = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "ExplicitHashKey": "0", "Data": "AA=="}"#)
+        let number = try #require(put["SequenceNumber"] as? String)
+        let wrongShard = await harness.kinesis(
+            "GetShardIterator",
+            #"{"StreamName": "s", "ShardId": "shardId-000000000001", "ShardIteratorType": "AT_SEQUENCE_NUMBER", "StartingSequenceNumber": "\#(number)"}"#
+        )
+        #expect(
+            try expectError(wrongShard, status: 400, code: "InvalidArgumentException").contains(
+                "It encodes shardId-000000000000"))
+        let noShard = await harness.kinesis(
+            "GetShardIterator",
+            #"{"StreamName": "s", "ShardId": "shardId-000000000009", "ShardIteratorType": "LATEST"}"#)
+        #expect(
+            try expectError(noShard, status: 400, code: "ResourceNotFoundException")
+                == "Shard shardId-000000000009 in stream s under account 123456789012 does not exist")
+        let missingNumber = await harness.kinesis(
+            "GetShardIterator",
+            #"{"StreamName": "s", "ShardId": "shardId-000000000000", "ShardIteratorType": "AT_SEQUENCE_NUMBER"}"#)
+        #expect(
+            try expectError(missingNumber, status: 400, code: "InvalidArgumentException").hasSuffix(
+                "Request specified AT_SEQUENCE_NUMBER and no StartingSequenceNumber."))
+    }
+
+    @Test("Record and request limits; a missing stream; records kept across a restart")
+    func limitsAndDurability() async throws {
+        let harness = try APIHarness()
+        harness.keepDirectory = true
+        defer { try? FileManager.default.removeItem(atPath: harness.directory) }
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 1}"#)
+        let big = Data(repeating: 0x61, count: 1024 * 1024).base64EncodedString()
+        let tooBig = await harness.kinesis("PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "Data": "\#(big)"}"#)
+        #expect(try expectError(tooBig, status: 400, code: "InvalidArgumentException").contains("1024 KiB"))
+        let tooMany = (0..<501).map { _ in #"{"PartitionKey": "k", "Data": "AA=="}"# }.joined(separator: ",")
+        let refused = await harness.kinesis("PutRecords", #"{"StreamName": "s", "Records": [\#(tooMany)]}"#)
+        #expect(
+            try expectError(refused, status: 400, code: "ValidationException")
+                == "1 validation error detected: Value '[501 records]' at 'records' failed to satisfy constraint: Member must have length less than or equal to 500"
+        )
+        let missing = await harness.kinesis(
+            "PutRecord", #"{"StreamName": "nope", "PartitionKey": "k", "Data": "AA=="}"#)
+        #expect(
+            try expectError(missing, status: 400, code: "ResourceNotFoundException")
+                == "Stream nope under account 123456789012 not found.")
+        let badKey = await harness.kinesis(
+            "PutRecord",
+            #"{"StreamName": "s", "PartitionKey": "k", "ExplicitHashKey": "340282366920938463463374607431768211456", "Data": "AA=="}"#
+        )
+        #expect(
+            try expectError(badKey, status: 400, code: "InvalidArgumentException").hasPrefix("Invalid ExplicitHashKey.")
+        )
+
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "Data": "\#(b64("kept"))"}"#)
+        let iterator = try await harness.iterator("s", "TRIM_HORIZON")
+        let restarted = try APIHarness(directory: harness.directory)
+        restarted.keepDirectory = true
+        #expect(try await restarted.records(iterator).data == ["kept"])
+    }
+}

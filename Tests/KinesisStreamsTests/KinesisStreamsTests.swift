@@ -1,0 +1,166 @@
+import Foundation
+import KinesisStreams
+import Testing
+
+@Suite("Hash keys and shards, as Kinesis divides them")
+struct HashKeySpaceTests {
+    @Test("Three shards split 2^128 at AWS's boundaries; the last ends at 2^128 - 1")
+    func threeShards() {
+        let space = HashKeySpace(shardCount: 3)
+        // The boundary AWS answered for a 3-shard stream (kinesalite's test, run against AWS).
+        #expect(space.range(ofShard: 0) == 0...UInt128("113427455640312821154458202477256070484")!)
+        #expect(space.range(ofShard: 1).lowerBound == UInt128("113427455640312821154458202477256070485")!)
+        #expect(space.range(ofShard: 2).upperBound == UInt128.max)
+        #expect(space.shard(for: UInt128("113427455640312821154458202477256070484")!) == 0)
+        #expect(space.shard(for: UInt128("113427455640312821154458202477256070485")!) == 1)
+        #expect(space.shard(for: .max) == 2)
+    }
+
+    @Test("One shard owns the whole space; powers of two split it evenly")
+    func edges() {
+        #expect(HashKeySpace(shardCount: 1).range(ofShard: 0) == 0...UInt128.max)
+        #expect(HashKeySpace(shardCount: 1).shard(for: .max) == 0)
+        let four = HashKeySpace(shardCount: 4)
+        #expect(four.range(ofShard: 1) == (UInt128(1) << 126)...((UInt128(1) << 127) - 1))
+        #expect(four.shard(for: (UInt128(1) << 127)) == 2)
+    }
+
+    @Test("A partition key's hash key is its MD5, big-endian")
+    func md5() {
+        // md5("a") = 0cc175b9c0f1b6a831c399e269772661
+        #expect(HashKeySpace.hashKey(partitionKey: "a") == UInt128("0cc175b9c0f1b6a831c399e269772661", radix: 16)!)
+    }
+
+    @Test("ExplicitHashKey: the model's digits, inside 2^128")
+    func explicitHashKey() {
+        #expect(HashKeySpace.parse(explicitHashKey: "0") == 0)
+        #expect(HashKeySpace.parse(explicitHashKey: String(UInt128.max)) == .max)
+        #expect(HashKeySpace.parse(explicitHashKey: "340282366920938463463374607431768211456") == nil)
+        #expect(HashKeySpace.isHashKeyText("340282366920938463463374607431768211456"))
+        #expect(
+            !HashKeySpace.isHashKeyText("01") && !HashKeySpace.isHashKeyText("") && !HashKeySpace.isHashKeyText("-1"))
+    }
+}
+
+@Suite("Sequence numbers and shard iterators")
+struct ShardPositionTests {
+    @Test("56 digits that round-trip and grow with the position")
+    func sequenceNumbers() {
+        let number = SequenceNumber(stream: 7, shard: 2, position: 123_456)
+        let text = number.description
+        #expect(text.count == 56 && text.hasPrefix("49") && text.allSatisfy(\.isNumber))
+        #expect(SequenceNumber(text) == number)
+        #expect(SequenceNumber(stream: 7, shard: 2, position: 123_457).description > text)
+        #expect(SequenceNumber("1") == nil && SequenceNumber(String(repeating: "9", count: 56)) == nil)
+        #expect(SequenceNumber.isModelText("1") && !SequenceNumber.isModelText("01"))
+    }
+
+    @Test("An iterator round-trips; a damaged one is refused")
+    func iterators() {
+        let token = ShardIteratorToken(stream: 3, shard: 1, position: 99, issuedMilliseconds: 1_795_266_309_000)
+        let text = token.encoded
+        #expect(text.hasPrefix("AAAAAAAAAAE"))
+        #expect(ShardIteratorToken(decoding: text) == token)
+        var damaged = Array(text)
+        damaged[20] = damaged[20] == "A" ? "B" : "A"
+        #expect(ShardIteratorToken(decoding: String(damaged)) == nil)
+        #expect(ShardIteratorToken(decoding: "not an iterator") == nil)
+    }
+}
+
+@Suite("The stream log")
+struct StreamLogTests {
+    let folder: String
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "kinesis-\(UUID().uuidString)"
+    }
+
+    @Test("Records appended are read back per shard in order, and survive reopening")
+    func appendAndRead() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/streams.sqlite"
+        do {
+            let log = try StreamLog(path: path)
+            let stream = try log.create(StreamDefinition(name: "s", shardCount: 2), nowMilliseconds: 1_000)
+            let put = try log.append(
+                [
+                    RecordToAppend(shard: 0, partitionKey: "a", data: [1]),
+                    RecordToAppend(shard: 1, partitionKey: "b", data: [2, 2]),
+                    RecordToAppend(shard: 0, partitionKey: "c", data: []),
+                ], to: stream, nowMilliseconds: 2_000)
+            #expect(put.positions == [1, 2, 3] && put.arrivalMilliseconds == 2_000)
+        }
+        let log = try StreamLog(path: path)
+        let stream = try #require(try log.stream(named: "s"))
+        let shard0 = try log.read(
+            stream: stream, shard: 0, from: 1, limit: 10, maxBytes: 1 << 20, cutoffMilliseconds: 0)
+        #expect(shard0.records.map(\.partitionKey) == ["a", "c"])
+        #expect(shard0.records.map(\.data) == [[1], []])
+        #expect(shard0.nextPosition == 4 && shard0.oldestUnreadArrival == nil)
+        let limited = try log.read(
+            stream: stream, shard: 0, from: 1, limit: 1, maxBytes: 1 << 20, cutoffMilliseconds: 0)
+        #expect(
+            limited.records.map(\.position) == [1] && limited.nextPosition == 2 && limited.oldestUnreadArrival == 2_000)
+        #expect(try log.endPosition() == 4)
+        // Arrivals never go backwards, even when the clock does.
+        #expect(
+            try log.append([RecordToAppend(shard: 1, partitionKey: "d", data: [4])], to: stream, nowMilliseconds: 1_500)
+                .arrivalMilliseconds == 2_000)
+    }
+
+    @Test("Names are unique; a deleted stream's records go, and its positions are never reused")
+    func lifecycle() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = try StreamLog(path: folder + "/streams.sqlite")
+        let first = try log.create(StreamDefinition(name: "s", shardCount: 1), nowMilliseconds: 0)
+        #expect(throws: StreamLogError.streamExists("s")) {
+            try log.create(StreamDefinition(name: "s", shardCount: 1), nowMilliseconds: 0)
+        }
+        _ = try log.append([RecordToAppend(shard: 0, partitionKey: "k", data: [1])], to: first, nowMilliseconds: 0)
+        try log.delete(name: "s")
+        #expect(throws: StreamLogError.streamNotFound("s")) { try log.delete(name: "s") }
+        #expect(throws: StreamLogError.streamNotFound("s")) {
+            try log.append([RecordToAppend(shard: 0, partitionKey: "k", data: [1])], to: first, nowMilliseconds: 0)
+        }
+        let second = try log.create(StreamDefinition(name: "s", shardCount: 1), nowMilliseconds: 0)
+        #expect(second.id != first.id)
+        #expect(
+            try log.append([RecordToAppend(shard: 0, partitionKey: "k", data: [1])], to: second, nowMilliseconds: 0)
+                .positions == [2])
+        #expect(try log.streams().map(\.name) == ["s"])
+    }
+
+    @Test("Retention: reads skip what is past it, trim deletes it, a timestamp finds the first kept record")
+    func retention() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = try StreamLog(path: folder + "/streams.sqlite")
+        let stream = try log.create(StreamDefinition(name: "s", shardCount: 1, retentionHours: 1), nowMilliseconds: 0)
+        let hour: Int64 = 3_600_000
+        for (index, at) in [0, hour / 2, hour * 2].enumerated() {
+            _ = try log.append(
+                [RecordToAppend(shard: 0, partitionKey: "k", data: [UInt8(index)])], to: stream, nowMilliseconds: at)
+        }
+        let now = hour * 2 + 1
+        let cutoff = stream.retentionCutoff(nowMilliseconds: now)
+        let kept = try log.read(
+            stream: stream, shard: 0, from: 0, limit: 10, maxBytes: 1 << 20, cutoffMilliseconds: cutoff)
+        #expect(kept.records.map(\.data) == [[2]])
+        #expect(try log.position(stream: stream, shard: 0, arrivedAtOrAfter: 0, cutoffMilliseconds: cutoff) == 3)
+        #expect(try log.position(stream: stream, shard: 0, arrivedAtOrAfter: hour * 3, cutoffMilliseconds: cutoff) == 4)
+        #expect(try log.trim(stream, nowMilliseconds: now) == 2)
+        #expect(try log.size(of: stream).records == 1)
+    }
+
+    @Test("A read stops after the record that reaches its byte budget")
+    func byteBudget() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = try StreamLog(path: folder + "/streams.sqlite")
+        let stream = try log.create(StreamDefinition(name: "s", shardCount: 1), nowMilliseconds: 0)
+        _ = try log.append(
+            (0..<5).map { _ in RecordToAppend(shard: 0, partitionKey: "k", data: [UInt8](repeating: 1, count: 100)) },
+            to: stream, nowMilliseconds: 0)
+        let page = try log.read(stream: stream, shard: 0, from: 0, limit: 10, maxBytes: 250, cutoffMilliseconds: 0)
+        #expect(page.records.count == 3 && page.nextPosition == 4)
+    }
+}
