@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "KinesisStreams",
             dependencies: [
-                "FirehoseWire", .product(name: "Crypto", package: "swift-crypto"),
+                "FirehoseWire", "DurableStorage", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

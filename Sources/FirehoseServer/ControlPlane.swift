@@ -132,8 +132,11 @@ struct ControlPlane {
             violations += ServiceLimits.streamNameViolations(start, path: "exclusiveStartDeliveryStreamName")
         }
         if !violations.isEmpty { throw .validation(violations) }
-        // Every local stream is DirectPut.
-        var names = input.deliveryStreamType.map { $0 == "DirectPut" } ?? true ? sink.streamNames : []
+        // Without a type, streams of every type.
+        var names = sink.streamNames
+        if let type = input.deliveryStreamType {
+            names = names.filter { (sink.record(of: $0)?.definition.deliveryStreamType ?? "DirectPut") == type }
+        }
         if let start = input.exclusiveStartDeliveryStreamName { names = names.filter { $0 > start } }
         let limit = input.limit ?? 10
         var writer = JSONWriter()
@@ -153,11 +156,16 @@ struct ControlPlane {
         let violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
         if !violations.isEmpty { throw .validation(violations) }
         let name = input.deliveryStreamName!
-        _ = try existing(name)
+        let (_, record) = try existing(name)
         do {
             try await sink.deleteStream(name)
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
+        }
+        if record.definition.kinesisStreamSourceConfiguration != nil {
+            // A stream re-created under this name reads from its own creation (its positions are
+            // kept under another key); these would only take room.
+            try? api.kinesisSource?.forget(KinesisSourceReader.consumer(of: name, record: record))
         }
         return Array("{}".utf8)
     }

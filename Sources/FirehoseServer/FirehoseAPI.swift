@@ -1,4 +1,5 @@
 import AWSSigV4
+import Dispatch
 import DurableStorage
 import FirehoseSink
 import FirehoseWire
@@ -83,7 +84,11 @@ public final class FirehoseAPI: Sendable {
     private let cognito: CognitoIdentityAPI
     /// IAM roles and their inline policies.
     private let iam: IAMAPI
-    private let kinesis: KinesisAPI
+    /// Kinesis Data Streams, unless their log could not be opened (`kinesisUnavailable` says why).
+    let kinesis: KinesisAPI?
+    private let kinesisUnavailable: String?
+    /// Reads the data streams of `KinesisStreamAsSource` delivery streams into them.
+    let kinesisSource: KinesisSourceReader?
     private let kinesisVerifier: SigV4Verifier?
     private let logger: Logger
     /// The policies that bind the caller of an access key, if any do.
@@ -149,13 +154,23 @@ public final class FirehoseAPI: Sendable {
             boundCaller: boundCaller, logger: logger)
         let streamLogPath =
             "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/kinesis/streams.sqlite"
+        // Firehose and S3 serve without it: a data directory SQLite cannot open a file in (a path over
+        // its 512 bytes) loses the Kinesis endpoint only, and says so.
         do {
+            let log = try StreamLog(path: streamLogPath)
             kinesis = KinesisAPI(
-                log: try StreamLog(path: streamLogPath), region: configuration.region,
-                accountID: configuration.accountID, logger: logger)
+                log: log, region: configuration.region, accountID: configuration.accountID, logger: logger)
+            kinesisSource = KinesisSourceReader(log: log, sink: sink, logger: logger) {
+                metrics.recordsReceived(stream: $0, records: $1, bytes: $2)
+            }
+            kinesisUnavailable = nil
         } catch {
-            throw FileSystemError(
-                operation: "open the Kinesis stream log", path: streamLogPath, errno: 0, detail: "\(error)")
+            kinesis = nil
+            kinesisSource = nil
+            kinesisUnavailable = "its stream log \(streamLogPath) cannot be opened: \(error)"
+            logger.error(
+                "Kinesis Data Streams are unavailable: their stream log cannot be opened; Firehose and S3 are served",
+                metadata: ["path": .string(streamLogPath), "cause": .string("\(error)")])
         }
         kinesisVerifier = lookup.map {
             SigV4Verifier(
@@ -307,7 +322,7 @@ public final class FirehoseAPI: Sendable {
             try Self.checkJSONProtocol(request, service: "Cognito Identity")
             // Identities and credentials are synced to disk before they are answered.
             let (cognito, now) = (cognito, sink.now())
-            return try await Self.blocking(writes: true) { () throws(FirehoseError) in
+            return try await Self.blocking(on: BlockingIO.writes) { () throws(FirehoseError) in
                 try cognito.handle(request, target: target, body: request.body, now: now)
             }
         }
@@ -332,10 +347,17 @@ public final class FirehoseAPI: Sendable {
                     "Operation \(target) is not served by firehose-local. It serves Kinesis's \(KinesisAPI.Operation.allCases.map(\.rawValue).joined(separator: ", "))."
                 )
             }
+            guard let kinesis else {
+                throw FirehoseError(
+                    code: "InternalFailureException",
+                    message: "Kinesis Data Streams are unavailable on this server: \(kinesisUnavailable ?? "")",
+                    httpStatus: 500)
+            }
             let body = try decodedBody(request)
             // Puts are synced to disk before they are answered; reads wait behind no fsync.
-            let (kinesis, now) = (kinesis, sink.now())
-            return try await Self.blocking(writes: operation.writes) { () throws(FirehoseError) in
+            let now = sink.now()
+            return try await Self.blocking(on: operation.writes ? KinesisAPI.writeQueue : nil) {
+                () throws(FirehoseError) in
                 try kinesis.handle(operation, body: body, now: now) { (action, resource) throws(FirehoseError) in
                     try caller?.authorize(action: action, resource: resource)
                 }
@@ -359,15 +381,16 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    /// Runs blocking work off the task threads: on the blocking-I/O thread when it writes (fsyncs),
-    /// else on the reading thread, so it waits behind no fsync.
+    /// Runs blocking work off the task threads: on `queue` when it writes (fsyncs), else on the
+    /// reading thread, so it waits behind no fsync.
     private static func blocking(
-        writes: Bool, _ work: @escaping @Sendable () throws(FirehoseError) -> [UInt8]
+        on queue: DispatchQueue?, _ work: @escaping @Sendable () throws(FirehoseError) -> [UInt8]
     ) async throws(FirehoseError) -> [UInt8] {
         let run = { @Sendable () -> Result<[UInt8], FirehoseError> in
             Result { () throws(FirehoseError) in try work() }
         }
-        return try await (writes ? BlockingIO.run(run) : BlockingIO.read(run)).get()
+        guard let queue else { return try await BlockingIO.read(run).get() }
+        return try await BlockingIO.run(on: queue, run).get()
     }
 
     private func checkBodySize(_ request: APIRequest) throws(FirehoseError) {
@@ -488,6 +511,9 @@ public final class FirehoseAPI: Sendable {
     private func checkPut(_ input: PutRecordsRequest) throws(FirehoseError) {
         guard let record = sink.record(of: input.deliveryStreamName) else {
             throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
+        }
+        if record.definition.deliveryStreamType == "KinesisStreamAsSource" {
+            throw .invalidArgument("This operation is not permitted on KinesisStreamAsSource delivery stream type.")
         }
         guard record.isActive(at: sink.now()) else {
             throw FirehoseError(

@@ -100,8 +100,18 @@ public struct FirehoseHTTPServer: Sendable {
                 address: .hostname(host, port: configuration.port),
                 availableConnectionsDelegate: EvictingConnectionLimit(
                     maxConnections: configuration.maxConnections, connections: connections)),
-            // Services shut down in reverse order after the HTTP server, so the sink flushes last.
-            services: [SinkShutdownService(sink: api.sink)],
+            // Services shut down in reverse order after the HTTP server, so the sink flushes last,
+            // after the data streams' reading stopped.
+            services: [SinkShutdownService(sink: api.sink)]
+                + [
+                    api.kinesis.flatMap { kinesis in
+                        api.kinesisSource.map { reader -> any Service in
+                            KinesisStreamsService(
+                                reader: reader, kinesis: kinesis, clock: api.sink.clock,
+                                now: { [sink = api.sink] in sink.now() })
+                        }
+                    }
+                ].compactMap { $0 },
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info(

@@ -104,6 +104,8 @@ struct LocalEndpoints {
 
     private func flush(stream: String?, requestID: String) async -> APIResponse {
         do {
+            // What the data streams of KinesisStreamAsSource streams hold is in their buffers first.
+            await api.kinesisSource?.readAvailable()
             let objects = try await api.sink.flush(stream: stream?.isEmpty == true ? nil : stream)
             var writer = JSONWriter(reservingCapacity: 128 + objects.count * 160)
             writer.beginObject()

@@ -17,13 +17,22 @@ enum StreamDescription {
             "DeliveryStreamName": .string(settings.name),
             "DeliveryStreamARN": .string(arn),
             "DeliveryStreamStatus": .string(status),
-            "DeliveryStreamType": .string("DirectPut"),
+            "DeliveryStreamType": .string(record.definition.deliveryStreamType ?? "DirectPut"),
             "DeliveryStreamEncryptionConfiguration": .object(["Status": .string("DISABLED")]),
             "VersionId": .string(String(record.versionID)),
             "CreateTimestamp": .number(record.createTime.timeIntervalSince1970),
             "Destinations": .array(destinations),
             "HasMoreDestinations": .bool(false),
         ]
+        if let source = record.definition.kinesisStreamSourceConfiguration {
+            members["Source"] = .object([
+                "KinesisStreamSourceDescription": .object([
+                    "KinesisStreamARN": .string(source.kinesisStreamARN ?? ""),
+                    "RoleARN": .string(source.roleARN ?? ""),
+                    "DeliveryStartTimestamp": .number(record.createTime.timeIntervalSince1970),
+                ])
+            ])
+        }
         if let updated = record.lastUpdateTime {
             members["LastUpdateTimestamp"] = .number(updated.timeIntervalSince1970)
         }

@@ -17,6 +17,9 @@ package enum BlockingIO {
     // one after another, which measured no slower than side by side (docs/benchmarks.md).
     private static let queue = DispatchQueue(label: "firehose-local.blocking-io")
 
+    /// The blocking-I/O thread, for callers that choose a thread (`run(on:)`).
+    package static var writes: DispatchQueue { queue }
+
     /// Reads for clients (the S3 API's listings and object bodies) on a thread of their own, so
     /// they neither wait behind a group commit's fsync nor hold one up.
     private static let readQueue = DispatchQueue(label: "firehose-local.reads")
@@ -30,6 +33,15 @@ package enum BlockingIO {
 
     /// Runs `body` on the blocking-I/O thread and returns its result.
     package static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Runs `body` on `queue` (a caller's own serial thread) and returns its result.
+    package static func run<Result: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () -> Result) async
+        -> Result
+    {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
         }

@@ -8,6 +8,8 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
     public var s3DestinationConfiguration: S3DestinationConfiguration?
     public var extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration?
     public var httpEndpointDestinationConfiguration: HttpEndpointDestinationConfiguration?
+    /// Where a `KinesisStreamAsSource` delivery stream reads its records.
+    public var kinesisStreamSourceConfiguration: KinesisStreamSourceConfiguration?
     public var tags: [Tag]?
     /// Destinations and sources other than S3 / DirectPut: present only to be refused clearly.
     public var otherMembers: [String: JSONValue] = [:]
@@ -16,13 +18,15 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         deliveryStreamName: String?, deliveryStreamType: String? = nil,
         s3DestinationConfiguration: S3DestinationConfiguration? = nil,
         extendedS3DestinationConfiguration: ExtendedS3DestinationConfiguration? = nil,
-        httpEndpointDestinationConfiguration: HttpEndpointDestinationConfiguration? = nil, tags: [Tag]? = nil
+        httpEndpointDestinationConfiguration: HttpEndpointDestinationConfiguration? = nil,
+        kinesisStreamSourceConfiguration: KinesisStreamSourceConfiguration? = nil, tags: [Tag]? = nil
     ) {
         self.deliveryStreamName = deliveryStreamName
         self.deliveryStreamType = deliveryStreamType
         self.s3DestinationConfiguration = s3DestinationConfiguration
         self.extendedS3DestinationConfiguration = extendedS3DestinationConfiguration
         self.httpEndpointDestinationConfiguration = httpEndpointDestinationConfiguration
+        self.kinesisStreamSourceConfiguration = kinesisStreamSourceConfiguration
         self.tags = tags
     }
 
@@ -32,12 +36,13 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         case s3DestinationConfiguration = "S3DestinationConfiguration"
         case extendedS3DestinationConfiguration = "ExtendedS3DestinationConfiguration"
         case httpEndpointDestinationConfiguration = "HttpEndpointDestinationConfiguration"
+        case kinesisStreamSourceConfiguration = "KinesisStreamSourceConfiguration"
         case tags = "Tags"
     }
 
     /// The model's other members of CreateDeliveryStreamInput, which firehose-local refuses.
     public static let unsupportedMembers = [
-        "DirectPutSourceConfiguration", "KinesisStreamSourceConfiguration",
+        "DirectPutSourceConfiguration",
         "DeliveryStreamEncryptionConfigurationInput", "RedshiftDestinationConfiguration",
         "ElasticsearchDestinationConfiguration", "AmazonopensearchserviceDestinationConfiguration",
         "SplunkDestinationConfiguration",
@@ -55,6 +60,8 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
             ExtendedS3DestinationConfiguration.self, forKey: .extendedS3DestinationConfiguration)
         httpEndpointDestinationConfiguration = try container.decodeIfPresent(
             HttpEndpointDestinationConfiguration.self, forKey: .httpEndpointDestinationConfiguration)
+        kinesisStreamSourceConfiguration = try container.decodeIfPresent(
+            KinesisStreamSourceConfiguration.self, forKey: .kinesisStreamSourceConfiguration)
         tags = try container.decodeIfPresent([Tag].self, forKey: .tags)
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
         for key in all.allKeys where Self.unsupportedMembers.contains(key.stringValue) {
@@ -77,6 +84,7 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
             extendedS3DestinationConfiguration, forKey: .extendedS3DestinationConfiguration)
         try container.encodeIfPresent(
             httpEndpointDestinationConfiguration, forKey: .httpEndpointDestinationConfiguration)
+        try container.encodeIfPresent(kinesisStreamSourceConfiguration, forKey: .kinesisStreamSourceConfiguration)
         try container.encodeIfPresent(tags, forKey: .tags)
         var others = encoder.container(keyedBy: AnyCodingKey.self)
         for (name, value) in otherMembers {
@@ -329,5 +337,28 @@ public struct S3DestinationConfiguration: Codable, Sendable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         try configuration.encode(to: encoder)
+    }
+}
+
+/// A `KinesisStreamAsSource` delivery stream's source: the data stream it reads, and the role AWS
+/// would read it as.
+public struct KinesisStreamSourceConfiguration: Codable, Sendable, Equatable {
+    public var kinesisStreamARN: String?
+    public var roleARN: String?
+
+    public init(kinesisStreamARN: String?, roleARN: String?) {
+        self.kinesisStreamARN = kinesisStreamARN
+        self.roleARN = roleARN
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kinesisStreamARN = "KinesisStreamARN"
+        case roleARN = "RoleARN"
+    }
+
+    /// The data stream's name, the ARN's last part (`…:stream/NAME`).
+    public var streamName: String? {
+        guard let arn = kinesisStreamARN, let range = arn.firstRange(of: ":stream/") else { return nil }
+        return String(arn[range.upperBound...])
     }
 }

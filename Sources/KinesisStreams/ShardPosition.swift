@@ -59,9 +59,43 @@ public enum ShardID {
     }
 }
 
+/// Texts the log hands out and takes back (shard iterators, paging tokens): base64 of their bytes
+/// and an HMAC-SHA256 of them under the log's own key, so that one made up or changed is refused,
+/// and one handed out before a restart is still taken.
+public struct TokenSeal: Sendable {
+    private let key: [UInt8]
+    static let macBytes = 16
+
+    public init(key: [UInt8]) {
+        self.key = key
+    }
+
+    public func seal(_ bytes: [UInt8]) -> String {
+        Base64.encode(bytes + mac(bytes))
+    }
+
+    /// The bytes sealed in `text`; nil when this key did not seal them.
+    public func open(_ text: String, maxLength: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        guard text.utf8.count <= maxLength, Base64.decode(Array(text.utf8), appendingTo: &bytes) != nil,
+            bytes.count >= Self.macBytes
+        else { return nil }
+        let body = Array(bytes.dropLast(Self.macBytes))
+        // Compared in constant time: the MAC is the only secret here.
+        let expected = mac(body)
+        let given = bytes.suffix(Self.macBytes)
+        guard zip(expected, given).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { return nil }
+        return body
+    }
+
+    private func mac(_ bytes: [UInt8]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: key)).prefix(Self.macBytes))
+    }
+}
+
 /// What a shard iterator stands for: the next position to read in one shard of one stream, and
 /// when it was handed out (iterators expire after five minutes). Encoded as Kinesis's are, base64
-/// of bytes that start `00…01`, with a checksum so that a damaged or made-up iterator is refused.
+/// of bytes that start `00…01`, sealed so that a damaged or made-up iterator is refused.
 public struct ShardIteratorToken: Sendable, Equatable {
     public var stream: Int64
     public var shard: Int
@@ -76,24 +110,22 @@ public struct ShardIteratorToken: Sendable, Equatable {
     }
 
     private static let version: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 1]
-    private static let byteCount = 8 + 8 + 4 + 8 + 8 + 8
+    private static let byteCount = 8 + 8 + 4 + 8 + 8
 
-    public var encoded: String {
+    public func encoded(by seal: TokenSeal) -> String {
         var bytes = Self.version
         bytes.reserveCapacity(Self.byteCount)
         Self.append(UInt64(bitPattern: stream), to: &bytes)
         Self.append(UInt32(truncatingIfNeeded: shard), to: &bytes)
         Self.append(UInt64(bitPattern: position), to: &bytes)
         Self.append(UInt64(bitPattern: issuedMilliseconds), to: &bytes)
-        bytes += Self.checksum(bytes)
-        return Base64.encode(bytes)
+        return seal.seal(bytes)
     }
 
-    /// The token an iterator encodes; nil when it is not one this server handed out.
-    public init?(decoding text: String) {
-        var bytes: [UInt8] = []
-        guard text.utf8.count <= 512, Base64.decode(Array(text.utf8), appendingTo: &bytes) == Self.byteCount,
-            bytes.starts(with: Self.version), Array(bytes[(Self.byteCount - 8)...]) == Self.checksum(bytes.dropLast(8))
+    /// The token an iterator encodes; nil when it is not one this log's seal sealed.
+    public init?(decoding text: String, by seal: TokenSeal) {
+        guard let bytes = seal.open(text, maxLength: 512), bytes.count == Self.byteCount,
+            bytes.starts(with: Self.version)
         else { return nil }
         var offset = 8
         func read(_ width: Int) -> UInt64 {
@@ -108,9 +140,5 @@ public struct ShardIteratorToken: Sendable, Equatable {
 
     private static func append<Value: FixedWidthInteger>(_ value: Value, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.bigEndian) { bytes += $0 }
-    }
-
-    private static func checksum(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        Array(SHA256.hash(data: Array(bytes)).prefix(8))
     }
 }

@@ -1,3 +1,5 @@
+import Crypto
+import DurableStorage
 import Foundation
 import GRDB
 import Synchronization
@@ -61,7 +63,7 @@ public struct RecordToAppend: Sendable {
 }
 
 /// A record read back from a shard.
-public struct StreamRecord: Sendable, Equatable {
+public struct ShardRecord: Sendable, Equatable {
     public var position: Int64
     public var arrivalMilliseconds: Int64
     public var partitionKey: String
@@ -70,7 +72,7 @@ public struct StreamRecord: Sendable, Equatable {
 
 /// A page of one shard's records.
 public struct ShardRead: Sendable, Equatable {
-    public var records: [StreamRecord]
+    public var records: [ShardRecord]
     /// Where the next read of this shard starts.
     public var nextPosition: Int64
     /// Arrival of the shard's newest record not in `records`, if any: how far behind the reader is.
@@ -93,6 +95,8 @@ public enum StreamLogError: Error, Sendable, Equatable {
 /// reads skip them and `trim` deletes them, so the file stays the size of the retained data.
 public final class StreamLog: Sendable {
     private let pool: DatabasePool
+    /// Seals the iterators and paging tokens handed out, with a key kept in the log.
+    public let seal: TokenSeal
     /// The newest arrival written, so arrivals never go backwards with the wall clock and a
     /// timestamp read finds records in position order.
     private let lastArrival = Mutex<Int64>(0)
@@ -101,8 +105,7 @@ public final class StreamLog: Sendable {
     /// Opens (or creates) the log at `path`, with its folder.
     public init(path: String) throws(StreamLogError) {
         do {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try POSIX.makeDirectoriesDurably((path as NSString).deletingLastPathComponent)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.label = "KinesisStreams"
@@ -113,6 +116,12 @@ public final class StreamLog: Sendable {
             // GRDB sets NORMAL when it opens a pool in WAL mode: FULL is set on the open writer.
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // Pages freed by trimming go back to the file system (`incremental_vacuum` after a
+                // trim). A file already in WAL mode takes the setting at a VACUUM only: once, when
+                // the file is new and empty.
+                if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+                }
             }
             try pool.write { db in
                 try db.execute(
@@ -135,8 +144,27 @@ public final class StreamLog: Sendable {
                             data BLOB NOT NULL
                         );
                         CREATE INDEX IF NOT EXISTS records_by_shard ON records (stream, shard, position);
+                        CREATE INDEX IF NOT EXISTS records_by_arrival ON records (stream, shard, arrival_ms);
+                        CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+                        CREATE TABLE IF NOT EXISTS checkpoints (
+                            consumer TEXT NOT NULL,
+                            stream INTEGER NOT NULL,
+                            shard INTEGER NOT NULL,
+                            position INTEGER NOT NULL,
+                            PRIMARY KEY (consumer, stream, shard)
+                        );
                         """)
             }
+            let key = try pool.write { db -> [UInt8] in
+                if let saved = try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = 'token-key'") {
+                    return [UInt8](saved)
+                }
+                let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { [UInt8]($0) }
+                try db.execute(
+                    sql: "INSERT INTO settings (name, value) VALUES ('token-key', ?)", arguments: [Data(fresh)])
+                return fresh
+            }
+            seal = TokenSeal(key: key)
             let newest = try pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(arrival_ms) FROM records") }
             lastArrival.withLock { $0 = newest ?? 0 }
         } catch let error as StreamLogError {
@@ -185,6 +213,7 @@ public final class StreamLog: Sendable {
                     throw StreamLogError.streamNotFound(name)
                 }
                 try db.execute(sql: "DELETE FROM records WHERE stream = ?", arguments: [stream.id])
+                try db.execute(sql: "DELETE FROM checkpoints WHERE stream = ?", arguments: [stream.id])
                 try db.execute(sql: "DELETE FROM streams WHERE id = ?", arguments: [stream.id])
             } catch let error as StreamLogError {
                 throw error
@@ -262,7 +291,7 @@ public final class StreamLog: Sendable {
                     ORDER BY position
                     """,
                 arguments: [stream.id, shard, position, cutoffMilliseconds])
-            var records: [StreamRecord] = []
+            var records: [ShardRecord] = []
             var bytes = 0
             var next = position
             var unread: Int64?
@@ -272,7 +301,7 @@ public final class StreamLog: Sendable {
                     break
                 }
                 let data: Data = row["data"]
-                let record = StreamRecord(
+                let record = ShardRecord(
                     position: row["position"], arrivalMilliseconds: row["arrival_ms"],
                     partitionKey: row["partition_key"], data: [UInt8](data))
                 bytes += record.data.count
@@ -302,7 +331,7 @@ public final class StreamLog: Sendable {
                 db,
                 sql: """
                     SELECT position FROM records WHERE stream = ? AND shard = ? AND arrival_ms >= ?
-                    ORDER BY position LIMIT 1
+                    ORDER BY arrival_ms, position LIMIT 1
                     """,
                 arguments: [stream.id, shard, max(milliseconds, cutoffMilliseconds)]) ?? end
         }
@@ -321,7 +350,7 @@ public final class StreamLog: Sendable {
                         sql: """
                             DELETE FROM records WHERE stream = ?1 AND shard = ?2 AND position < coalesce(
                                 (SELECT position FROM records WHERE stream = ?1 AND shard = ?2 AND arrival_ms >= ?3
-                                 ORDER BY position LIMIT 1), 9223372036854775807)
+                                 ORDER BY arrival_ms, position LIMIT 1), 9223372036854775807)
                             """,
                         arguments: [stream.id, shard, cutoff])
                     deleted += db.changesCount
@@ -333,6 +362,22 @@ public final class StreamLog: Sendable {
         }
     }
 
+    /// Trims every stream (`trim`), then gives the freed pages back to the file system; how many
+    /// records went.
+    @discardableResult
+    public func trimAll(nowMilliseconds: Int64) throws(StreamLogError) -> Int {
+        var deleted = 0
+        for stream in try streams() { deleted += try trim(stream, nowMilliseconds: nowMilliseconds) }
+        if deleted > 0 {
+            do {
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA incremental_vacuum") }
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+        return deleted
+    }
+
     /// Bytes of record data the stream keeps now, and how many records.
     public func size(of stream: StoredStream) throws(StreamLogError) -> (records: Int, bytes: Int) {
         try read { db in
@@ -340,6 +385,48 @@ public final class StreamLog: Sendable {
                 db, sql: "SELECT count(*) AS n, coalesce(sum(length(data)), 0) AS bytes FROM records WHERE stream = ?",
                 arguments: [stream.id])
             return (row?["n"] ?? 0, row?["bytes"] ?? 0)
+        }
+    }
+
+    /// SQLite's `auto_vacuum` of the file: 2 (incremental) for every log this type opened.
+    public func autoVacuumMode() throws(StreamLogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
+    }
+
+    // MARK: Checkpoints
+
+    /// Where `consumer` reads `shard` of `stream` next, if it saved a position.
+    public func checkpoint(consumer: String, stream: StoredStream, shard: Int) throws(StreamLogError) -> Int64? {
+        try read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT position FROM checkpoints WHERE consumer = ? AND stream = ? AND shard = ?",
+                arguments: [consumer, stream.id, shard])
+        }
+    }
+
+    /// Saves where `consumer` reads `shard` of `stream` next; synced when this returns.
+    public func saveCheckpoint(consumer: String, stream: StoredStream, shard: Int, position: Int64)
+        throws(StreamLogError)
+    {
+        try write { db throws(StreamLogError) in
+            do {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO checkpoints (consumer, stream, shard, position) VALUES (?, ?, ?, ?)",
+                    arguments: [consumer, stream.id, shard, position])
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// Forgets every position `consumer` saved.
+    public func deleteCheckpoints(consumer: String) throws(StreamLogError) {
+        try write { db throws(StreamLogError) in
+            do {
+                try db.execute(sql: "DELETE FROM checkpoints WHERE consumer = ?", arguments: [consumer])
+            } catch {
+                throw .storage("\(error)")
+            }
         }
     }
 

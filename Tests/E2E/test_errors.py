@@ -272,7 +272,7 @@ def test_wrong_json_types(server, op, body, nothing_delivered):
 
 @pytest.mark.parametrize(
     "target",
-    [TARGET_PREFIX + "Bogus", "Kinesis_20131202.PutRecord", "PutRecord", TARGET_PREFIX + "putrecord"],
+    [TARGET_PREFIX + "Bogus", "DynamoDB_20120810.PutItem", "PutRecord", TARGET_PREFIX + "putrecord"],
 )
 def test_unknown_target(server, target, nothing_delivered):
     r = server.raw({"DeliveryStreamName": "errs", "Record": {"Data": "aGk="}}, target=target)

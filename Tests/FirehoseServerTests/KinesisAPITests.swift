@@ -1,3 +1,4 @@
+import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
@@ -228,6 +229,48 @@ struct KinesisDataPlaneTests {
                 "Request specified AT_SEQUENCE_NUMBER and no StartingSequenceNumber."))
     }
 
+    @Test("Hostile paging, timestamps, sequence numbers and tokens are refused or answered empty, never a crash")
+    func hostileInput() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 2}"#)
+        let pastEnd = try await harness.kinesisOK(
+            "DescribeStream", #"{"StreamName": "s", "ExclusiveStartShardId": "shardId-000000000010"}"#)
+        #expect(((pastEnd["StreamDescription"] as? [String: Any])?["Shards"] as? [Any])?.isEmpty == true)
+        let listed = try await harness.kinesisOK(
+            "ListShards", #"{"StreamName": "s", "ExclusiveStartShardId": "shardId-999999999999"}"#)
+        #expect((listed["Shards"] as? [Any])?.isEmpty == true)
+        let forged = Data("shards 1 s 0 shardId-000000000000".utf8).base64EncodedString()
+        let badToken = await harness.kinesis("ListShards", #"{"NextToken": "\#(forged)"}"#)
+        #expect(try expectError(badToken, status: 400, code: "InvalidArgumentException") == "Invalid NextToken.")
+        let page = try await harness.kinesisOK("ListShards", #"{"StreamName": "s", "MaxResults": 1}"#)
+        let token = try #require(page["NextToken"] as? String)
+        let both = await harness.kinesis(
+            "ListShards", #"{"NextToken": "\#(token)", "ExclusiveStartShardId": "shardId-000000000000"}"#)
+        _ = try expectError(both, status: 400, code: "InvalidArgumentException")
+        harness.clock.advance(by: .seconds(301))
+        let expired = await harness.kinesis("ListShards", #"{"NextToken": "\#(token)"}"#)
+        #expect(
+            try expectError(expired, status: 400, code: "ExpiredNextTokenException") == "The NextToken has expired.")
+
+        for huge in ["1e300", "1e16"] {
+            let future = await harness.kinesis(
+                "GetShardIterator",
+                #"{"StreamName": "s", "ShardId": "shardId-000000000000", "ShardIteratorType": "AT_TIMESTAMP", "Timestamp": \#(huge)}"#
+            )
+            #expect(
+                try expectError(future, status: 400, code: "InvalidArgumentException").hasPrefix(
+                    "The timestampInMillis parameter cannot be greater"))
+        }
+        _ = try await harness.iterator("s", "AT_TIMESTAMP", extra: #", "Timestamp": -1e300"#)
+        // A well-formed number of this stream and shard at a position the log never reached.
+        let beyond = SequenceNumber(stream: 1, shard: 0, position: .max).description
+        let after = await harness.kinesis(
+            "GetShardIterator",
+            #"{"StreamName": "s", "ShardId": "shardId-000000000000", "ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber": "\#(beyond)"}"#
+        )
+        #expect(try expectError(after, status: 400, code: "InvalidArgumentException").hasSuffix("is invalid."))
+    }
+
     @Test("Record and request limits; a missing stream; records kept across a restart")
     func limitsAndDurability() async throws {
         let harness = try APIHarness()
@@ -262,5 +305,111 @@ struct KinesisDataPlaneTests {
         let restarted = try APIHarness(directory: harness.directory)
         restarted.keepDirectory = true
         #expect(try await restarted.records(iterator).data == ["kept"])
+
+        // Past the retention of 24 hours the record is no longer read, and the server's minutely
+        // trim deletes it.
+        let kinesis = try #require(restarted.api.kinesis)
+        let stream = try #require(try kinesis.log.stream(named: "s"))
+        kinesis.trimExpired(now: restarted.clock.date)
+        #expect(try kinesis.log.size(of: stream).records == 1)
+        restarted.clock.advance(by: .seconds(24 * 3600 + 1))
+        #expect(try await restarted.records(try await restarted.iterator("s", "TRIM_HORIZON")).data.isEmpty)
+        kinesis.trimExpired(now: restarted.clock.date)
+        #expect(try kinesis.log.size(of: stream).records == 0)
+    }
+}
+
+@Suite("KinesisStreamAsSource delivery streams")
+struct KinesisSourceTests {
+    static func createSourced(_ harness: APIHarness, name: String, dataStream: String) async -> APIResponse {
+        await harness.api.handle(
+            harness.request(
+                operation: "CreateDeliveryStream",
+                body: Array(
+                    #"""
+                    {"DeliveryStreamName": "\#(name)", "DeliveryStreamType": "KinesisStreamAsSource",
+                     "KinesisStreamSourceConfiguration": {"KinesisStreamARN": "arn:aws:kinesis:us-east-1:123456789012:stream/\#(dataStream)", "RoleARN": "arn:aws:iam::123456789012:role/firehose"},
+                     "ExtendedS3DestinationConfiguration": {"RoleARN": "arn:aws:iam::123456789012:role/firehose", "BucketARN": "arn:aws:s3:::sourced",
+                       "BufferingHints": {"IntervalInSeconds": 900, "SizeInMBs": 128}}}
+                    """#.utf8)))
+    }
+
+    static func flush(_ harness: APIHarness) async throws -> [String] {
+        let flushed = await harness.api.handle(
+            APIRequest(method: "POST", target: "/_local/flush", headers: [], body: []))
+        #expect(flushed.status == 200)
+        let objects = try #require(try json(flushed)["objects"] as? [[String: Any]])
+        return try objects.flatMap { object in
+            let key = try #require(object["key"] as? String)
+            let text = try String(contentsOfFile: "\(harness.directory)/sourced/\(key)", encoding: .utf8)
+            return text.split(separator: "\n").map(String.init)
+        }
+    }
+
+    @Test(
+        "Records put to the data stream after the delivery stream's creation are delivered once; puts to it are refused"
+    )
+    func deliversTheDataStream() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "orders", "ShardCount": 2}"#)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "orders", "PartitionKey": "k", "Data": "\#(b64("before\n"))"}"#)
+        harness.clock.advance(by: .seconds(1))
+        #expect(await Self.createSourced(harness, name: "from-kinesis", dataStream: "orders").status == 200)
+        let sent = (0..<20).map { "order \($0)" }
+        let entries = sent.map { #"{"PartitionKey": "\#($0)", "Data": "\#(b64($0 + "\n"))"}"# }
+        _ = try await harness.kinesisOK(
+            "PutRecords", #"{"StreamName": "orders", "Records": [\#(entries.joined(separator: ","))]}"#)
+        #expect(try await Self.flush(harness).sorted() == sent.sorted())
+        // Read once: the checkpoints moved past them.
+        #expect(try await Self.flush(harness).isEmpty)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "orders", "PartitionKey": "k", "Data": "\#(b64("after\n"))"}"#)
+        #expect(try await Self.flush(harness) == ["after"])
+
+        let put = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "from-kinesis", data: [1])))
+        #expect(
+            try expectError(put, status: 400, code: "InvalidArgumentException")
+                == "This operation is not permitted on KinesisStreamAsSource delivery stream type.")
+        let described = try json(
+            await harness.api.handle(
+                harness.request(
+                    operation: "DescribeDeliveryStream", body: Array(#"{"DeliveryStreamName": "from-kinesis"}"#.utf8))))
+        let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
+        #expect(description["DeliveryStreamType"] as? String == "KinesisStreamAsSource")
+        let source = try #require(
+            (description["Source"] as? [String: Any])?["KinesisStreamSourceDescription"] as? [String: Any])
+        #expect(source["KinesisStreamARN"] as? String == "arn:aws:kinesis:us-east-1:123456789012:stream/orders")
+        #expect(source["DeliveryStartTimestamp"] as? Double == harness.clock.date.timeIntervalSince1970)
+        let listed = try json(
+            await harness.api.handle(
+                harness.request(
+                    operation: "ListDeliveryStreams",
+                    body: Array(#"{"DeliveryStreamType": "KinesisStreamAsSource"}"#.utf8))))
+        #expect(listed["DeliveryStreamNames"] as? [String] == ["from-kinesis"])
+
+        // Deleting the delivery stream forgets its positions.
+        let record = try #require(harness.sink.record(of: "from-kinesis"))
+        let consumer = KinesisSourceReader.consumer(of: "from-kinesis", record: record)
+        let stream = try #require(try harness.api.kinesis!.log.stream(named: "orders"))
+        #expect(try harness.api.kinesis!.log.checkpoint(consumer: consumer, stream: stream, shard: 0) != nil)
+        let deleted = await harness.api.handle(
+            harness.request(
+                operation: "DeleteDeliveryStream", body: Array(#"{"DeliveryStreamName": "from-kinesis"}"#.utf8)))
+        #expect(deleted.status == 200)
+        #expect(try harness.api.kinesis!.log.checkpoint(consumer: consumer, stream: stream, shard: 0) == nil)
+    }
+
+    @Test("A delivery stream made before its data stream waits for it, then reads it")
+    func waitsForTheDataStream() async throws {
+        let harness = try APIHarness()
+        #expect(await Self.createSourced(harness, name: "early", dataStream: "later").status == 200)
+        #expect(try await Self.flush(harness).isEmpty)
+        harness.clock.advance(by: .seconds(1))
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "later", "ShardCount": 1}"#)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "later", "PartitionKey": "k", "Data": "\#(b64("arrived\n"))"}"#)
+        #expect(try await Self.flush(harness) == ["arrived"])
     }
 }

@@ -717,22 +717,45 @@ struct StreamDefinitionValidationTests {
                 ))
     }
 
-    @Test("Only DirectPut is supported; unknown types are invalid")
+    @Test("DirectPut and KinesisStreamAsSource are supported; unknown types are invalid")
     func streamType() {
-        func input(_ type: String?) -> CreateDeliveryStreamInput {
+        func input(_ type: String?, source: KinesisStreamSourceConfiguration? = nil) -> CreateDeliveryStreamInput {
             CreateDeliveryStreamInput(
-                deliveryStreamName: "demo", deliveryStreamType: type, extendedS3DestinationConfiguration: destination())
+                deliveryStreamName: "demo", deliveryStreamType: type, extendedS3DestinationConfiguration: destination(),
+                kinesisStreamSourceConfiguration: source)
         }
         #expect(configurationError(input(nil)) == nil)
         #expect(configurationError(input("DirectPut")) == nil)
-        for type in ["KinesisStreamAsSource", "MSKAsSource", "DatabaseAsSource"] {
+        for type in ["MSKAsSource", "DatabaseAsSource"] {
             let error = configurationError(input(type))
             #expect(error?.field == "DeliveryStreamType")
             #expect(
                 error?.error
                     == .invalidArgument(
-                        "DeliveryStreamType \(type) is not supported yet by firehose-local; use DirectPut."))
+                        "DeliveryStreamType \(type) is not supported yet by firehose-local; use DirectPut or KinesisStreamAsSource."
+                    ))
         }
+        let role = "arn:aws:iam::000000000000:role/firehose"
+        let source = KinesisStreamSourceConfiguration(
+            kinesisStreamARN: "arn:aws:kinesis:us-east-1:000000000000:stream/orders", roleARN: role)
+        #expect(configurationError(input("KinesisStreamAsSource", source: source)) == nil)
+        #expect(
+            configurationError(input("KinesisStreamAsSource"))?.error.message
+                == "KinesisStreamSourceConfiguration is required when DeliveryStreamType is KinesisStreamAsSource.")
+        #expect(
+            configurationError(input(nil, source: source))?.error.message
+                == "KinesisStreamSourceConfiguration is only allowed with DeliveryStreamType KinesisStreamAsSource.")
+        let elsewhere = KinesisStreamSourceConfiguration(
+            kinesisStreamARN: "arn:aws:kinesis:eu-west-1:000000000000:stream/orders", roleARN: role)
+        #expect(
+            configurationError(input("KinesisStreamAsSource", source: elsewhere))?.error.message.contains(
+                "firehose-local serves the data streams of region us-east-1 and account 000000000000") == true)
+        let malformed = KinesisStreamSourceConfiguration(
+            kinesisStreamARN: "arn:aws:kinesis:us-east-1:1:stream/o", roleARN: nil)
+        #expect(
+            configurationError(input("KinesisStreamAsSource", source: malformed))?.error.message
+                == "2 validation errors detected: Value 'arn:aws:kinesis:us-east-1:1:stream/o' at 'kinesisStreamSourceConfiguration.kinesisStreamARN' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:.*:kinesis:[a-zA-Z0-9\\-]+:\\d{12}:stream/[a-zA-Z0-9_.-]+; Value null at 'kinesisStreamSourceConfiguration.roleARN' failed to satisfy constraint: Member must not be null"
+        )
         let bogus = configurationError(input("directput"))
         #expect(bogus?.field == "DeliveryStreamType")
         #expect(

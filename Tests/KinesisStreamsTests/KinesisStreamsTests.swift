@@ -55,16 +55,18 @@ struct ShardPositionTests {
         #expect(SequenceNumber.isModelText("1") && !SequenceNumber.isModelText("01"))
     }
 
-    @Test("An iterator round-trips; a damaged one is refused")
+    @Test("An iterator round-trips under its log's key; a damaged one, or another key's, is refused")
     func iterators() {
+        let seal = TokenSeal(key: Array(repeating: 7, count: 32))
         let token = ShardIteratorToken(stream: 3, shard: 1, position: 99, issuedMilliseconds: 1_795_266_309_000)
-        let text = token.encoded
+        let text = token.encoded(by: seal)
         #expect(text.hasPrefix("AAAAAAAAAAE"))
-        #expect(ShardIteratorToken(decoding: text) == token)
+        #expect(ShardIteratorToken(decoding: text, by: seal) == token)
         var damaged = Array(text)
         damaged[20] = damaged[20] == "A" ? "B" : "A"
-        #expect(ShardIteratorToken(decoding: String(damaged)) == nil)
-        #expect(ShardIteratorToken(decoding: "not an iterator") == nil)
+        #expect(ShardIteratorToken(decoding: String(damaged), by: seal) == nil)
+        #expect(ShardIteratorToken(decoding: "not an iterator", by: seal) == nil)
+        #expect(ShardIteratorToken(decoding: text, by: TokenSeal(key: Array(repeating: 8, count: 32))) == nil)
     }
 }
 
@@ -74,6 +76,14 @@ struct StreamLogTests {
 
     init() throws {
         folder = NSTemporaryDirectory() + "kinesis-\(UUID().uuidString)"
+    }
+
+    @Test("The log keeps its token key: what it sealed before reopening it still opens")
+    func tokenKeyPersists() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/streams.sqlite"
+        let sealed = try StreamLog(path: path).seal.seal([1, 2, 3])
+        #expect(try StreamLog(path: path).seal.open(sealed, maxLength: 100) == [1, 2, 3])
     }
 
     @Test("Records appended are read back per shard in order, and survive reopening")
@@ -148,8 +158,10 @@ struct StreamLogTests {
         #expect(kept.records.map(\.data) == [[2]])
         #expect(try log.position(stream: stream, shard: 0, arrivedAtOrAfter: 0, cutoffMilliseconds: cutoff) == 3)
         #expect(try log.position(stream: stream, shard: 0, arrivedAtOrAfter: hour * 3, cutoffMilliseconds: cutoff) == 4)
-        #expect(try log.trim(stream, nowMilliseconds: now) == 2)
+        #expect(try log.trimAll(nowMilliseconds: now) == 2)
         #expect(try log.size(of: stream).records == 1)
+        #expect(try log.trimAll(nowMilliseconds: now) == 0)
+        #expect(try log.autoVacuumMode() == 2)
     }
 
     @Test("A read stops after the record that reaches its byte budget")

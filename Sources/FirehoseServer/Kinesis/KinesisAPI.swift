@@ -1,4 +1,5 @@
 import CivilTime
+import Dispatch
 import FirehoseWire
 import KinesisStreams
 import Logging
@@ -51,16 +52,19 @@ final class KinesisAPI: Sendable {
         static let maxGetRecords = 10_000
         static let maxGetRecordsBytes = 10 * 1024 * 1024
         static let iteratorLifetimeMilliseconds: Int64 = 300_000
-        /// How often a stream's expired records are deleted (reads skip them at once).
+        /// How often expired records are deleted (reads skip them at once).
         static let trimIntervalMilliseconds: Int64 = 60_000
     }
 
     let log: StreamLog
+    /// Where puts and stream changes run: their own thread, so a put's fsync neither waits behind
+    /// Firehose's group commits nor holds them up (SQLite has one writer anyway).
+    static let writeQueue = DispatchQueue(label: "firehose-local.kinesis-writes")
     private let region: String
     private let accountID: String
     private let logger: Logger
-    /// When each stream (by id) was last trimmed.
-    private let lastTrim = Mutex<[Int64: Int64]>([:])
+    /// When expired records were last deleted.
+    private let lastTrim = Mutex<Int64?>(nil)
 
     init(log: StreamLog, region: String, accountID: String, logger: Logger) {
         self.log = log
@@ -111,11 +115,16 @@ final class KinesisAPI: Sendable {
         {
             violations.append(violation)
         }
-        if let tags = input.Tags, tags.count > 200 {
+        if let tags = input.Tags, tags.isEmpty || tags.count > 200 {
             violations.append(
                 ValidationViolation(
                     value: "{\(tags.count) tags}", path: "tags",
-                    constraint: "Member must have length less than or equal to 200"))
+                    constraint: tags.isEmpty
+                        ? "Member must have length greater than or equal to 1"
+                        : "Member must have length less than or equal to 200"))
+        }
+        if let details = input.StreamModeDetails, details.StreamMode == nil {
+            violations.append(.missing("streamModeDetails.streamMode"))
         }
         if !violations.isEmpty { throw .validation(violations) }
         let name = input.StreamName!
@@ -179,8 +188,7 @@ final class KinesisAPI: Sendable {
         try authorize("kinesis:DescribeStream", streamARN(name))
         let stream = try existing(name)
         // At most 100 shards per page, as AWS answers.
-        let first = input.ExclusiveStartShardId.flatMap(ShardID.index).map { $0 + 1 } ?? 0
-        let shards = first..<min(stream.shardCount, first + min(input.Limit ?? 100, 100))
+        let shards = Self.page(after: input.ExclusiveStartShardId, of: stream, size: min(input.Limit ?? 100, 100))
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("StreamDescription")
@@ -223,6 +231,7 @@ final class KinesisAPI: Sendable {
     {
         let input = try RequestJSON.decode(ListStreamsInput.self, from: body)
         var violations = Self.streamNameViolations(input.ExclusiveStartStreamName, path: "exclusiveStartStreamName")
+        violations += ValidationViolation.string(input.NextToken, path: "nextToken", length: 1...1_048_576)
         if let limit = input.Limit,
             let violation = ValidationViolation.outOfRange(limit, path: "limit", range: 1...10_000)
         {
@@ -233,7 +242,7 @@ final class KinesisAPI: Sendable {
         // A NextToken is the name the previous page ended at.
         var after = input.ExclusiveStartStreamName
         if let token = input.NextToken {
-            guard let name = Self.decodeToken(token, kind: "streams") else {
+            guard let name = openToken(token, kind: "streams"), Self.streamNameViolations(name).isEmpty else {
                 throw .invalidArgument("Invalid NextToken.")
             }
             after = name
@@ -251,7 +260,7 @@ final class KinesisAPI: Sendable {
         writer.bool(page.count < remaining.count)
         if page.count < remaining.count, let last = page.last {
             writer.key("NextToken")
-            writer.string(Self.encodeToken(last.name, kind: "streams"))
+            writer.string(sealToken(last.name, kind: "streams"))
         }
         writer.key("StreamSummaries")
         writer.beginArray()
@@ -287,34 +296,40 @@ final class KinesisAPI: Sendable {
         violations += ValidationViolation.string(input.NextToken, path: "nextToken", length: 1...1_048_576)
         if !violations.isEmpty { throw .validation(violations) }
         let name: String
-        var first = input.ExclusiveStartShardId.flatMap(ShardID.index).map { $0 + 1 } ?? 0
+        var after = input.ExclusiveStartShardId
+        var tokenStream: Int64?
         if let token = input.NextToken {
-            guard input.StreamName == nil, input.StreamARN == nil else {
-                throw .invalidArgument("NextToken and StreamName cannot be provided together.")
+            guard input.StreamName == nil, input.StreamARN == nil, input.ExclusiveStartShardId == nil else {
+                throw .invalidArgument(
+                    "NextToken cannot be provided together with StreamName, StreamARN or ExclusiveStartShardId.")
             }
-            // "<stream> <issued ms> <first shard index>"
-            let fields = Self.decodeToken(token, kind: "shards")?.split(separator: " ") ?? []
-            guard fields.count == 3, let issued = Int64(fields[1]), let index = Int(fields[2]) else {
+            // "<stream id> <stream name> <issued ms> <last shard id>", sealed by the log.
+            let fields = openToken(token, kind: "shards")?.split(separator: " ") ?? []
+            guard fields.count == 4, let id = Int64(fields[0]), let issued = Int64(fields[2]) else {
                 throw .invalidArgument("Invalid NextToken.")
             }
-            guard now - issued <= Limits.iteratorLifetimeMilliseconds else {
+            guard Self.isFresh(issued: issued, now: now) else {
                 throw FirehoseError(code: "ExpiredNextTokenException", message: "The NextToken has expired.")
             }
-            name = String(fields[0])
-            first = index
+            name = String(fields[1])
+            after = String(fields[3])
+            tokenStream = id
         } else {
             name = try streamName(input.StreamName, arn: input.StreamARN)
         }
         try authorize("kinesis:ListShards", streamARN(name))
         let stream = try existing(name)
-        let shards = first..<min(stream.shardCount, first + min(input.MaxResults ?? 1000, 1000))
+        // A token of a stream since deleted (and perhaps re-created) names nothing.
+        if let tokenStream, tokenStream != stream.id { throw Self.streamNotFound(name, accountID: accountID) }
+        let shards = Self.page(after: after, of: stream, size: min(input.MaxResults ?? 1000, 1000))
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("Shards")
         writeShards(shards, of: stream, into: &writer)
         if shards.upperBound < stream.shardCount {
             writer.key("NextToken")
-            writer.string(Self.encodeToken("\(name) \(now) \(shards.upperBound)", kind: "shards"))
+            writer.string(
+                sealToken("\(stream.id) \(name) \(now) \(ShardID.text(shards.upperBound - 1))", kind: "shards"))
         }
         writer.endObject()
         return writer.bytes
@@ -352,7 +367,6 @@ final class KinesisAPI: Sendable {
                 [RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)], to: stream,
                 nowMilliseconds: now)
         }
-        trimIfDue(stream, now: now)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("ShardId")
@@ -407,7 +421,6 @@ final class KinesisAPI: Sendable {
         let stored = try storage { () throws(StreamLogError) in
             try log.append(appends, to: stream, nowMilliseconds: now)
         }
-        trimIfDue(stream, now: now)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("FailedRecordCount")
@@ -471,7 +484,7 @@ final class KinesisAPI: Sendable {
                 "The timestampInMillis parameter is only for iterators of type AT_TIMESTAMP. Request specified \(type) and also a timestamp."
             )
         }
-        if type != "AT_TIMESTAMP", usesNumber != hasNumber {
+        if usesNumber != hasNumber {
             throw .invalidArgument(
                 "Must either specify (1) AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER and StartingSequenceNumber or (2) TRIM_HORIZON or LATEST and no StartingSequenceNumber. Request specified \(type) and \(hasNumber ? "also a" : "no") StartingSequenceNumber."
             )
@@ -484,18 +497,24 @@ final class KinesisAPI: Sendable {
         case "LATEST":
             position = try storage { () throws(StreamLogError) in try log.endPosition() }
         case "AT_TIMESTAMP":
-            let requested = Int64((input.Timestamp! * 1000).rounded(.down))
-            guard requested <= now else {
+            // Checked as a double first: any JSON number arrives here, and only those up to now fit.
+            let seconds = input.Timestamp!
+            guard seconds.isFinite, seconds * 1000 <= Double(now) else {
                 throw .invalidArgument(
-                    "The timestampInMillis parameter cannot be greater than the currentTimestampInMillis. timestampInMillis: \(requested), currentTimestampInMillis: \(now)"
+                    "The timestampInMillis parameter cannot be greater than the currentTimestampInMillis. timestampInMillis: \(seconds.isFinite ? "\((seconds * 1000).rounded(.down))" : "\(seconds)"), currentTimestampInMillis: \(now)"
                 )
             }
+            let requested =
+                seconds * 1000 < Double(Int64.min / 2) ? Int64.min / 2 : Int64((seconds * 1000).rounded(.down))
             position = try storage { () throws(StreamLogError) in
                 try log.position(stream: stream, shard: shard, arrivedAtOrAfter: requested, cutoffMilliseconds: cutoff)
             }
         default:
             let text = input.StartingSequenceNumber!
-            guard let number = SequenceNumber(text), number.stream == stream.id else {
+            let end = try storage { () throws(StreamLogError) in try log.endPosition() }
+            // A number this stream's shards never gave out (a later position included) is refused,
+            // so that an iterator cannot skip records put after it.
+            guard let number = SequenceNumber(text), number.stream == stream.id, number.position < end else {
                 throw .invalidArgument(
                     "StartingSequenceNumber \(text) used in GetShardIterator on shard \(shardID) in stream \(name) under account \(accountID) is invalid."
                 )
@@ -511,7 +530,7 @@ final class KinesisAPI: Sendable {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("ShardIterator")
-        writer.string(token.encoded)
+        writer.string(token.encoded(by: log.seal))
         writer.endObject()
         return writer.bytes
     }
@@ -529,10 +548,10 @@ final class KinesisAPI: Sendable {
         }
         violations += Self.streamARNViolations(input.StreamARN)
         if !violations.isEmpty { throw .validation(violations) }
-        guard let token = ShardIteratorToken(decoding: input.ShardIterator!) else {
+        guard let token = ShardIteratorToken(decoding: input.ShardIterator!, by: log.seal) else {
             throw .invalidArgument("Invalid ShardIterator.")
         }
-        if now - token.issuedMilliseconds > Limits.iteratorLifetimeMilliseconds {
+        if !Self.isFresh(issued: token.issuedMilliseconds, now: now) {
             let issued = Date(timeIntervalSince1970: Double(token.issuedMilliseconds) / 1000)
             let current = Date(timeIntervalSince1970: Double(now) / 1000)
             throw FirehoseError(
@@ -548,6 +567,9 @@ final class KinesisAPI: Sendable {
                 message:
                     "Shard \(ShardID.text(token.shard)) of this iterator's stream under account \(accountID) does not exist: the stream was deleted."
             )
+        }
+        if let arn = input.StreamARN, arn != streamARN(stream.name) {
+            throw .invalidArgument("StreamARN \(arn) is not the stream of this shard iterator.")
         }
         try authorize("kinesis:GetRecords", streamARN(stream.name))
         let page = try storage { () throws(StreamLogError) in
@@ -576,7 +598,7 @@ final class KinesisAPI: Sendable {
         writer.string(
             ShardIteratorToken(
                 stream: stream.id, shard: token.shard, position: page.nextPosition, issuedMilliseconds: now
-            ).encoded)
+            ).encoded(by: log.seal))
         writer.key("MillisBehindLatest")
         writer.integer(Int(max(0, page.oldestUnreadArrival.map { now - $0 } ?? 0)))
         writer.endObject()
@@ -641,24 +663,26 @@ final class KinesisAPI: Sendable {
         }
     }
 
-    private func trimIfDue(_ stream: StoredStream, now: Int64) {
+    /// Deletes every stream's records past retention (reads skip them already), at most once a
+    /// minute, and gives their space back. Blocking: run it with the writes.
+    func trimExpired(now: Date) {
+        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let due = lastTrim.withLock { last in
-            guard now - (last[stream.id] ?? 0) >= Limits.trimIntervalMilliseconds else { return false }
-            last[stream.id] = now
+            if let last, milliseconds &- last < Limits.trimIntervalMilliseconds { return false }
+            last = milliseconds
             return true
         }
         guard due else { return }
         do {
-            let deleted = try log.trim(stream, nowMilliseconds: now)
+            let deleted = try log.trimAll(nowMilliseconds: milliseconds)
             if deleted > 0 {
                 logger.info(
-                    "Kinesis records past retention deleted",
-                    metadata: ["stream": .string(stream.name), "records": .stringConvertible(deleted)])
+                    "Kinesis records past retention deleted", metadata: ["records": .stringConvertible(deleted)])
             }
         } catch {
             logger.warning(
-                "Kinesis records past retention could not be deleted",
-                metadata: ["stream": .string(stream.name), "cause": .string("\(error)")])
+                "Kinesis records past retention could not be deleted; they are not read, and deleting is tried again in a minute",
+                metadata: ["cause": .string("\(error)")])
         }
     }
 
@@ -766,7 +790,8 @@ final class KinesisAPI: Sendable {
                     code: "LimitExceededException",
                     message: "This account already has \(limit) streams, the most firehose-local keeps.")
             case .storage(let detail):
-                var failure = FirehoseError.internalFailure("Internal service failure.")
+                var failure = FirehoseError(
+                    code: "InternalFailureException", message: "Internal service failure.", httpStatus: 500)
                 failure.logDetail = "Kinesis stream log: \(detail)"
                 throw failure
             }
@@ -814,15 +839,25 @@ final class KinesisAPI: Sendable {
             })
     }
 
-    private static func encodeToken(_ text: String, kind: String) -> String {
-        Base64.encode(Array("\(kind) \(text)".utf8))
+    private func sealToken(_ text: String, kind: String) -> String {
+        log.seal.seal(Array("\(kind) \(text)".utf8))
     }
 
-    private static func decodeToken(_ token: String, kind: String) -> String? {
-        var bytes: [UInt8] = []
-        guard Base64.decode(Array(token.utf8), appendingTo: &bytes) != nil,
+    private func openToken(_ token: String, kind: String) -> String? {
+        guard let bytes = log.seal.open(token, maxLength: 1_048_576),
             let text = String(validating: bytes, as: UTF8.self), text.hasPrefix(kind + " ")
         else { return nil }
         return String(text.dropFirst(kind.count + 1))
+    }
+
+    /// Whether a token issued at `issued` is within its five minutes (and not from the future).
+    private static func isFresh(issued: Int64, now: Int64) -> Bool {
+        issued <= now &+ 1_000 && issued >= now &- Limits.iteratorLifetimeMilliseconds
+    }
+
+    /// The shards after `exclusiveStart` (all when nil), at most `size` of them.
+    private static func page(after exclusiveStart: String?, of stream: StoredStream, size: Int) -> Range<Int> {
+        let first = min(exclusiveStart.flatMap(ShardID.index).map { $0 + 1 } ?? 0, stream.shardCount)
+        return first..<min(stream.shardCount, first + size)
     }
 }
