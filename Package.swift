@@ -224,7 +224,11 @@ let package = Package(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"], swiftSettings: swiftSettings),
-        .testTarget(name: "KinesisStreamsTests", dependencies: ["KinesisStreams"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KinesisStreamsTests",
+            dependencies: ["KinesisStreams", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "DurableStorageTests", dependencies: ["DurableStorage"], swiftSettings: swiftSettings),
         .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
         .testTarget(

@@ -265,3 +265,46 @@ def test_the_go_sdk(make_server, tmp_path_factory):
         assert read == [f"go {i}" for i in range(1200) if report["shardOfKey"][f"key-{i}"] == shard]
     assert sum(len(r) for r in report["read"].values()) == 1200
     assert report["badIterator"] == "InvalidArgumentException: Invalid ShardIterator."
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def kpl_aggregate(records: list[tuple[str, bytes]]) -> bytes:
+    """What the KPL puts for `records`: magic, AggregatedRecord (protobuf), MD5 (aggregation-format.md)."""
+    keys = sorted({k for k, _ in records})
+    message = b"".join(_field(1, k.encode()) for k in keys)
+    for key, data in records:
+        message += _field(3, _varint(1 << 3) + _varint(keys.index(key)) + _field(3, data))
+    return b"\xf3\x89\x9a\xc2" + message + hashlib.md5(message).digest()
+
+
+def test_kpl_aggregates_are_delivered_as_their_user_records(make_server):
+    srv = make_server(fhlocal.standard_config(), name="kinesis-kpl")
+    kc = kinesis_client(srv)
+    kc.create_stream(StreamName="kpl", ShardCount=1)
+    srv.client().create_delivery_stream(
+        DeliveryStreamName="from-kpl", DeliveryStreamType="KinesisStreamAsSource",
+        KinesisStreamSourceConfiguration={
+            "KinesisStreamARN": f"arn:aws:kinesis:{fhlocal.REGION}:{fhlocal.ACCOUNT_ID}:stream/kpl",
+            "RoleARN": fhlocal.ROLE_ARN},
+        ExtendedS3DestinationConfiguration={"BucketARN": "arn:aws:s3:::kpl-bucket", "RoleARN": fhlocal.ROLE_ARN})
+    kc.put_record(StreamName="kpl", PartitionKey="agg", Data=kpl_aggregate(
+        [("user-1", b"one\n"), ("user-2", b"two\n"), ("user-1", b"three\n")]))
+    kc.put_record(StreamName="kpl", PartitionKey="plain", Data=b"plain\n")
+    # An aggregate whose MD5 does not match is an ordinary record, as the KCL treats it.
+    broken = bytearray(kpl_aggregate([("k", b"hidden\n")]))
+    broken[-1] ^= 1
+    kc.put_record(StreamName="kpl", PartitionKey="broken", Data=bytes(broken))
+    srv.flush("from-kpl")
+    assert srv.delivered("from-kpl", bucket="kpl-bucket") == b"one\ntwo\nthree\nplain\n" + bytes(broken)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KinesisStreams
 import Testing
@@ -174,5 +175,70 @@ struct StreamLogTests {
             to: stream, nowMilliseconds: 0)
         let page = try log.read(stream: stream, shard: 0, from: 0, limit: 10, maxBytes: 250, cutoffMilliseconds: 0)
         #expect(page.records.count == 3 && page.nextPosition == 4)
+    }
+}
+
+/// Protobuf as the KPL writes it, for building aggregates in tests.
+private struct ProtobufWriter {
+    var bytes: [UInt8] = []
+
+    mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    mutating func field(_ number: UInt64, varint value: UInt64) {
+        varint(number << 3)
+        varint(value)
+    }
+
+    mutating func field(_ number: UInt64, bytes value: [UInt8]) {
+        varint(number << 3 | 2)
+        varint(UInt64(value.count))
+        bytes += value
+    }
+}
+
+private func aggregate(_ records: [(key: UInt64, data: String)], keys: [String], digest: [UInt8]? = nil) -> [UInt8] {
+    var message = ProtobufWriter()
+    for key in keys { message.field(1, bytes: Array(key.utf8)) }
+    for record in records {
+        var inner = ProtobufWriter()
+        inner.field(1, varint: record.key)
+        inner.field(3, bytes: Array(record.data.utf8))
+        message.field(3, bytes: inner.bytes)
+    }
+    return KPLAggregation.magic + message.bytes + (digest ?? Array(Insecure.MD5.hash(data: message.bytes)))
+}
+
+@Suite("KPL aggregates")
+struct KPLAggregationTests {
+    @Test("An aggregate gives back its user records in order")
+    func userRecords() {
+        let data = aggregate([(0, "first"), (1, "second"), (0, "third")], keys: ["a", "b"])
+        #expect(
+            KPLAggregation.userRecords(in: data)?.map { String(decoding: $0, as: UTF8.self) } == [
+                "first", "second", "third",
+            ])
+        #expect(KPLAggregation.userRecords(in: aggregate([], keys: [])) == [])
+    }
+
+    @Test("Anything else is an ordinary record: no magic, a wrong MD5, broken protobuf, a key outside the table")
+    func notAggregates() {
+        #expect(KPLAggregation.userRecords(in: Array("plain record".utf8)) == nil)
+        #expect(KPLAggregation.userRecords(in: KPLAggregation.magic) == nil)
+        #expect(
+            KPLAggregation.userRecords(in: aggregate([(0, "x")], keys: ["a"], digest: Array(repeating: 0, count: 16)))
+                == nil)
+        #expect(KPLAggregation.userRecords(in: aggregate([(1, "x")], keys: ["a"])) == nil)
+        // A length running past the end, and a varint of eleven bytes.
+        for message in [[0x1A, 0x7F, 0x01], [0x08] + Array(repeating: 0xFF, count: 10) + [0x01]] as [[UInt8]] {
+            let data = KPLAggregation.magic + message + Array(Insecure.MD5.hash(data: message))
+            #expect(KPLAggregation.userRecords(in: data) == nil)
+        }
     }
 }

@@ -15,7 +15,8 @@ import ServiceLifecycle
 /// partitioning, buffers) and then moves the checkpoint, synced. At least once, as AWS: a crash
 /// between the two hands the same records over again; nothing acknowledged to the data stream is
 /// skipped. A delivery stream starts at the records that arrived from its creation on (AWS starts
-/// at LATEST). One pass runs at a time, so a flush and the poller never read a shard twice.
+/// at LATEST). KPL aggregates become their user records, as Firehose de-aggregates them for this
+/// source before any processor. One pass runs at a time, so a flush and the poller never read a shard twice.
 actor KinesisSourceReader {
     /// Records handed over at once: what a GetRecords call could answer, bounded by Firehose's own
     /// batch size so a pass holds little memory.
@@ -113,9 +114,17 @@ actor KinesisSourceReader {
                 }
                 guard !page.records.isEmpty else { break }
                 var batch = RecordBatch()
-                for record in page.records { batch.append(record.data) }
+                // KPL aggregates are taken apart first, as Firehose does for a Kinesis source.
+                for record in page.records {
+                    if let users = KPLAggregation.userRecords(in: record.data) {
+                        for user in users { batch.append(user) }
+                    } else {
+                        batch.append(record.data)
+                    }
+                }
                 do {
-                    try await sink.put(batch, to: name)
+                    // Aggregates of no user records leave nothing to hand over.
+                    if !batch.isEmpty { try await sink.put(batch, to: name) }
                 } catch {
                     throw .sink("\(error)")
                 }
