@@ -46,6 +46,16 @@ public enum ServiceLimits {
         }
         return violations
     }
+
+    /// Violations of Kinesis Data Streams' `StreamName` shape (1–128 of the same characters); empty
+    /// when the name is valid or absent and optional.
+    package static func kinesisStreamNameViolations(
+        _ name: String?, path: String = "streamName", required: Bool = false
+    ) -> [ValidationViolation] {
+        ValidationViolation.string(
+            name, path: path, required: required, length: 1...128, pattern: streamNamePattern,
+            matches: { $0.utf8.allSatisfy(isValidStreamNameCharacter) })
+    }
 }
 
 extension UInt8 {

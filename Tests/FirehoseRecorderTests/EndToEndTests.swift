@@ -365,4 +365,57 @@ struct EndToEndTests {
                 + "second submit sent \(second.sentRecords), "
                 + "\(delivered.count) delivered, \(duplicated.count) duplicated (all from the cut requests)")
     }
+
+    @Test("KinesisClient against the real process: 1,001 records put to two shards are read back in order")
+    func kinesisClient() async throws {
+        let binary = try requireServerBinary()
+        let work = try TestDirectory("e2e-kinesis")
+        defer { work.remove() }
+        let server = try LocalFirehoseProcess(binary: binary, workDirectory: work.url, configYAML: e2eConfig)
+        try await server.start()
+        defer { server.kill() }
+        let client = KinesisClient(
+            endpoint: server.endpoint, region: "us-east-1", credentialsProvider: Self.credentials)
+        _ = try await client.send(operation: "CreateStream", body: Array(#"{"StreamName": "k", "ShardCount": 2}"#.utf8))
+        var sent = [KinesisRecord(data: Array("single".utf8), partitionKey: "key-single")]
+        let first = try await client.putRecord(sent[0], streamName: "k")
+        var results = [first]
+        let batch = (0..<1_000).map { KinesisRecord(data: Array("record \($0)".utf8), partitionKey: "key-\($0 % 17)") }
+        for start in stride(from: 0, to: batch.count, by: 500) {
+            let output = try await client.putRecords(Array(batch[start..<start + 500]), streamName: "k")
+            #expect(output.failedRecordCount == 0)
+            for entry in output.entries {
+                guard case .success(let result) = entry else { continue }
+                results.append(result)
+            }
+        }
+        sent += batch
+        #expect(results.count == 1_001)
+        for shard in ["shardId-000000000000", "shardId-000000000001"] {
+            let iterator = try await client.send(
+                operation: "GetShardIterator",
+                body: Array(#"{"StreamName": "k", "ShardId": "\#(shard)", "ShardIteratorType": "TRIM_HORIZON"}"#.utf8))
+            let token = try #require(
+                (try JSONSerialization.jsonObject(with: Data(iterator.body)) as? [String: Any])?["ShardIterator"]
+                    as? String)
+            let page = try await client.send(
+                operation: "GetRecords", body: Array(#"{"ShardIterator": "\#(token)", "Limit": 10000}"#.utf8))
+            let records = try #require(
+                (try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any])?["Records"]
+                    as? [[String: Any]])
+            let expected = zip(sent, results).filter { $0.1.shardID == shard }
+            #expect(records.map { $0["SequenceNumber"] as? String } == expected.map { $0.1.sequenceNumber })
+            #expect(
+                records.map { Data(base64Encoded: $0["Data"] as? String ?? "") } == expected.map { Data($0.0.data) })
+        }
+        do {
+            _ = try await client.putRecord(sent[0], streamName: "missing")
+            Issue.record("a put to a missing stream succeeded")
+        } catch {
+            #expect(
+                error.code == "ResourceNotFoundException"
+                    && error.message == "Stream missing under account 000000000000 not found.")
+        }
+    }
+
 }

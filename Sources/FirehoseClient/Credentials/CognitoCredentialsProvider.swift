@@ -153,7 +153,7 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
         let request = HTTPRequest(
             url: url, method: "POST",
             headers: [
-                ("Host", FirehoseClient.hostHeader(url)), ("Content-Type", FirehoseOperation.contentType),
+                ("Host", SignedJSONExchange.hostHeader(url)), ("Content-Type", FirehoseOperation.contentType),
                 ("X-Amz-Target", "AWSCognitoIdentityService.\(operation)"),
             ],
             body: Array(try JSONSerialization.data(withJSONObject: body)), timeout: configuration.timeout,

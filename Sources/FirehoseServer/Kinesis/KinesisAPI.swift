@@ -798,28 +798,17 @@ final class KinesisAPI: Sendable {
         }
     }
 
-    private static func isNameCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
-            true
-        default: false
-        }
-    }
-
     static func streamNameViolations(_ name: String?, path: String = "streamName", required: Bool = false)
         -> [ValidationViolation]
     {
-        ValidationViolation.string(
-            name, path: path, required: required, length: 1...128, pattern: "[a-zA-Z0-9_.-]+",
-            matches: { $0.utf8.allSatisfy(isNameCharacter) })
+        ServiceLimits.kinesisStreamNameViolations(name, path: path, required: required)
     }
 
     private static func shardIDViolations(_ id: String?, path: String, required: Bool = false) -> [ValidationViolation]
     {
         ValidationViolation.string(
             id, path: path, required: required, length: 1...128, pattern: "[a-zA-Z0-9_.-]+",
-            matches: { $0.utf8.allSatisfy(isNameCharacter) })
+            matches: { $0.utf8.allSatisfy(ServiceLimits.isValidStreamNameCharacter) })
     }
 
     private static func streamARNViolations(_ arn: String?) -> [ValidationViolation] {
