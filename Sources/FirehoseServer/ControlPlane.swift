@@ -89,6 +89,10 @@ struct ControlPlane {
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
+        if input.kinesisStreamSourceConfiguration != nil {
+            // Positions a deleted stream of this name left (a delete whose reset failed) are not its.
+            await api.kinesisSource?.reset(name, to: record)
+        }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("DeliveryStreamARN")
@@ -163,9 +167,8 @@ struct ControlPlane {
             throw error.firehoseError(accountID: configuration.accountID)
         }
         if record.definition.kinesisStreamSourceConfiguration != nil {
-            // A stream re-created under this name reads from its own creation (its positions are
-            // kept under another key); these would only take room.
-            try? api.kinesisSource?.forget(KinesisSourceReader.consumer(of: name, record: record))
+            // A stream made again under this name reads from its own creation.
+            await api.kinesisSource?.reset(name, to: nil)
         }
         return Array("{}".utf8)
     }

@@ -104,9 +104,24 @@ struct LocalEndpoints {
 
     private func flush(stream: String?, requestID: String) async -> APIResponse {
         do {
-            // What the data streams of KinesisStreamAsSource streams hold is in their buffers first.
-            await api.kinesisSource?.readAvailable()
+            // What the data streams of KinesisStreamAsSource streams hold is in their buffers first;
+            // one that could not be read is a stream that could not deliver.
+            let unread = await api.kinesisSource?.readAvailable() ?? [:]
             let objects = try await api.sink.flush(stream: stream?.isEmpty == true ? nil : stream)
+            let failures = unread.sorted { $0.key < $1.key }.filter {
+                stream == nil || stream == "" || $0.key == stream
+            }
+            if !failures.isEmpty {
+                return undelivered(
+                    objects,
+                    failures.map {
+                        UndeliveredStream(
+                            stream: $0.key,
+                            error: FileSystemError(
+                                operation: "read its Kinesis data stream", path: $0.key, errno: 0, detail: $0.value),
+                            stagedRecords: 0)
+                    }, requestID: requestID)
+            }
             var writer = JSONWriter(reservingCapacity: 128 + objects.count * 160)
             writer.beginObject()
             Self.write(objects, to: &writer)

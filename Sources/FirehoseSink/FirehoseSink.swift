@@ -90,6 +90,12 @@ public struct UndeliveredStream: Sendable, Equatable, CustomStringConvertible {
     public var error: FileSystemError
     public var stagedRecords: Int
 
+    package init(stream: String, error: FileSystemError, stagedRecords: Int) {
+        self.stream = stream
+        self.error = error
+        self.stagedRecords = stagedRecords
+    }
+
     public var description: String {
         "stream \(stream) could not deliver (\(error)); \(stagedRecords) records stay staged"
     }

@@ -119,7 +119,8 @@ public final class StreamLog: Sendable {
                 // Pages freed by trimming go back to the file system (`incremental_vacuum` after a
                 // trim). A file already in WAL mode takes the setting at a VACUUM only: once, when
                 // the file is new and empty.
-                if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+                if tables == 0, try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
                     try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
                 }
             }
@@ -146,6 +147,7 @@ public final class StreamLog: Sendable {
                         CREATE INDEX IF NOT EXISTS records_by_shard ON records (stream, shard, position);
                         CREATE INDEX IF NOT EXISTS records_by_arrival ON records (stream, shard, arrival_ms);
                         CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+                        CREATE TABLE IF NOT EXISTS consumers (name TEXT PRIMARY KEY, start_ms INTEGER NOT NULL);
                         CREATE TABLE IF NOT EXISTS checkpoints (
                             consumer TEXT NOT NULL,
                             stream INTEGER NOT NULL,
@@ -279,18 +281,20 @@ public final class StreamLog: Sendable {
 
     /// Up to `limit` records of one shard from `position` on, stopping after the record that
     /// reaches `maxBytes` of data; records that arrived before `cutoff` are skipped.
+    /// - Parameter end: positions from here on are not read (a pass's snapshot of the log's end).
     public func read(
-        stream: StoredStream, shard: Int, from position: Int64, limit: Int, maxBytes: Int, cutoffMilliseconds: Int64
+        stream: StoredStream, shard: Int, from position: Int64, before end: Int64 = .max, limit: Int, maxBytes: Int,
+        cutoffMilliseconds: Int64
     ) throws(StreamLogError) -> ShardRead {
         try read { db in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT position, arrival_ms, partition_key, data FROM records
-                    WHERE stream = ? AND shard = ? AND position >= ? AND arrival_ms >= ?
+                    WHERE stream = ? AND shard = ? AND position >= ? AND position < ? AND arrival_ms >= ?
                     ORDER BY position
                     """,
-                arguments: [stream.id, shard, position, cutoffMilliseconds])
+                arguments: [stream.id, shard, position, end, cutoffMilliseconds])
             var records: [ShardRecord] = []
             var bytes = 0
             var next = position
@@ -419,11 +423,30 @@ public final class StreamLog: Sendable {
         }
     }
 
-    /// Forgets every position `consumer` saved.
-    public func deleteCheckpoints(consumer: String) throws(StreamLogError) {
+    /// Records `consumer` as reading from `startMilliseconds` on (the arrival a shard with no
+    /// checkpoint starts at), unless it is known already; its start either way. Synced.
+    @discardableResult
+    public func registerConsumer(_ consumer: String, startMilliseconds: Int64) throws(StreamLogError) -> Int64 {
+        try write { db throws(StreamLogError) in
+            do {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO consumers (name, start_ms) VALUES (?, ?)",
+                    arguments: [consumer, startMilliseconds])
+                return try Int64.fetchOne(
+                    db, sql: "SELECT start_ms FROM consumers WHERE name = ?", arguments: [consumer])
+                    ?? startMilliseconds
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// Forgets `consumer`: its start and every position it saved.
+    public func forgetConsumer(_ consumer: String) throws(StreamLogError) {
         try write { db throws(StreamLogError) in
             do {
                 try db.execute(sql: "DELETE FROM checkpoints WHERE consumer = ?", arguments: [consumer])
+                try db.execute(sql: "DELETE FROM consumers WHERE name = ?", arguments: [consumer])
             } catch {
                 throw .storage("\(error)")
             }

@@ -390,8 +390,7 @@ struct KinesisSourceTests {
         #expect(listed["DeliveryStreamNames"] as? [String] == ["from-kinesis"])
 
         // Deleting the delivery stream forgets its positions.
-        let record = try #require(harness.sink.record(of: "from-kinesis"))
-        let consumer = KinesisSourceReader.consumer(of: "from-kinesis", record: record)
+        let consumer = "from-kinesis"
         let stream = try #require(try harness.api.kinesis!.log.stream(named: "orders"))
         #expect(try harness.api.kinesis!.log.checkpoint(consumer: consumer, stream: stream, shard: 0) != nil)
         let deleted = await harness.api.handle(
@@ -399,6 +398,26 @@ struct KinesisSourceTests {
                 operation: "DeleteDeliveryStream", body: Array(#"{"DeliveryStreamName": "from-kinesis"}"#.utf8)))
         #expect(deleted.status == 200)
         #expect(try harness.api.kinesis!.log.checkpoint(consumer: consumer, stream: stream, shard: 0) == nil)
+    }
+
+    @Test("A delivery stream deleted and made again under its name starts afresh, from its new creation")
+    func madeAgain() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "orders", "ShardCount": 1}"#)
+        #expect(await Self.createSourced(harness, name: "x", dataStream: "orders").status == 200)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "orders", "PartitionKey": "k", "Data": "\#(b64("one\n"))"}"#)
+        #expect(try await Self.flush(harness) == ["one"])
+        let deleted = await harness.api.handle(
+            harness.request(operation: "DeleteDeliveryStream", body: Array(#"{"DeliveryStreamName": "x"}"#.utf8)))
+        #expect(deleted.status == 200)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "orders", "PartitionKey": "k", "Data": "\#(b64("between\n"))"}"#)
+        harness.clock.advance(by: .seconds(1))
+        #expect(await Self.createSourced(harness, name: "x", dataStream: "orders").status == 200)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "orders", "PartitionKey": "k", "Data": "\#(b64("two\n"))"}"#)
+        #expect(try await Self.flush(harness) == ["two"])
     }
 
     @Test("A delivery stream made before its data stream waits for it, then reads it")

@@ -165,6 +165,19 @@ struct StreamLogTests {
         #expect(try log.autoVacuumMode() == 2)
     }
 
+    @Test("A consumer's start is saved once; forgetting it drops its start and positions")
+    func consumers() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = try StreamLog(path: folder + "/streams.sqlite")
+        let stream = try log.create(StreamDefinition(name: "s", shardCount: 1), nowMilliseconds: 0)
+        #expect(try log.registerConsumer("d", startMilliseconds: 100) == 100)
+        #expect(try log.registerConsumer("d", startMilliseconds: 900) == 100)
+        try log.saveCheckpoint(consumer: "d", stream: stream, shard: 0, position: 7)
+        try log.forgetConsumer("d")
+        #expect(try log.checkpoint(consumer: "d", stream: stream, shard: 0) == nil)
+        #expect(try log.registerConsumer("d", startMilliseconds: 900) == 900)
+    }
+
     @Test("A read stops after the record that reaches its byte budget")
     func byteBudget() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -175,6 +188,10 @@ struct StreamLogTests {
             to: stream, nowMilliseconds: 0)
         let page = try log.read(stream: stream, shard: 0, from: 0, limit: 10, maxBytes: 250, cutoffMilliseconds: 0)
         #expect(page.records.count == 3 && page.nextPosition == 4)
+        // A pass's snapshot of the end bounds what it reads.
+        let bounded = try log.read(
+            stream: stream, shard: 0, from: 0, before: 3, limit: 10, maxBytes: 1 << 20, cutoffMilliseconds: 0)
+        #expect(bounded.records.map(\.position) == [1, 2] && bounded.oldestUnreadArrival == nil)
     }
 }
 

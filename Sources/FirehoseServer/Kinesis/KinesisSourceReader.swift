@@ -15,8 +15,13 @@ import ServiceLifecycle
 /// partitioning, buffers) and then moves the checkpoint, synced. At least once, as AWS: a crash
 /// between the two hands the same records over again; nothing acknowledged to the data stream is
 /// skipped. A delivery stream starts at the records that arrived from its creation on (AWS starts
-/// at LATEST). KPL aggregates become their user records, as Firehose de-aggregates them for this
-/// source before any processor. One pass runs at a time, so a flush and the poller never read a shard twice.
+/// at LATEST); that instant is saved when the stream is first known, so a configuration-file stream
+/// (made anew at every start) keeps the one of its first start. KPL aggregates become their user
+/// records, as Firehose de-aggregates them for this source before any processor.
+///
+/// One job runs at a time (a pass over the data streams, or a stream's reset when it is created or
+/// deleted), so a flush, the poller and the control plane never read or move a shard's position
+/// together. A pass reads up to the log's end as it was when the pass began, so it ends.
 actor KinesisSourceReader {
     /// Records handed over at once: what a GetRecords call could answer, bounded by Firehose's own
     /// batch size so a pass holds little memory.
@@ -28,9 +33,13 @@ actor KinesisSourceReader {
     private let logger: Logger
     /// Told of the records handed to each delivery stream (its metrics).
     private let received: @Sendable (_ stream: String, _ records: Int, _ bytes: Int) -> Void
-    private var pass: Task<Void, Never>?
+    /// The job under way; it clears this itself as its last step, so a waiter never finds a job
+    /// that has ended.
+    private var job: Task<Void, Never>?
     /// What was last logged about each delivery stream's source, so a lasting problem is said once.
     private var reported: [String: String] = [:]
+    /// The last pass's failures, by delivery stream (not waiting for a data stream: that is no failure).
+    private var failures: [String: String] = [:]
 
     init(
         log: StreamLog, sink: FirehoseSink, logger: Logger,
@@ -40,41 +49,95 @@ actor KinesisSourceReader {
         self.sink = sink
         self.logger = logger
         self.received = received
+        // The streams of the configuration file and those saved from the API: their start is saved
+        // now, before any record of this run could be missed.
+        for name in sink.streamNames {
+            guard let record = sink.record(of: name), record.definition.kinesisStreamSourceConfiguration != nil
+            else { continue }
+            do {
+                try log.registerConsumer(name, startMilliseconds: Self.milliseconds(record.createTime))
+            } catch {
+                logger.error(
+                    "The start of a KinesisStreamAsSource delivery stream could not be saved; it is saved at its first read",
+                    metadata: ["stream": .string(name), "cause": .string("\(error)")])
+            }
+        }
     }
 
-    /// Hands every record the data streams hold now to their delivery streams; returns when they
-    /// are in the delivery streams' buffers. Waits for a pass under way, then makes its own.
-    func readAvailable() async {
-        while let running = pass { await running.value }
-        let task = Task { await self.readAll() }
-        pass = task
-        await task.value
-        pass = nil
+    /// Hands every record the data streams held when it began to their delivery streams; returns
+    /// when they are in the delivery streams' buffers, with the delivery streams whose source could
+    /// not be read, and why.
+    @discardableResult
+    func readAvailable() async -> [String: String] {
+        await exclusively { reader in await reader.readAll() }
+        return failures
     }
 
-    /// The checkpoints of a delivery stream made through the API are kept under its name and
-    /// creation instant, so a stream re-created under the same name starts afresh. A
-    /// configuration-file stream is made anew at every start: its positions are kept under its name
-    /// alone, so that a restart goes on where the last run stopped.
-    static func consumer(of stream: String, record: StreamRecord) -> String {
-        guard record.origin == .api else { return stream }
-        return "\(stream)@\(Int64((record.createTime.timeIntervalSince1970 * 1000).rounded(.down)))"
+    /// A delivery stream was made (`record`) or deleted (nil) under `name`: its saved positions
+    /// go, and a new stream reads from its own creation.
+    func reset(_ name: String, to record: StreamRecord?) async {
+        await exclusively { reader in
+            let log = reader.log
+            do throws(SourceFailure) {
+                try await Self.blocking(writes: true) { () throws(StreamLogError) in
+                    try log.forgetConsumer(name)
+                    if let record {
+                        try log.registerConsumer(name, startMilliseconds: Self.milliseconds(record.createTime))
+                    }
+                }
+            } catch {
+                reader.logger.error(
+                    "The positions of a KinesisStreamAsSource delivery stream could not be reset",
+                    metadata: ["stream": .string(name), "cause": .string("\(error)")])
+            }
+        }
     }
 
-    /// Forgets the positions a deleted delivery stream saved.
-    nonisolated func forget(_ consumer: String) throws(StreamLogError) {
-        try log.deleteCheckpoints(consumer: consumer)
+    /// Runs `work` when no other job runs; cancelling the caller cancels it.
+    private func exclusively(_ work: @escaping @Sendable (isolated KinesisSourceReader) async -> Void) async {
+        while let running = job { await running.value }
+        let task = Task { await self.perform(work) }
+        job = task
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func perform(_ work: @Sendable (isolated KinesisSourceReader) async -> Void) async {
+        await work(self)
+        job = nil
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     private func readAll() async {
+        failures = [:]
+        let log = log
+        let end: Int64
+        do throws(SourceFailure) {
+            end = try await Self.blocking(writes: false) { () throws(StreamLogError) in try log.endPosition() }
+        } catch {
+            for name in sink.streamNames where sink.record(of: name)?.definition.kinesisStreamSourceConfiguration != nil
+            {
+                failures[name] = "\(error)"
+                report(name, error)
+            }
+            return
+        }
         for name in sink.streamNames {
+            guard !Task.isCancelled else { return }
             guard let record = sink.record(of: name), record.definition.deliveryStreamType == "KinesisStreamAsSource",
                 let source = record.definition.kinesisStreamSourceConfiguration, let dataStream = source.streamName
             else { continue }
             do throws(SourceFailure) {
-                try await read(into: name, record: record, from: dataStream)
+                try await read(into: name, record: record, from: dataStream, before: end)
                 report(name, nil)
             } catch {
+                if case .missingDataStream = error {} else { failures[name] = "\(error)" }
                 report(name, error)
             }
         }
@@ -86,42 +149,46 @@ actor KinesisSourceReader {
         case sink(String)
     }
 
-    private func read(into name: String, record: StreamRecord, from dataStream: String) async throws(SourceFailure) {
+    private func read(into name: String, record: StreamRecord, from dataStream: String, before end: Int64)
+        async throws(SourceFailure)
+    {
         let log = log
-        let consumer = Self.consumer(of: name, record: record)
         guard
             let stream = try await Self.blocking(
                 writes: false, { () throws(StreamLogError) in try log.stream(named: dataStream) })
         else { throw .missingDataStream(dataStream) }
-        let start = Int64((record.createTime.timeIntervalSince1970 * 1000).rounded(.down))
+        let created = Self.milliseconds(record.createTime)
         for shard in 0..<stream.shardCount {
             var position = try await Self.blocking(writes: true) { () throws(StreamLogError) in
-                if let saved = try log.checkpoint(consumer: consumer, stream: stream, shard: shard) { return saved }
-                // The first read of this shard: from the delivery stream's creation, saved so that a
-                // restart (a configuration-file stream is re-created at each start) keeps it.
+                if let saved = try log.checkpoint(consumer: name, stream: stream, shard: shard) { return saved }
+                // The first read of this shard: from the stream's saved start (its first creation).
+                let start = try log.registerConsumer(name, startMilliseconds: created)
                 let first = try log.position(
                     stream: stream, shard: shard, arrivedAtOrAfter: start, cutoffMilliseconds: 0)
-                try log.saveCheckpoint(consumer: consumer, stream: stream, shard: shard, position: first)
+                try log.saveCheckpoint(consumer: name, stream: stream, shard: shard, position: first)
                 return first
             }
-            while true {
-                let now = Int64((sink.now().timeIntervalSince1970 * 1000).rounded(.down))
+            while !Task.isCancelled {
+                let now = Self.milliseconds(sink.now())
                 let from = position
                 let page = try await Self.blocking(writes: false) { () throws(StreamLogError) in
                     try log.read(
-                        stream: stream, shard: shard, from: from, limit: Self.pageRecords, maxBytes: Self.pageBytes,
-                        cutoffMilliseconds: stream.retentionCutoff(nowMilliseconds: now))
+                        stream: stream, shard: shard, from: from, before: end, limit: Self.pageRecords,
+                        maxBytes: Self.pageBytes, cutoffMilliseconds: stream.retentionCutoff(nowMilliseconds: now))
                 }
                 guard !page.records.isEmpty else { break }
                 var batch = RecordBatch()
                 // KPL aggregates are taken apart first, as Firehose does for a Kinesis source.
-                for record in page.records {
-                    if let users = KPLAggregation.userRecords(in: record.data) {
+                for item in page.records {
+                    if let users = KPLAggregation.userRecords(in: item.data) {
                         for user in users { batch.append(user) }
                     } else {
-                        batch.append(record.data)
+                        batch.append(item.data)
                     }
                 }
+                // The delivery stream may have been deleted, or made anew, since the pass began:
+                // its records are not the new one's.
+                guard sink.record(of: name)?.createTime == record.createTime else { return }
                 do {
                     // Aggregates of no user records leave nothing to hand over.
                     if !batch.isEmpty { try await sink.put(batch, to: name) }
@@ -131,8 +198,7 @@ actor KinesisSourceReader {
                 received(name, batch.count, batch.totalBytes)
                 position = page.nextPosition
                 try await Self.blocking(writes: true) { () throws(StreamLogError) in
-                    try log.saveCheckpoint(
-                        consumer: consumer, stream: stream, shard: shard, position: page.nextPosition)
+                    try log.saveCheckpoint(consumer: name, stream: stream, shard: shard, position: page.nextPosition)
                 }
                 logger.debug(
                     "Records read from a Kinesis data stream",
