@@ -138,6 +138,7 @@ let package = Package(
             name: "FirehoseLocalCLI",
             dependencies: [
                 "CivilTime",
+                "KinesisStreams",
                 "FirehoseKeyLayout",
                 "HTTPTransports",
                 "AsyncHTTPClientTransport",

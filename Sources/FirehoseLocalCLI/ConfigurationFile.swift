@@ -4,6 +4,7 @@ import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import IAMPolicy
+import KinesisStreams
 import Yams
 
 #if canImport(FoundationEssentials)
@@ -69,6 +70,8 @@ public struct ConfigurationFile: Sendable {
     package var quotas: QuotaSetting?
     /// `Cognito.CredentialLifetimeSeconds`: how long issued credentials are valid.
     package var credentialLifetime: TimeInterval?
+    /// `KinesisStreams`: data streams made at start when they do not exist.
+    package var kinesisStreams: [StreamDefinition] = []
     /// `Cognito.IdentityPools`, as written: checked (and given ids) with the server's region.
     package var identityPools: [(pool: IdentityPool, roles: [String: String])] = []
     /// `Roles`, their policies parsed; ARNs are made with the server's account.
@@ -277,6 +280,7 @@ private struct FileShape: Decodable {
     var quotas: QuotasShape?
     var cognito: CognitoShape?
     var roles: [RoleShape]?
+    var kinesisStreams: [KinesisStreamShape]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -290,6 +294,7 @@ private struct FileShape: Decodable {
         case quotas = "Quotas"
         case cognito = "Cognito"
         case roles = "Roles"
+        case kinesisStreams = "KinesisStreams"
     }
 
     init(from decoder: any Decoder) throws {
@@ -306,6 +311,7 @@ private struct FileShape: Decodable {
         quotas = try container.decodeIfPresent(QuotasShape.self, forKey: .quotas)
         cognito = try container.decodeIfPresent(CognitoShape.self, forKey: .cognito)
         roles = try container.decodeIfPresent([RoleShape].self, forKey: .roles)
+        kinesisStreams = try container.decodeIfPresent([KinesisStreamShape].self, forKey: .kinesisStreams)
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
@@ -409,6 +415,28 @@ private struct FileShape: Decodable {
             file.credentialLifetime = TimeInterval(lifetime)
         }
         file.identityPools = (cognito?.IdentityPools ?? []).map { ($0.pool, $0.roles ?? [:]) }
+        for (index, stream) in (kinesisStreams ?? []).enumerated() {
+            let field = "KinesisStreams[\(index)]"
+            let definition: StreamDefinition
+            do throws(FirehoseError) {
+                definition = try KinesisAPI.definition(stream.input)
+            } catch {
+                throw ConfigurationError(file: path, field: field, message: error.message)
+            }
+            guard !file.kinesisStreams.contains(where: { $0.name == definition.name }) else {
+                throw ConfigurationError(
+                    file: path, field: "\(field).StreamName", message: "'\(definition.name)' is defined twice.")
+            }
+            file.kinesisStreams.append(definition)
+        }
+        let shards = file.kinesisStreams.reduce(0) { $0 + $1.shardCount }
+        guard shards <= KinesisAPI.Limits.shardsPerAccount else {
+            throw ConfigurationError(
+                file: path, field: "KinesisStreams",
+                message:
+                    "\(shards) shards in all; an account has at most \(KinesisAPI.Limits.shardsPerAccount) (a stream without ShardCount, or on demand, has 4)."
+            )
+        }
         for (index, role) in (roles ?? []).enumerated() {
             let field = "Roles[\(index)]"
             switch (role.RoleName, role.RoleArn) {
@@ -483,6 +511,49 @@ private struct RoleShape: Decodable {
         RoleName = try container.decodeIfPresent(String.self, forKey: .RoleName)
         RoleArn = try container.decodeIfPresent(String.self, forKey: .RoleArn)
         Policies = try container.decodeIfPresent([JSONValue].self, forKey: .Policies)
+    }
+}
+
+/// A data stream as CreateStream takes it.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct KinesisStreamShape: Decodable {
+    struct ModeShape: Decodable {
+        var StreamMode: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case StreamMode
+        }
+
+        init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownMembers(CodingKeys.self)
+            StreamMode = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
+                String.self, forKey: .StreamMode)
+        }
+    }
+
+    var StreamName: String?
+    var ShardCount: Int?
+    var StreamModeDetails: ModeShape?
+    var MaxRecordSizeInKiB: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case StreamName, ShardCount, StreamModeDetails, MaxRecordSizeInKiB
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        StreamName = try container.decodeIfPresent(String.self, forKey: .StreamName)
+        ShardCount = try container.decodeIfPresent(Int.self, forKey: .ShardCount)
+        StreamModeDetails = try container.decodeIfPresent(ModeShape.self, forKey: .StreamModeDetails)
+        MaxRecordSizeInKiB = try container.decodeIfPresent(Int.self, forKey: .MaxRecordSizeInKiB)
+    }
+
+    var input: CreateStreamInput {
+        CreateStreamInput(
+            StreamName: StreamName, ShardCount: ShardCount,
+            StreamModeDetails: StreamModeDetails.map { CreateStreamInput.ModeDetails(StreamMode: $0.StreamMode) },
+            MaxRecordSizeInKiB: MaxRecordSizeInKiB)
     }
 }
 

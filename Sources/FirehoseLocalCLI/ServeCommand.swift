@@ -327,6 +327,7 @@ public struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.lambdaFunctions = lambdaFunctions
         apiConfiguration.faults = file.faults
         apiConfiguration.quotas = file.quotas
+        apiConfiguration.kinesisStreams = file.kinesisStreams
         if let lifetime = file.credentialLifetime { apiConfiguration.credentialLifetime = lifetime }
         for (index, entry) in file.identityPools.enumerated() {
             let field = "\(settings.configPath ?? ""): Cognito.IdentityPools[\(index)]"

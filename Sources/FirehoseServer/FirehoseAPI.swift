@@ -52,6 +52,8 @@ public final class FirehoseAPI: Sendable {
         /// Identity pools of the configuration file (`CognitoIdentityAPI.configuredPool`): each
         /// replaces, at start, the saved pool of its id; their identities stay.
         package var identityPools: [StoredIdentityPool] = []
+        /// Kinesis data streams of the configuration file, made at start when they do not exist.
+        package var kinesisStreams: [StreamDefinition] = []
         /// Roles' and configured keys' identity-based policies, enforced on the callers they bind.
         package var accessPolicies = AccessPolicies()
 
@@ -158,8 +160,16 @@ public final class FirehoseAPI: Sendable {
         // its 512 bytes) loses the Kinesis endpoint only, and says so.
         do {
             let log = try StreamLog(path: streamLogPath)
-            kinesis = KinesisAPI(
+            let api = KinesisAPI(
                 log: log, region: configuration.region, accountID: configuration.accountID, logger: logger)
+            do throws(FirehoseError) {
+                try api.apply(configured: configuration.kinesisStreams, now: sink.now())
+            } catch {
+                logger.error(
+                    "Kinesis streams of the configuration file could not be made",
+                    metadata: ["cause": .string(error.logDetail ?? error.message)])
+            }
+            kinesis = api
             kinesisSource = KinesisSourceReader(log: log, sink: sink, logger: logger) {
                 metrics.recordsReceived(stream: $0, records: $1, bytes: $2)
             }

@@ -308,3 +308,27 @@ def test_kpl_aggregates_are_delivered_as_their_user_records(make_server):
     kc.put_record(StreamName="kpl", PartitionKey="broken", Data=bytes(broken))
     srv.flush("from-kpl")
     assert srv.delivered("from-kpl", bucket="kpl-bucket") == b"one\ntwo\nthree\nplain\n" + bytes(broken)
+
+
+def test_data_streams_of_the_configuration_file(make_server):
+    """KinesisStreams in the configuration file exist from the start; a restart with other settings keeps
+    the stream as it is, with its records, and says so."""
+    config = fhlocal.standard_config(KinesisStreams=[
+        {"StreamName": "configured", "ShardCount": 2}, {"StreamName": "on-demand", "StreamModeDetails": {"StreamMode": "ON_DEMAND"}}])
+    srv = make_server(config, name="kinesis-configured")
+    kc = kinesis_client(srv)
+    assert kc.list_streams()["StreamNames"] == ["configured", "on-demand"]
+    assert len(kc.describe_stream(StreamName="configured")["StreamDescription"]["Shards"]) == 2
+    summary = kc.describe_stream_summary(StreamName="on-demand")["StreamDescriptionSummary"]
+    assert summary["StreamModeDetails"]["StreamMode"] == "ON_DEMAND" and summary["OpenShardCount"] == 4
+    kc.put_record(StreamName="configured", PartitionKey="k", Data=b"kept")
+    srv.stop()
+    changed = fhlocal.standard_config(KinesisStreams=[{"StreamName": "configured", "ShardCount": 3}])
+    again = make_server.create(changed, name="kinesis-configured-again")
+    again.data_dir = srv.data_dir
+    again.start()
+    kc = kinesis_client(again)
+    shards = kc.describe_stream(StreamName="configured")["StreamDescription"]["Shards"]
+    assert len(shards) == 2
+    assert [r["Data"] for s in shards for r in read_shard(kc, "configured", s["ShardId"])] == [b"kept"]
+    assert "A Kinesis stream of the configuration file exists with other settings" in again.stderr_text()

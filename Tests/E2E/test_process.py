@@ -408,6 +408,17 @@ BAD_CONFIGS = {
     "cognito-pool-typo": (
         {"Cognito": {"IdentityPools": [{"IdentityPoolName": "a", "AllowUnauthenticatedIdentities": True, "Role": {}}]},
          **bad_stream()}, ["unknown field 'Role'"], []),
+    "kinesis-stream-name": (
+        {"KinesisStreams": [{"StreamName": "a/b"}], **bad_stream()},
+        ["KinesisStreams[0]", "Value 'a/b' at 'streamName'"], []),
+    "kinesis-stream-twice": (
+        {"KinesisStreams": [{"StreamName": "a"}, {"StreamName": "a", "ShardCount": 1}], **bad_stream()},
+        ["KinesisStreams[1].StreamName", "defined twice"], []),
+    "kinesis-shards-over-quota": (
+        {"KinesisStreams": [{"StreamName": "a", "ShardCount": 300}, {"StreamName": "b", "ShardCount": 201}],
+         **bad_stream()}, ["KinesisStreams", "501 shards", "at most 500"], []),
+    "kinesis-stream-typo": (
+        {"KinesisStreams": [{"StreamName": "a", "Shards": 2}], **bad_stream()}, ["unknown field 'Shards'"], []),
     "role-without-name": (
         {"Roles": [{"Policies": []}], **bad_stream()}, ["Roles[0]", "give RoleName or RoleArn"], []),
     "role-policy-with-principal": (

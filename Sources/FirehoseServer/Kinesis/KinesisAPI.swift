@@ -14,7 +14,7 @@ import Synchronization
 /// Kinesis Data Streams (`X-Amz-Target: Kinesis_20131202.*`, AWS JSON 1.1) over the stream log:
 /// the control plane a test needs and the whole data plane, with AWS's validation, errors and
 /// shapes. Streams are ACTIVE as soon as CreateStream answers.
-final class KinesisAPI: Sendable {
+package final class KinesisAPI: Sendable {
     static let targetPrefix = "Kinesis_20131202."
 
     enum Operation: String, CaseIterable, Sendable {
@@ -39,9 +39,9 @@ final class KinesisAPI: Sendable {
     }
 
     /// Kinesis's quotas, as AWS documents them.
-    enum Limits {
+    package enum Limits {
         /// The default shard quota of us-east-1, us-west-2 and eu-west-1 (200 elsewhere).
-        static let shardsPerAccount = 500
+        package static let shardsPerAccount = 500
         /// On-demand streams start with capacity for 4 MB/s, which AWS shows as 4 shards.
         static let onDemandShards = 4
         static let maxPutRecords = 500
@@ -104,6 +104,14 @@ final class KinesisAPI: Sendable {
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> [UInt8] {
         let input = try RequestJSON.decode(CreateStreamInput.self, from: body)
+        let definition = try Self.definition(input)
+        try authorize("kinesis:CreateStream", streamARN(definition.name))
+        try create(definition, now: now)
+        return []
+    }
+
+    /// What a CreateStream request (or a configuration file's stream) makes, after AWS's checks.
+    package static func definition(_ input: CreateStreamInput) throws(FirehoseError) -> StreamDefinition {
         var violations = Self.streamNameViolations(input.StreamName, required: true)
         if let count = input.ShardCount,
             let violation = ValidationViolation.outOfRange(count, path: "shardCount", range: 1...Int(Int32.max))
@@ -127,8 +135,6 @@ final class KinesisAPI: Sendable {
             violations.append(.missing("streamModeDetails.streamMode"))
         }
         if !violations.isEmpty { throw .validation(violations) }
-        let name = input.StreamName!
-        try authorize("kinesis:CreateStream", streamARN(name))
         let mode: StoredStream.Mode
         switch input.StreamModeDetails?.StreamMode {
         case nil, "PROVISIONED": mode = .provisioned
@@ -142,6 +148,14 @@ final class KinesisAPI: Sendable {
         }
         // AWS made 4 shards for a CreateStream without ShardCount, and an on-demand stream shows 4.
         let shards = mode == .onDemand ? Limits.onDemandShards : (input.ShardCount ?? Limits.onDemandShards)
+        return StreamDefinition(
+            name: input.StreamName!, shardCount: shards, mode: mode,
+            maxRecordSizeInKiB: input.MaxRecordSizeInKiB ?? 1024)
+    }
+
+    /// Makes the stream, within the account's shard quota.
+    private func create(_ definition: StreamDefinition, now: Int64) throws(FirehoseError) {
+        let shards = definition.shardCount
         let inUse = try storage { () throws(StreamLogError) in try log.streams().reduce(0) { $0 + $1.shardCount } }
         guard inUse + shards <= Limits.shardsPerAccount else {
             throw FirehoseError(
@@ -150,16 +164,34 @@ final class KinesisAPI: Sendable {
                     "This request would exceed the shard limit for the account \(accountID) in \(region). Current shard limit for the account is \(Limits.shardsPerAccount), \(inUse) shards are in use and \(shards) were requested."
             )
         }
-        try storage { () throws(StreamLogError) in
-            _ = try log.create(
-                StreamDefinition(
-                    name: name, shardCount: shards, mode: mode, maxRecordSizeInKiB: input.MaxRecordSizeInKiB ?? 1024),
-                nowMilliseconds: now)
-        }
+        try storage { () throws(StreamLogError) in _ = try log.create(definition, nowMilliseconds: now) }
         logger.info(
             "Kinesis stream created",
-            metadata: ["stream": .string(name), "shards": .stringConvertible(shards), "mode": .string(mode.rawValue)])
-        return []
+            metadata: [
+                "stream": .string(definition.name), "shards": .stringConvertible(shards),
+                "mode": .string(definition.mode.rawValue),
+            ])
+    }
+
+    /// Makes the streams of the configuration file that do not exist yet; one that exists keeps its
+    /// shards and records (a warning says when they differ from the file's).
+    func apply(configured definitions: [StreamDefinition], now: Date) throws(FirehoseError) {
+        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        for definition in definitions {
+            let existing = try storage { () throws(StreamLogError) in try log.stream(named: definition.name) }
+            guard let existing else {
+                try create(definition, now: milliseconds)
+                continue
+            }
+            if existing.shardCount != definition.shardCount || existing.mode != definition.mode {
+                logger.warning(
+                    "A Kinesis stream of the configuration file exists with other settings; it is kept as it is, with its records (DeleteStream it to make it anew)",
+                    metadata: [
+                        "stream": .string(definition.name), "shards": .stringConvertible(existing.shardCount),
+                        "configured_shards": .stringConvertible(definition.shardCount),
+                    ])
+            }
+        }
     }
 
     private func deleteStream(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)

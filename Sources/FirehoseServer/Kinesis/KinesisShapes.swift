@@ -8,9 +8,18 @@ struct StreamReference: Decodable {
     var StreamARN: String?
 }
 
-struct CreateStreamInput: Decodable {
-    struct ModeDetails: Decodable {
+package struct CreateStreamInput: Decodable {
+    package struct ModeDetails: Decodable {
         var StreamMode: String?
+
+        package init(StreamMode: String?) { self.StreamMode = StreamMode }
+    }
+
+    package init(StreamName: String?, ShardCount: Int?, StreamModeDetails: ModeDetails?, MaxRecordSizeInKiB: Int?) {
+        self.StreamName = StreamName
+        self.ShardCount = ShardCount
+        self.StreamModeDetails = StreamModeDetails
+        self.MaxRecordSizeInKiB = MaxRecordSizeInKiB
     }
 
     var StreamName: String?
