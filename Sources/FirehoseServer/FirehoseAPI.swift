@@ -161,7 +161,8 @@ public final class FirehoseAPI: Sendable {
         do {
             let log = try StreamLog(path: streamLogPath)
             let api = KinesisAPI(
-                log: log, region: configuration.region, accountID: configuration.accountID, logger: logger)
+                log: log, region: configuration.region, accountID: configuration.accountID, logger: logger,
+                throttling: configuration.quotas != nil)
             do throws(FirehoseError) {
                 try api.apply(configured: configuration.kinesisStreams, now: sink.now())
             } catch {

@@ -332,3 +332,26 @@ def test_data_streams_of_the_configuration_file(make_server):
     assert len(shards) == 2
     assert [r["Data"] for s in shards for r in read_shard(kc, "configured", s["ShardId"])] == [b"kept"]
     assert "A Kinesis stream of the configuration file exists with other settings" in again.stderr_text()
+
+
+def test_shard_quota_with_quotas_on(make_server):
+    """With Quotas on, a shard takes 1 MiB a second: 5 MiB put at once to one shard come back partly as
+    ProvisionedThroughputExceededException records, each failed record in its place, the rest stored."""
+    srv = make_server(fhlocal.standard_config(Quotas="aws"), name="kinesis-quota")
+    kc = kinesis_client(srv)
+    kc.create_stream(StreamName="quota", ShardCount=1)
+    failed = stored = 0
+    for batch in range(5):
+        answer = kc.put_records(StreamName="quota", Records=[
+            {"PartitionKey": "k", "Data": bytes([batch]) * 2047} for _ in range(500)])
+        for entry in answer["Records"]:
+            if "ErrorCode" in entry:
+                assert entry["ErrorCode"] == "ProvisionedThroughputExceededException"
+                assert entry["ErrorMessage"] == (
+                    f"Rate exceeded for shard shardId-000000000000 in stream quota under account {srv.account_id}.")
+                failed += 1
+            else:
+                stored += 1
+        assert answer["FailedRecordCount"] == sum("ErrorCode" in e for e in answer["Records"])
+    assert failed > 0 and stored >= 512
+    assert len(read_shard(kc, "quota", "shardId-000000000000")) == stored

@@ -271,6 +271,41 @@ struct KinesisDataPlaneTests {
         #expect(try expectError(after, status: 400, code: "InvalidArgumentException").hasSuffix("is invalid."))
     }
 
+    @Test("With quotas, each shard takes 1,000 records a second: the records over it fail alone, as AWS's")
+    func shardQuota() async throws {
+        let harness = try APIHarness { $0.quotas = QuotaSetting() }
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 2}"#)
+        let upper = String(UInt128.max)
+        // Shard 1 takes its second's 1,000 records.
+        for _ in 0..<2 {
+            let fill = (0..<500).map { _ in #"{"PartitionKey": "k", "ExplicitHashKey": "\#(upper)", "Data": "AA=="}"# }
+            let filled = try await harness.kinesisOK(
+                "PutRecords", #"{"StreamName": "s", "Records": [\#(fill.joined(separator: ","))]}"#)
+            #expect(filled["FailedRecordCount"] as? Int == 0)
+        }
+        // Shard 0's record goes in; shard 1's fail, each in its place.
+        let mixed = try await harness.kinesisOK(
+            "PutRecords",
+            #"{"StreamName": "s", "Records": [{"PartitionKey": "k", "ExplicitHashKey": "\#(upper)", "Data": "AQ=="}, {"PartitionKey": "k", "ExplicitHashKey": "0", "Data": "Ag=="}]}"#
+        )
+        #expect(mixed["FailedRecordCount"] as? Int == 1)
+        let entries = try #require(mixed["Records"] as? [[String: String]])
+        #expect(entries[0]["ErrorCode"] == "ProvisionedThroughputExceededException")
+        #expect(
+            entries[0]["ErrorMessage"]
+                == "Rate exceeded for shard shardId-000000000001 in stream s under account 123456789012.")
+        #expect(entries[0]["SequenceNumber"] == nil && entries[1]["ShardId"] == "shardId-000000000000")
+        let single = await harness.kinesis(
+            "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "ExplicitHashKey": "\#(upper)", "Data": "Aw=="}"#)
+        _ = try expectError(single, status: 400, code: "ProvisionedThroughputExceededException")
+        harness.clock.advance(by: .seconds(1))
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "ExplicitHashKey": "\#(upper)", "Data": "BA=="}"#)
+        let shard1 = try await harness.records(
+            try await harness.iterator("s", shard: "shardId-000000000001", "TRIM_HORIZON"))
+        #expect(shard1.data.count == 1_001)
+    }
+
     @Test("Record and request limits; a missing stream; records kept across a restart")
     func limitsAndDurability() async throws {
         let harness = try APIHarness()

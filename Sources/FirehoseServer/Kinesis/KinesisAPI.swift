@@ -52,6 +52,10 @@ package final class KinesisAPI: Sendable {
         static let maxGetRecords = 10_000
         static let maxGetRecordsBytes = 10 * 1024 * 1024
         static let iteratorLifetimeMilliseconds: Int64 = 300_000
+        /// A shard takes 1,000 records and 1 MiB a second (data and partition keys); requests are not
+        /// counted (the service quotas page).
+        static let shardWriteQuota = StreamQuota(
+            recordsPerSecond: 1_000, requestsPerSecond: 1 << 40, bytesPerSecond: 1 << 20)
         /// How often expired records are deleted (reads skip them at once).
         static let trimIntervalMilliseconds: Int64 = 60_000
     }
@@ -63,14 +67,18 @@ package final class KinesisAPI: Sendable {
     private let region: String
     private let accountID: String
     private let logger: Logger
+    /// Each shard's write quota, when enforced: buckets by `<stream id>/<shard>`.
+    private let shardQuotas: StreamQuotas?
     /// When expired records were last deleted.
     private let lastTrim = Mutex<Int64?>(nil)
 
-    init(log: StreamLog, region: String, accountID: String, logger: Logger) {
+    /// - Parameter throttling: enforce each shard's write quota (`Quotas` in the configuration file).
+    init(log: StreamLog, region: String, accountID: String, logger: Logger, throttling: Bool = false) {
         self.log = log
         self.region = region
         self.accountID = accountID
         self.logger = logger
+        shardQuotas = throttling ? StreamQuotas(quota: Limits.shardWriteQuota) : nil
     }
 
     /// Runs one operation; `authorize` is asked for the IAM action on the stream's ARN once the
@@ -394,6 +402,10 @@ package final class KinesisAPI: Sendable {
         let stream = try existing(name)
         let shard = try shard(of: entry, in: stream)
         try checkSize(entry, of: stream)
+        if !admit(entry, shard: shard, of: stream, now: now) {
+            throw FirehoseError(
+                code: "ProvisionedThroughputExceededException", message: throttledMessage(shard: shard, of: stream))
+        }
         let stored = try storage { () throws(StreamLogError) in
             try log.append(
                 [RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)], to: stream,
@@ -444,27 +456,41 @@ package final class KinesisAPI: Sendable {
         }
         var appends: [RecordToAppend] = []
         appends.reserveCapacity(entries.count)
-        for entry in entries {
+        // Each record is admitted by its shard's quota or fails alone, as AWS fails them.
+        var throttled: [Int: Int] = [:]
+        for (index, entry) in entries.enumerated() {
             try checkSize(entry, of: stream)
-            appends.append(
-                RecordToAppend(
-                    shard: try shard(of: entry, in: stream), partitionKey: entry.partitionKey, data: entry.data))
+            let shard = try shard(of: entry, in: stream)
+            guard admit(entry, shard: shard, of: stream, now: now) else {
+                throttled[index] = shard
+                continue
+            }
+            appends.append(RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data))
         }
         let stored = try storage { () throws(StreamLogError) in
-            try log.append(appends, to: stream, nowMilliseconds: now)
+            appends.isEmpty
+                ? (positions: [], arrivalMilliseconds: now) : try log.append(appends, to: stream, nowMilliseconds: now)
         }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("FailedRecordCount")
-        writer.integer(0)
+        writer.integer(throttled.count)
         writer.key("Records")
         writer.beginArray()
-        for (append, position) in zip(appends, stored.positions) {
+        var stores = zip(appends, stored.positions).makeIterator()
+        for index in entries.indices {
             writer.beginObject()
-            writer.key("SequenceNumber")
-            writer.string(SequenceNumber(stream: stream.id, shard: append.shard, position: position).description)
-            writer.key("ShardId")
-            writer.string(ShardID.text(append.shard))
+            if let shard = throttled[index] {
+                writer.key("ErrorCode")
+                writer.string("ProvisionedThroughputExceededException")
+                writer.key("ErrorMessage")
+                writer.string(throttledMessage(shard: shard, of: stream))
+            } else if let (append, position) = stores.next() {
+                writer.key("SequenceNumber")
+                writer.string(SequenceNumber(stream: stream.id, shard: append.shard, position: position).description)
+                writer.key("ShardId")
+                writer.string(ShardID.text(append.shard))
+            }
             writer.endObject()
         }
         writer.endArray()
@@ -682,6 +708,19 @@ package final class KinesisAPI: Sendable {
             key = HashKeySpace.hashKey(partitionKey: entry.partitionKey)
         }
         return stream.keySpace.shard(for: key)
+    }
+
+    /// Whether the record fits its shard's write quota now (always, when none is enforced).
+    private func admit(_ entry: Entry, shard: Int, of stream: StoredStream, now: Int64) -> Bool {
+        guard let shardQuotas else { return true }
+        return shardQuotas.admit(
+            stream: "\(stream.id)/\(shard)", sizes: [entry.data.count + entry.partitionKey.utf8.count],
+            now: Date(timeIntervalSince1970: Double(now) / 1000)) == 1
+    }
+
+    /// AWS's text for a record over its shard's quota.
+    private func throttledMessage(shard: Int, of stream: StoredStream) -> String {
+        "Rate exceeded for shard \(ShardID.text(shard)) in stream \(stream.name) under account \(accountID)."
     }
 
     /// The record-size limit of the stream (1 MiB unless created larger), partition key included.
