@@ -207,14 +207,15 @@ public final class StreamLog: Sendable {
         }
     }
 
-    /// Deletes the stream and its records.
+    /// Deletes the stream: it is gone when this returns; its records, which nothing can read any
+    /// more (they are found by its id, never reused), are deleted by `trimAll` a batch at a time,
+    /// so a large stream's deletion holds no other write up.
     public func delete(name: String) throws(StreamLogError) {
         try write { db throws(StreamLogError) in
             do {
                 guard let stream = try Self.stream(named: name, in: db) else {
                     throw StreamLogError.streamNotFound(name)
                 }
-                try db.execute(sql: "DELETE FROM records WHERE stream = ?", arguments: [stream.id])
                 try db.execute(sql: "DELETE FROM checkpoints WHERE stream = ?", arguments: [stream.id])
                 try db.execute(sql: "DELETE FROM streams WHERE id = ?", arguments: [stream.id])
             } catch let error as StreamLogError {
@@ -345,33 +346,60 @@ public final class StreamLog: Sendable {
     @discardableResult
     public func trim(_ stream: StoredStream, nowMilliseconds: Int64) throws(StreamLogError) -> Int {
         let cutoff = stream.retentionCutoff(nowMilliseconds: nowMilliseconds)
-        return try write { db throws(StreamLogError) in
-            do {
-                var deleted = 0
-                for shard in 0..<stream.shardCount {
-                    // Arrivals grow with positions: the shard's records before its first kept one go.
+        var deleted = 0
+        for shard in 0..<stream.shardCount {
+            // Arrivals grow with positions: the shard's records before its first kept one go.
+            let boundary = try read { db in
+                try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT position FROM records WHERE stream = ? AND shard = ? AND arrival_ms >= ?
+                        ORDER BY arrival_ms, position LIMIT 1
+                        """,
+                    arguments: [stream.id, shard, cutoff]) ?? .max
+            }
+            deleted += try deleteInBatches(
+                where: "stream = ? AND shard = ? AND position < ?", arguments: [stream.id, shard, boundary])
+        }
+        return deleted
+    }
+
+    /// Records are deleted this many at a time, each batch its own transaction, so a large
+    /// deletion lets puts in between.
+    static let deletionBatch = 10_000
+
+    private func deleteInBatches(where condition: String, arguments: StatementArguments) throws(StreamLogError) -> Int {
+        var deleted = 0
+        while true {
+            let count = try write { db throws(StreamLogError) in
+                do {
                     try db.execute(
                         sql: """
-                            DELETE FROM records WHERE stream = ?1 AND shard = ?2 AND position < coalesce(
-                                (SELECT position FROM records WHERE stream = ?1 AND shard = ?2 AND arrival_ms >= ?3
-                                 ORDER BY arrival_ms, position LIMIT 1), 9223372036854775807)
+                            DELETE FROM records WHERE position IN
+                                (SELECT position FROM records WHERE \(condition) LIMIT \(Self.deletionBatch))
                             """,
-                        arguments: [stream.id, shard, cutoff])
-                    deleted += db.changesCount
+                        arguments: arguments)
+                    return db.changesCount
+                } catch {
+                    throw .storage("\(error)")
                 }
-                return deleted
-            } catch {
-                throw .storage("\(error)")
             }
+            deleted += count
+            if count < Self.deletionBatch { return deleted }
         }
     }
 
-    /// Trims every stream (`trim`), then gives the freed pages back to the file system; how many
-    /// records went.
+    /// Trims every stream (`trim`) and deletes the records of deleted streams, then gives the freed
+    /// pages back to the file system; how many records went.
     @discardableResult
     public func trimAll(nowMilliseconds: Int64) throws(StreamLogError) -> Int {
         var deleted = 0
         for stream in try streams() { deleted += try trim(stream, nowMilliseconds: nowMilliseconds) }
+        let orphans = try read { db in
+            try Int64.fetchAll(
+                db, sql: "SELECT DISTINCT stream FROM records WHERE stream NOT IN (SELECT id FROM streams)")
+        }
+        for orphan in orphans { deleted += try deleteInBatches(where: "stream = ?", arguments: [orphan]) }
         if deleted > 0 {
             do {
                 try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA incremental_vacuum") }
