@@ -36,16 +36,18 @@ public struct StreamDefinition: Sendable, Equatable {
     public var mode: StoredStream.Mode
     public var retentionHours: Int
     public var maxRecordSizeInKiB: Int
+    public var tags: [String: String]
 
     public init(
         name: String, shardCount: Int, mode: StoredStream.Mode = .provisioned, retentionHours: Int = 24,
-        maxRecordSizeInKiB: Int = 1024
+        maxRecordSizeInKiB: Int = 1024, tags: [String: String] = [:]
     ) {
         self.name = name
         self.shardCount = shardCount
         self.mode = mode
         self.retentionHours = retentionHours
         self.maxRecordSizeInKiB = maxRecordSizeInKiB
+        self.tags = tags
     }
 }
 
@@ -83,6 +85,7 @@ public enum StreamLogError: Error, Sendable, Equatable {
     case streamNotFound(String)
     case streamExists(String)
     case tooManyStreams(limit: Int)
+    case tooManyTags(stream: String, limit: Int)
     /// SQLite failed (full disk, damaged file…): nothing was acknowledged.
     case storage(String)
 }
@@ -148,6 +151,9 @@ public final class StreamLog: Sendable {
                         CREATE INDEX IF NOT EXISTS records_by_arrival ON records (stream, shard, arrival_ms);
                         CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value BLOB NOT NULL);
                         CREATE TABLE IF NOT EXISTS consumers (name TEXT PRIMARY KEY, start_ms INTEGER NOT NULL);
+                        CREATE TABLE IF NOT EXISTS tags (
+                            stream INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (stream, key)
+                        );
                         CREATE TABLE IF NOT EXISTS checkpoints (
                             consumer TEXT NOT NULL,
                             stream INTEGER NOT NULL,
@@ -195,8 +201,10 @@ public final class StreamLog: Sendable {
                         definition.name, nowMilliseconds, definition.shardCount, definition.mode.rawValue,
                         definition.retentionHours, definition.maxRecordSizeInKiB,
                     ])
+                let id = db.lastInsertedRowID
+                try Self.setTags(definition.tags, stream: id, in: db)
                 return StoredStream(
-                    id: db.lastInsertedRowID, name: definition.name, createdMilliseconds: nowMilliseconds,
+                    id: id, name: definition.name, createdMilliseconds: nowMilliseconds,
                     shardCount: definition.shardCount, mode: definition.mode, retentionHours: definition.retentionHours,
                     maxRecordSizeInKiB: definition.maxRecordSizeInKiB)
             } catch let error as StreamLogError {
@@ -217,6 +225,7 @@ public final class StreamLog: Sendable {
                     throw StreamLogError.streamNotFound(name)
                 }
                 try db.execute(sql: "DELETE FROM checkpoints WHERE stream = ?", arguments: [stream.id])
+                try db.execute(sql: "DELETE FROM tags WHERE stream = ?", arguments: [stream.id])
                 try db.execute(sql: "DELETE FROM streams WHERE id = ?", arguments: [stream.id])
             } catch let error as StreamLogError {
                 throw error
@@ -423,6 +432,63 @@ public final class StreamLog: Sendable {
     /// SQLite's `auto_vacuum` of the file: 2 (incremental) for every log this type opened.
     public func autoVacuumMode() throws(StreamLogError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
+    }
+
+    // MARK: Tags
+
+    /// A stream may have this many tags.
+    public static let maxTags = 50
+
+    /// Adds `tags` to the stream, replacing the values of keys it has; refused when the stream would
+    /// have more than `maxTags`.
+    public func addTags(_ tags: [String: String], to stream: StoredStream) throws(StreamLogError) {
+        try write { db throws(StreamLogError) in
+            do {
+                guard try Self.stream(named: stream.name, in: db)?.id == stream.id else {
+                    throw StreamLogError.streamNotFound(stream.name)
+                }
+                try Self.setTags(tags, stream: stream.id, in: db)
+                let count = try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM tags WHERE stream = ?", arguments: [stream.id])
+                if (count ?? 0) > Self.maxTags {
+                    throw StreamLogError.tooManyTags(stream: stream.name, limit: Self.maxTags)
+                }
+            } catch let error as StreamLogError {
+                throw error
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// Removes the tags of these keys (keys it does not have are ignored, as AWS ignores them).
+    public func removeTags(_ keys: [String], from stream: StoredStream) throws(StreamLogError) {
+        try write { db throws(StreamLogError) in
+            do {
+                for key in keys {
+                    try db.execute(sql: "DELETE FROM tags WHERE stream = ? AND key = ?", arguments: [stream.id, key])
+                }
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
+    /// The stream's tags, by key.
+    public func tags(of stream: StoredStream) throws(StreamLogError) -> [(key: String, value: String)] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT key, value FROM tags WHERE stream = ? ORDER BY key", arguments: [stream.id]
+            ).map { (key: $0["key"], value: $0["value"]) }
+        }
+    }
+
+    private static func setTags(_ tags: [String: String], stream: Int64, in db: Database) throws {
+        for (key, value) in tags {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO tags (stream, key, value) VALUES (?, ?, ?)",
+                arguments: [stream, key, value])
+        }
     }
 
     // MARK: Checkpoints

@@ -11,6 +11,7 @@ import hashlib
 import json
 import threading
 import time
+from unittest.mock import ANY
 
 import boto3
 import pytest
@@ -101,6 +102,10 @@ def test_boto3_streams_and_records(make_server):
     at_time = read_shard(kc, "orders", shard0, "AT_TIMESTAMP", Timestamp=page["Records"][0]["ApproximateArrivalTimestamp"])
     assert [r["Data"] for r in at_time] == [b"late"]
 
+    kc.add_tags_to_stream(StreamName="orders", Tags={"team": "data", "env": "test"})
+    kc.remove_tags_from_stream(StreamName="orders", TagKeys=["env"])
+    assert kc.list_tags_for_stream(StreamName="orders") == {
+        "Tags": [{"Key": "team", "Value": "data"}], "HasMoreTags": False, "ResponseMetadata": ANY}
     summary = kc.describe_stream_summary(StreamName="orders")["StreamDescriptionSummary"]
     assert summary["OpenShardCount"] == 3 and summary["RetentionPeriodHours"] == 24
     kc.delete_stream(StreamName="orders")

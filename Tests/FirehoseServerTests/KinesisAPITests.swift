@@ -103,6 +103,31 @@ struct KinesisControlPlaneTests {
                 == "Stream orders under account 123456789012 not found.")
     }
 
+    @Test("Tags: given at creation, added (values replaced), listed by key in pages, removed; at most 50")
+    func tags() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK(
+            "CreateStream", #"{"StreamName": "t", "ShardCount": 1, "Tags": {"team": "data", "env": "test"}}"#)
+        _ = try await harness.kinesisOK(
+            "AddTagsToStream", #"{"StreamName": "t", "Tags": {"env": "prod", "cost": "42"}}"#)
+        func listed(_ extra: String = "") async throws -> (tags: [String], more: Bool) {
+            let answer = try await harness.kinesisOK("ListTagsForStream", #"{"StreamName": "t"\#(extra)}"#)
+            let tags = try #require(answer["Tags"] as? [[String: String]])
+            return (tags.map { "\($0["Key"]!)=\($0["Value"]!)" }, answer["HasMoreTags"] as? Bool ?? false)
+        }
+        #expect(try await listed() == (["cost=42", "env=prod", "team=data"], false))
+        #expect(try await listed(#", "Limit": 2"#) == (["cost=42", "env=prod"], true))
+        #expect(try await listed(#", "ExclusiveStartTagKey": "env""#) == (["team=data"], false))
+        _ = try await harness.kinesisOK("RemoveTagsFromStream", #"{"StreamName": "t", "TagKeys": ["env", "absent"]}"#)
+        #expect(try await listed().tags == ["cost=42", "team=data"])
+        let many = (0..<49).map { #""k\#($0)": "v""# }.joined(separator: ", ")
+        let over = await harness.kinesis("AddTagsToStream", #"{"StreamName": "t", "Tags": {\#(many)}}"#)
+        #expect(try expectError(over, status: 400, code: "InvalidArgumentException").contains("at most 50 tags"))
+        #expect(try await listed().tags.count == 2)
+        let missing = await harness.kinesis("ListTagsForStream", #"{"StreamName": "none"}"#)
+        _ = try expectError(missing, status: 400, code: "ResourceNotFoundException")
+    }
+
     @Test("Invalid input is refused in AWS's words; the shard quota holds")
     func validation() async throws {
         let harness = try APIHarness()

@@ -28,11 +28,14 @@ package final class KinesisAPI: Sendable {
         case putRecords = "PutRecords"
         case getShardIterator = "GetShardIterator"
         case getRecords = "GetRecords"
+        case addTagsToStream = "AddTagsToStream"
+        case removeTagsFromStream = "RemoveTagsFromStream"
+        case listTagsForStream = "ListTagsForStream"
 
         /// Whether it changes the log (and so syncs it).
         var writes: Bool {
             switch self {
-            case .createStream, .deleteStream, .putRecord, .putRecords: true
+            case .createStream, .deleteStream, .putRecord, .putRecords, .addTagsToStream, .removeTagsFromStream: true
             default: false
             }
         }
@@ -99,6 +102,9 @@ package final class KinesisAPI: Sendable {
         case .putRecords: return try putRecords(body, now: milliseconds, authorize: authorize)
         case .getShardIterator: return try getShardIterator(body, now: milliseconds, authorize: authorize)
         case .getRecords: return try getRecords(body, now: milliseconds, authorize: authorize)
+        case .addTagsToStream: return try addTags(body, authorize: authorize)
+        case .removeTagsFromStream: return try removeTags(body, authorize: authorize)
+        case .listTagsForStream: return try listTags(body, authorize: authorize)
         }
     }
 
@@ -131,14 +137,7 @@ package final class KinesisAPI: Sendable {
         {
             violations.append(violation)
         }
-        if let tags = input.Tags, tags.isEmpty || tags.count > 200 {
-            violations.append(
-                ValidationViolation(
-                    value: "{\(tags.count) tags}", path: "tags",
-                    constraint: tags.isEmpty
-                        ? "Member must have length greater than or equal to 1"
-                        : "Member must have length less than or equal to 200"))
-        }
+        if let tags = input.Tags { violations += tagMapViolations(tags) }
         if let details = input.StreamModeDetails, details.StreamMode == nil {
             violations.append(.missing("streamModeDetails.streamMode"))
         }
@@ -156,9 +155,10 @@ package final class KinesisAPI: Sendable {
         }
         // AWS made 4 shards for a CreateStream without ShardCount, and an on-demand stream shows 4.
         let shards = mode == .onDemand ? Limits.onDemandShards : (input.ShardCount ?? Limits.onDemandShards)
+        if let tags = input.Tags, tags.count > StreamLog.maxTags { throw tooManyTags(input.StreamName!) }
         return StreamDefinition(
             name: input.StreamName!, shardCount: shards, mode: mode,
-            maxRecordSizeInKiB: input.MaxRecordSizeInKiB ?? 1024)
+            maxRecordSizeInKiB: input.MaxRecordSizeInKiB ?? 1024, tags: input.Tags ?? [:])
     }
 
     /// Makes the stream, within the account's shard quota.
@@ -373,6 +373,105 @@ package final class KinesisAPI: Sendable {
         }
         writer.endObject()
         return writer.bytes
+    }
+
+    // MARK: Tags
+
+    private func addTags(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
+        throws(FirehoseError) -> [UInt8]
+    {
+        let input = try RequestJSON.decode(AddTagsToStreamInput.self, from: body)
+        let violations = input.Tags.map(Self.tagMapViolations) ?? [.missing("tags")]
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:AddTagsToStream", streamARN(name))
+        let stream = try existing(name)
+        try storage { () throws(StreamLogError) in try log.addTags(input.Tags!, to: stream) }
+        return []
+    }
+
+    private func removeTags(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
+        throws(FirehoseError) -> [UInt8]
+    {
+        let input = try RequestJSON.decode(RemoveTagsFromStreamInput.self, from: body)
+        var violations: [ValidationViolation] = []
+        if let keys = input.TagKeys {
+            if keys.isEmpty || keys.count > 50 {
+                violations.append(
+                    ValidationViolation(
+                        value: "[\(keys.count) keys]", path: "tagKeys",
+                        constraint: keys.isEmpty
+                            ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to 50"))
+            }
+            for (index, key) in keys.enumerated() {
+                violations += ValidationViolation.string(key, path: "tagKeys.\(index + 1).member", length: 1...128)
+            }
+        } else {
+            violations.append(.missing("tagKeys"))
+        }
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:RemoveTagsFromStream", streamARN(name))
+        let stream = try existing(name)
+        try storage { () throws(StreamLogError) in try log.removeTags(input.TagKeys!, from: stream) }
+        return []
+    }
+
+    private func listTags(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
+        throws(FirehoseError) -> [UInt8]
+    {
+        let input = try RequestJSON.decode(ListTagsForStreamInput.self, from: body)
+        var violations = ValidationViolation.string(
+            input.ExclusiveStartTagKey, path: "exclusiveStartTagKey", length: 1...128)
+        if let limit = input.Limit, let violation = ValidationViolation.outOfRange(limit, path: "limit", range: 1...50)
+        {
+            violations.append(violation)
+        }
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        try authorize("kinesis:ListTagsForStream", streamARN(name))
+        let stream = try existing(name)
+        let all = try storage { () throws(StreamLogError) in try log.tags(of: stream) }
+        let after = all.filter { input.ExclusiveStartTagKey == nil || $0.key > input.ExclusiveStartTagKey! }
+        // AWS answers 10 tags a page unless asked for more (kinesalite, checked against AWS).
+        let page = after.prefix(input.Limit ?? 10)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("Tags")
+        writer.beginArray()
+        for tag in page {
+            writer.beginObject()
+            writer.key("Key")
+            writer.string(tag.key)
+            writer.key("Value")
+            writer.string(tag.value)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("HasMoreTags")
+        writer.bool(page.count < after.count)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// A TagMap's count (1–200) and each key's (1–128) and value's (0–256) length.
+    private static func tagMapViolations(_ tags: [String: String]) -> [ValidationViolation] {
+        var violations: [ValidationViolation] = []
+        if tags.isEmpty || tags.count > 200 {
+            violations.append(
+                ValidationViolation(
+                    value: "{\(tags.count) tags}", path: "tags",
+                    constraint: tags.isEmpty
+                        ? "Member must have length greater than or equal to 1"
+                        : "Member must have length less than or equal to 200"))
+        }
+        for (key, value) in tags.sorted(by: { $0.key < $1.key }) {
+            violations += ValidationViolation.string(key, path: "tags.key", length: 1...128)
+            violations += ValidationViolation.string(value, path: "tags.value", length: 0...256)
+        }
+        return violations
+    }
+
+    private static func tooManyTags(_ stream: String) -> FirehoseError {
+        .invalidArgument("A stream can have at most \(StreamLog.maxTags) tags: \(stream) would have more.")
     }
 
     // MARK: Data plane
@@ -856,6 +955,8 @@ package final class KinesisAPI: Sendable {
                 throw FirehoseError(
                     code: "ResourceInUseException", message: "Stream \(name) under account \(accountID) already exists."
                 )
+            case .tooManyTags(let stream, _):
+                throw Self.tooManyTags(stream)
             case .tooManyStreams(let limit):
                 throw FirehoseError(
                     code: "LimitExceededException",

@@ -86,3 +86,22 @@ struct GetRecordsInput: Decodable {
     var Limit: Int?
     var StreamARN: String?
 }
+
+struct AddTagsToStreamInput: Decodable {
+    var StreamName: String?
+    var StreamARN: String?
+    var Tags: [String: String]?
+}
+
+struct RemoveTagsFromStreamInput: Decodable {
+    var StreamName: String?
+    var StreamARN: String?
+    var TagKeys: [String]?
+}
+
+struct ListTagsForStreamInput: Decodable {
+    var StreamName: String?
+    var StreamARN: String?
+    var ExclusiveStartTagKey: String?
+    var Limit: Int?
+}
