@@ -313,7 +313,7 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    /// The policies that bind the caller of `accessKeyID`, if any do.
+    /// The ARN of the delivery stream `name`.
     func streamARN(_ name: String) -> String {
         ServiceLimits.streamARN(region: configuration.region, accountID: configuration.accountID, name: name)
     }

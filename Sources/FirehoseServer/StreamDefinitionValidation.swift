@@ -687,7 +687,7 @@ extension DeliveryStreamSettings {
             fields[5].hasPrefix("stream/")
         else { return nil }
         let name = fields[5].dropFirst(7)
-        guard !name.isEmpty, KinesisAPI.streamNameViolations(String(name)).isEmpty else { return nil }
+        guard !name.isEmpty, ServiceLimits.kinesisStreamNameViolations(String(name)).isEmpty else { return nil }
         return (String(fields[3]), String(fields[4]), String(name))
     }
 

@@ -128,6 +128,6 @@ enum ErrorOutput {
 }
 
 extension Date {
-    /// Epoch milliseconds, as error records, journals and Lambda events carry times.
-    var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Epoch milliseconds, as error records, journals, Lambda events and Kinesis arrivals carry times.
+    package var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -1,5 +1,6 @@
 import CivilTime
 import Dispatch
+import FirehoseSink
 import FirehoseWire
 import KinesisStreams
 import Logging
@@ -90,7 +91,7 @@ package final class KinesisAPI: Sendable {
         _ operation: Operation, body: [UInt8], now: Date,
         authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> [UInt8] {
-        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = now.epochMilliseconds
         switch operation {
         case .createStream: return try createStream(body, now: milliseconds, authorize: authorize)
         case .deleteStream: return try deleteStream(body, authorize: authorize)
@@ -126,7 +127,7 @@ package final class KinesisAPI: Sendable {
 
     /// What a CreateStream request (or a configuration file's stream) makes, after AWS's checks.
     package static func definition(_ input: CreateStreamInput) throws(FirehoseError) -> StreamDefinition {
-        var violations = Self.streamNameViolations(input.StreamName, required: true)
+        var violations = ServiceLimits.kinesisStreamNameViolations(input.StreamName, required: true)
         if let count = input.ShardCount,
             let violation = ValidationViolation.outOfRange(count, path: "shardCount", range: 1...Int(Int32.max))
         {
@@ -184,7 +185,7 @@ package final class KinesisAPI: Sendable {
     /// Makes the streams of the configuration file that do not exist yet; one that exists keeps its
     /// shards and records (a warning says when they differ from the file's).
     func apply(configured definitions: [StreamDefinition], now: Date) throws(FirehoseError) {
-        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = now.epochMilliseconds
         for definition in definitions {
             let existing = try storage { () throws(StreamLogError) in try log.stream(named: definition.name) }
             guard let existing else {
@@ -223,7 +224,8 @@ package final class KinesisAPI: Sendable {
         {
             violations.append(violation)
         }
-        violations += Self.shardIDViolations(input.ExclusiveStartShardId, path: "exclusiveStartShardId")
+        violations += ServiceLimits.kinesisStreamNameViolations(
+            input.ExclusiveStartShardId, path: "exclusiveStartShardId")
         let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
         try authorize("kinesis:DescribeStream", streamARN(name))
         let stream = try existing(name)
@@ -270,7 +272,8 @@ package final class KinesisAPI: Sendable {
         throws(FirehoseError) -> [UInt8]
     {
         let input = try RequestJSON.decode(ListStreamsInput.self, from: body)
-        var violations = Self.streamNameViolations(input.ExclusiveStartStreamName, path: "exclusiveStartStreamName")
+        var violations = ServiceLimits.kinesisStreamNameViolations(
+            input.ExclusiveStartStreamName, path: "exclusiveStartStreamName")
         violations += ValidationViolation.string(input.NextToken, path: "nextToken", length: 1...1_048_576)
         if let limit = input.Limit,
             let violation = ValidationViolation.outOfRange(limit, path: "limit", range: 1...10_000)
@@ -282,7 +285,8 @@ package final class KinesisAPI: Sendable {
         // A NextToken is the name the previous page ended at.
         var after = input.ExclusiveStartStreamName
         if let token = input.NextToken {
-            guard let name = openToken(token, kind: "streams"), Self.streamNameViolations(name).isEmpty else {
+            guard let name = openToken(token, kind: "streams"), ServiceLimits.kinesisStreamNameViolations(name).isEmpty
+            else {
                 throw .invalidArgument("Invalid NextToken.")
             }
             after = name
@@ -327,7 +331,8 @@ package final class KinesisAPI: Sendable {
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> [UInt8] {
         let input = try RequestJSON.decode(ListShardsInput.self, from: body)
-        var violations = Self.shardIDViolations(input.ExclusiveStartShardId, path: "exclusiveStartShardId")
+        var violations = ServiceLimits.kinesisStreamNameViolations(
+            input.ExclusiveStartShardId, path: "exclusiveStartShardId")
         if let limit = input.MaxResults,
             let violation = ValidationViolation.outOfRange(limit, path: "maxResults", range: 1...10_000)
         {
@@ -601,7 +606,7 @@ package final class KinesisAPI: Sendable {
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> [UInt8] {
         let input = try RequestJSON.decode(GetShardIteratorInput.self, from: body)
-        var violations = Self.shardIDViolations(input.ShardId, path: "shardId", required: true)
+        var violations = ServiceLimits.kinesisStreamNameViolations(input.ShardId, path: "shardId", required: true)
         let types = ["AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"]
         if let type = input.ShardIteratorType {
             if !types.contains(type) {
@@ -836,7 +841,7 @@ package final class KinesisAPI: Sendable {
     /// Deletes every stream's records past retention (reads skip them already), at most once a
     /// minute, and gives their space back. Blocking: run it with the writes.
     func trimExpired(now: Date) {
-        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = now.epochMilliseconds
         let due = lastTrim.withLock { last in
             if let last, milliseconds &- last < Limits.trimIntervalMilliseconds { return false }
             last = milliseconds
@@ -917,7 +922,7 @@ package final class KinesisAPI: Sendable {
     private func streamName(_ name: String?, arn: String?, violations: [ValidationViolation] = [])
         throws(FirehoseError) -> String
     {
-        let all = violations + Self.streamNameViolations(name) + Self.streamARNViolations(arn)
+        let all = violations + ServiceLimits.kinesisStreamNameViolations(name) + Self.streamARNViolations(arn)
         if !all.isEmpty { throw .validation(all) }
         if let arn {
             guard let range = arn.firstRange(of: ":stream/"), arn == streamARN(String(arn[range.upperBound...])) else {
@@ -968,19 +973,6 @@ package final class KinesisAPI: Sendable {
                 throw failure
             }
         }
-    }
-
-    static func streamNameViolations(_ name: String?, path: String = "streamName", required: Bool = false)
-        -> [ValidationViolation]
-    {
-        ServiceLimits.kinesisStreamNameViolations(name, path: path, required: required)
-    }
-
-    private static func shardIDViolations(_ id: String?, path: String, required: Bool = false) -> [ValidationViolation]
-    {
-        ValidationViolation.string(
-            id, path: path, required: required, length: 1...128, pattern: "[a-zA-Z0-9_.-]+",
-            matches: { $0.utf8.allSatisfy(ServiceLimits.isValidStreamNameCharacter) })
     }
 
     private static func streamARNViolations(_ arn: String?) -> [ValidationViolation] {

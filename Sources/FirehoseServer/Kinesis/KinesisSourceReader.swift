@@ -55,7 +55,7 @@ actor KinesisSourceReader {
             guard let record = sink.record(of: name), record.definition.kinesisStreamSourceConfiguration != nil
             else { continue }
             do {
-                try log.registerConsumer(name, startMilliseconds: Self.milliseconds(record.createTime))
+                try log.registerConsumer(name, startMilliseconds: record.createTime.epochMilliseconds)
             } catch {
                 logger.error(
                     "The start of a KinesisStreamAsSource delivery stream could not be saved; it is saved at its first read",
@@ -82,7 +82,7 @@ actor KinesisSourceReader {
                 try await Self.blocking(writes: true) { () throws(StreamLogError) in
                     try log.forgetConsumer(name)
                     if let record {
-                        try log.registerConsumer(name, startMilliseconds: Self.milliseconds(record.createTime))
+                        try log.registerConsumer(name, startMilliseconds: record.createTime.epochMilliseconds)
                     }
                 }
             } catch {
@@ -108,10 +108,6 @@ actor KinesisSourceReader {
     private func perform(_ work: @Sendable (isolated KinesisSourceReader) async -> Void) async {
         await work(self)
         job = nil
-    }
-
-    private static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     private func readAll() async {
@@ -157,19 +153,27 @@ actor KinesisSourceReader {
             let stream = try await Self.blocking(
                 writes: false, { () throws(StreamLogError) in try log.stream(named: dataStream) })
         else { throw .missingDataStream(dataStream) }
-        let created = Self.milliseconds(record.createTime)
+        let created = record.createTime.epochMilliseconds
         for shard in 0..<stream.shardCount {
-            var position = try await Self.blocking(writes: true) { () throws(StreamLogError) in
-                if let saved = try log.checkpoint(consumer: name, stream: stream, shard: shard) { return saved }
-                // The first read of this shard: from the stream's saved start (its first creation).
-                let start = try log.registerConsumer(name, startMilliseconds: created)
-                let first = try log.position(
-                    stream: stream, shard: shard, arrivedAtOrAfter: start, cutoffMilliseconds: 0)
-                try log.saveCheckpoint(consumer: name, stream: stream, shard: shard, position: first)
-                return first
+            // A known position is read beside the puts; only a shard's first position is written.
+            let saved = try await Self.blocking(writes: false) { () throws(StreamLogError) in
+                try log.checkpoint(consumer: name, stream: stream, shard: shard)
+            }
+            var position: Int64
+            if let saved {
+                position = saved
+            } else {
+                position = try await Self.blocking(writes: true) { () throws(StreamLogError) in
+                    // The first read of this shard: from the stream's saved start (its first creation).
+                    let start = try log.registerConsumer(name, startMilliseconds: created)
+                    let first = try log.position(
+                        stream: stream, shard: shard, arrivedAtOrAfter: start, cutoffMilliseconds: 0)
+                    try log.saveCheckpoint(consumer: name, stream: stream, shard: shard, position: first)
+                    return first
+                }
             }
             while !Task.isCancelled {
-                let now = Self.milliseconds(sink.now())
+                let now = sink.now().epochMilliseconds
                 let from = position
                 let page = try await Self.blocking(writes: false) { () throws(StreamLogError) in
                     try log.read(

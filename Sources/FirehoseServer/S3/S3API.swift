@@ -155,8 +155,6 @@ final class S3API: Sendable {
 
     // MARK: Authentication
 
-    /// Checks the request's signature; returns what checks its chunks' signatures when its body is
-    /// a signed aws-chunked one.
     /// Checks the request's signature, if authentication is on: the chunk signatures that follow
     /// from it, and the access key that signed.
     private func authenticate(_ request: APIRequest) throws(S3Error) -> (ChunkSignatures?, String?) {
@@ -784,7 +782,6 @@ enum S3Route {
         }
     }
 
-    /// The operation's name in metrics and logs.
     /// The IAM actions a request needs, on what (S3's authorization reference): one, or for a
     /// CopyObject the read of its source too. DeleteObjects needs `s3:DeleteObject` on the bucket's
     /// objects (`bucket/*`), not per key.
