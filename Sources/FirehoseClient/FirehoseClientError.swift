@@ -76,7 +76,7 @@ extension FirehoseClientError {
         "ThrottlingException", "Throttling", "ThrottledException", "RequestThrottledException",
         "TooManyRequestsException", "ProvisionedThroughputExceededException", "RequestLimitExceeded",
         "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled", "SlowDown",
-        "PriorRequestNotComplete", "EC2ThrottledException",
+        "PriorRequestNotComplete", "EC2ThrottledException", "KMSThrottlingException",
     ]
 
     /// Transient service-side failures: retry after a pause.

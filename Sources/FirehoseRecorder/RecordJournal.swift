@@ -27,17 +27,25 @@ import Synchronization
 final class RecordJournal: @unchecked Sendable {
     static let fileName = "firehose-records.journal"
     /// File header: format name and version.
-    static let header: [UInt8] = Array("FHRJRNL1".utf8)
+    static let header: [UInt8] = Array("FHRJRNL2".utf8)
+    /// Version 1 (before partition keys): still read, so an upgrade loses no journaled save; the
+    /// first reset after replaying it writes the version-2 header.
+    static let headerVersion1: [UInt8] = Array("FHRJRNL1".utf8)
     /// Frame header: body length (UInt32) and checksum of the body (UInt64), little-endian.
     static let frameHeaderLength = 12
-    /// Body before the stream name: id (Int64), created-at seconds (Float64 bits), stream name length (UInt16).
-    static let bodyFixedLength = 18
+    /// Body before the stream name: id (Int64), created-at seconds (Float64 bits), stream name length
+    /// (UInt16), partition key length (UInt16); then the stream name, the partition key and the data.
+    static let bodyFixedLength = 20
+    /// Version 1's: no partition key length, no partition key.
+    static let bodyFixedLengthVersion1 = 18
 
     struct Entry: Sendable {
         var id: Int64
         var stream: String
         var data: Data
         var createdAt: Double
+        /// Empty for Firehose.
+        var partitionKey = ""
     }
 
     let url: URL
@@ -47,6 +55,8 @@ final class RecordJournal: @unchecked Sendable {
     /// Frames appended since the file was last cut back; each save's sequence number for the syncer.
     private(set) var sequence: UInt64 = 0
     private var frame: [UInt8] = []
+    /// The file has a version-1 header (and frames): the next reset writes version 2's.
+    private var upgradeHeader = false
 
     private init(url: URL, file: JournalFile, length: Int) {
         self.url = url
@@ -56,7 +66,9 @@ final class RecordJournal: @unchecked Sendable {
 
     /// Opens (creating if needed) the journal in `directory`, takes its lock, and returns the whole
     /// frames it holds. A file whose header is not ours is moved aside (`moved`) and a fresh one started.
-    static func open(directory: URL, now: Date) throws -> (RecordJournal, entries: [Entry], moved: URL?) {
+    static func open(directory: URL, fileName: String = RecordJournal.fileName, now: Date) throws -> (
+        RecordJournal, entries: [Entry], moved: URL?
+    ) {
         let url = directory.appendingPathComponent(fileName)
         let existed = FileManager.default.fileExists(atPath: url.path)
         let file = try JournalFile(path: url.path)
@@ -65,7 +77,8 @@ final class RecordJournal: @unchecked Sendable {
         let bytes = try file.readAll()
         var entries: [Entry] = []
         var length = header.count
-        if bytes.count >= header.count, Array(bytes[0..<header.count]) == header {
+        let version1 = bytes.count >= header.count && Array(bytes[0..<header.count]) == headerVersion1
+        if bytes.count >= header.count, Array(bytes[0..<header.count]) == header || version1 {
             (entries, length) = parse(bytes)
         } else if !bytes.isEmpty {
             // Not a journal of this version: keep it for inspection rather than guess at its frames.
@@ -78,6 +91,7 @@ final class RecordJournal: @unchecked Sendable {
             length = 0
         }
         let journal = RecordJournal(url: url, file: file, length: length)
+        journal.upgradeHeader = version1
         if length == 0 {
             try file.truncate(to: 0)
             try file.write(header, at: 0)
@@ -90,27 +104,33 @@ final class RecordJournal: @unchecked Sendable {
         return (journal, entries, moved)
     }
 
-    /// The whole frames of a journal's bytes and where they end.
+    /// The whole frames of a journal's bytes (either version, by its header) and where they end.
     static func parse(_ bytes: [UInt8]) -> (entries: [Entry], length: Int) {
         var entries: [Entry] = []
         var offset = header.count
+        let version1 = bytes.starts(with: headerVersion1)
+        let fixed = version1 ? bodyFixedLengthVersion1 : bodyFixedLength
         bytes.withUnsafeBytes { raw in
-            while offset + frameHeaderLength + bodyFixedLength <= raw.count {
+            while offset + frameHeaderLength + fixed <= raw.count {
                 let bodyLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
                 let checksum = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
                 let bodyStart = offset + frameHeaderLength
-                guard bodyLength >= bodyFixedLength, bodyLength <= raw.count - bodyStart else { break }
+                guard bodyLength >= fixed, bodyLength <= raw.count - bodyStart else { break }
                 let body = UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength])
                 guard Self.checksum(body) == checksum else { break }
                 let id = Int64(littleEndian: body.loadUnaligned(fromByteOffset: 0, as: Int64.self))
                 let created = Double(
                     bitPattern: UInt64(littleEndian: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
                 let streamLength = Int(UInt16(littleEndian: body.loadUnaligned(fromByteOffset: 16, as: UInt16.self)))
-                guard bodyFixedLength + streamLength <= bodyLength else { break }
-                let stream = String(
-                    decoding: body[bodyFixedLength..<bodyFixedLength + streamLength], as: UTF8.self)
-                let data = Data(body[(bodyFixedLength + streamLength)...])
-                entries.append(Entry(id: id, stream: stream, data: data, createdAt: created))
+                let keyLength =
+                    version1 ? 0 : Int(UInt16(littleEndian: body.loadUnaligned(fromByteOffset: 18, as: UInt16.self)))
+                guard fixed + streamLength + keyLength <= bodyLength else { break }
+                let stream = String(decoding: body[fixed..<fixed + streamLength], as: UTF8.self)
+                let keyStart = fixed + streamLength
+                let partitionKey = String(decoding: body[keyStart..<keyStart + keyLength], as: UTF8.self)
+                let data = Data(body[(keyStart + keyLength)...])
+                entries.append(
+                    Entry(id: id, stream: stream, data: data, createdAt: created, partitionKey: partitionKey))
                 offset = bodyStart + bodyLength
             }
         }
@@ -119,9 +139,10 @@ final class RecordJournal: @unchecked Sendable {
 
     /// Writes one record's frame; once this returns the record survives the process. Returns the
     /// frame's sequence number (for `JournalSyncer.wait`).
-    func append(id: Int64, stream: String, data: Data, createdAt: Double) throws -> UInt64 {
+    func append(id: Int64, stream: String, partitionKey: String = "", data: Data, createdAt: Double) throws -> UInt64 {
         let streamBytes = stream.utf8
-        let bodyLength = Self.bodyFixedLength + streamBytes.count + data.count
+        let keyBytes = partitionKey.utf8
+        let bodyLength = Self.bodyFixedLength + streamBytes.count + keyBytes.count + data.count
         frame.removeAll(keepingCapacity: true)
         frame.reserveCapacity(Self.frameHeaderLength + bodyLength)
         Self.appendLE(UInt32(bodyLength), to: &frame)
@@ -129,7 +150,9 @@ final class RecordJournal: @unchecked Sendable {
         Self.appendLE(UInt64(bitPattern: id), to: &frame)
         Self.appendLE(createdAt.bitPattern, to: &frame)
         Self.appendLE(UInt16(streamBytes.count), to: &frame)
+        Self.appendLE(UInt16(keyBytes.count), to: &frame)
         frame.append(contentsOf: streamBytes)
+        frame.append(contentsOf: keyBytes)
         frame.append(contentsOf: data)
         frame.withUnsafeMutableBytes { raw in
             let sum = Self.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.frameHeaderLength...]))
@@ -144,6 +167,10 @@ final class RecordJournal: @unchecked Sendable {
     /// Cuts the file back to its header: every frame is in the record store now.
     func reset() throws {
         try file.truncate(to: Self.header.count)
+        if upgradeHeader {
+            try file.write(Self.header, at: 0)
+            upgradeHeader = false
+        }
         length = Self.header.count
     }
 
@@ -204,7 +231,10 @@ final class JournalFile: Sendable {
             try POSIX.lockExclusively(descriptor, path: path)
         } catch  where error.errno == EWOULDBLOCK {
             throw RecorderError(
-                kind: .storage, message: "\(path) is in use by another FirehoseRecorder (one recorder per directory).")
+                kind: .storage,
+                message:
+                    "\(path) is in use by another FirehoseRecorder or KinesisRecorder (one recorder per directory and service)."
+            )
         } catch {
             throw Self.recorderError(error)
         }

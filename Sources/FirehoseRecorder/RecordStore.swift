@@ -12,7 +12,8 @@ import Synchronization
 /// journal until a commit has them, so NORMAL loses nothing the journal's own durability keeps.
 final class RecordStore: Sendable {
     static let fileName = "firehose-records.sqlite"
-    static let schemaVersion = 1
+    /// 2 added `partition_key` (Kinesis); a version-1 file gains the column, empty, when opened.
+    static let schemaVersion = 2
 
     struct Row: Sendable, Equatable {
         var id: Int64
@@ -25,6 +26,7 @@ final class RecordStore: Sendable {
         /// A slice of one buffer that holds the whole batch: no allocation per record.
         var data: ArraySlice<UInt8>
         var attempts: Int
+        var partitionKey: String = ""
     }
 
     struct InsertResult: Sendable {
@@ -57,9 +59,9 @@ final class RecordStore: Sendable {
     /// Opens (creating if needed) the store in `directory`. A file SQLite cannot read, or one that
     /// fails `quick_check`, is moved aside and replaced; the second result says where it went and why.
     /// After a replacement, call `seedIDs(above:)` once the journal is replayed.
-    static func open(directory: URL, now: Date, durability: FirehoseRecorder.Durability) throws -> (
-        RecordStore, recovery: (movedTo: URL, reason: String)?
-    ) {
+    static func open(
+        directory: URL, fileName: String = RecordStore.fileName, now: Date, durability: RecorderDurability
+    ) throws -> (RecordStore, recovery: (movedTo: URL, reason: String)?) {
         let url = directory.appendingPathComponent(fileName)
         var recovery: (movedTo: URL, reason: String)?
         let store: RecordStore
@@ -82,7 +84,7 @@ final class RecordStore: Sendable {
 
     /// GRDB turns `synchronous` to NORMAL when it opens a pool in WAL mode (after any
     /// `prepareDatabase`), so the writer's setting is made here, on the open pool.
-    func setDurability(_ durability: FirehoseRecorder.Durability) throws {
+    func setDurability(_ durability: RecorderDurability) throws {
         try pool.writeWithoutTransaction { db in
             switch durability {
             case .appCrash:
@@ -156,6 +158,15 @@ final class RecordStore: Sendable {
                     message: "\(path) was written by a newer FirehoseRecorder (schema \(version)); not touching it.")
             }
             guard version < Self.schemaVersion else { return }
+            if version == 1 {
+                // A constant default: SQLite changes only the schema, not the rows.
+                try db.execute(
+                    sql: """
+                        ALTER TABLE record ADD COLUMN partition_key TEXT NOT NULL DEFAULT '';
+                        PRAGMA user_version = 2;
+                        """)
+                return
+            }
             try db.execute(
                 sql: """
                     CREATE TABLE IF NOT EXISTS record (
@@ -164,7 +175,8 @@ final class RecordStore: Sendable {
                         data BLOB NOT NULL,
                         size INTEGER NOT NULL,
                         created_at REAL NOT NULL,
-                        attempts INTEGER NOT NULL DEFAULT 0
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        partition_key TEXT NOT NULL DEFAULT ''
                     );
                     CREATE INDEX IF NOT EXISTS record_by_stream ON record(stream, id);
                     CREATE INDEX IF NOT EXISTS record_by_age ON record(created_at);
@@ -180,7 +192,7 @@ final class RecordStore: Sendable {
                     CREATE TRIGGER IF NOT EXISTS record_removed AFTER DELETE ON record BEGIN
                         UPDATE totals SET bytes = bytes - OLD.size, records = records - 1;
                     END;
-                    PRAGMA user_version = 1;
+                    PRAGMA user_version = 2;
                     """)
         }
     }
@@ -231,9 +243,11 @@ final class RecordStore: Sendable {
             var result = InsertResult()
             let highest = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'record'") ?? 0
             let statement = try db.cachedStatement(
-                sql: "INSERT INTO record (id, stream, data, size, created_at) VALUES (?, ?, ?, ?, ?)")
+                sql: "INSERT INTO record (id, stream, data, size, created_at, partition_key) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in entries where entry.id > highest {
-                statement.setUncheckedArguments([entry.id, entry.stream, entry.data, entry.data.count, entry.createdAt])
+                statement.setUncheckedArguments([
+                    entry.id, entry.stream, entry.data, entry.data.count, entry.createdAt, entry.partitionKey,
+                ])
                 try statement.execute()
             }
             if let expireBefore { result.expired = try Self.expire(db, before: expireBefore) }
@@ -295,7 +309,7 @@ final class RecordStore: Sendable {
     }
 
     /// The next batch of `stream` after `cursor`, oldest first: at most `count` records and
-    /// `bytes` bytes, checked before adding a record; the first record always goes (alone if it is
+    /// `bytes` bytes of data and partition keys, checked before adding a record; the first record always goes (alone if it is
     /// over `bytes`). One query, read only as far as the batch goes.
     ///
     /// Async: the read runs on one of GRDB's reader threads, not the caller's.
@@ -306,23 +320,28 @@ final class RecordStore: Sendable {
             let rows = try GRDB.Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
-                        SELECT id, size, data, attempts FROM record
+                        SELECT id, size, data, attempts, partition_key FROM record
                         WHERE stream = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?
                         """),
                 arguments: [stream, cursor, maxID, count])
-            var records: [(id: Int64, end: Int, attempts: Int)] = []
+            var records: [(id: Int64, end: Int, attempts: Int, partitionKey: String)] = []
             var arena: [UInt8] = []
+            var total = 0
             while let row = try rows.next() {
-                let size: Int = row[1]
-                if !records.isEmpty, arena.count + size > bytes { break }
+                let partitionKey: String = row[4]
+                let size: Int = row[1] + partitionKey.utf8.count
+                if !records.isEmpty, total + size > bytes { break }
                 if arena.isEmpty { arena.reserveCapacity(min(bytes, size * count)) }
                 try row.withUnsafeData(atIndex: 2) { data in if let data { arena.append(contentsOf: data) } }
-                records.append((row[0], arena.count, row[3]))
+                total += size
+                records.append((row[0], arena.count, row[3], partitionKey))
             }
             var start = 0
             return records.map { record in
                 defer { start = record.end }
-                return Pending(id: record.id, data: arena[start..<record.end], attempts: record.attempts)
+                return Pending(
+                    id: record.id, data: arena[start..<record.end], attempts: record.attempts,
+                    partitionKey: record.partitionKey)
             }
         }
     }
@@ -332,8 +351,13 @@ final class RecordStore: Sendable {
         guard !ids.isEmpty else { return [] }
         return try pool.read { db in
             try GRDB.Row.fetchAll(
-                db, sql: "SELECT id, data, attempts FROM record WHERE id IN (\(Self.list(ids))) ORDER BY id"
-            ).map { Pending(id: $0["id"], data: ArraySlice([UInt8]($0["data"] as Data)), attempts: $0["attempts"]) }
+                db,
+                sql: "SELECT id, data, attempts, partition_key FROM record WHERE id IN (\(Self.list(ids))) ORDER BY id"
+            ).map {
+                Pending(
+                    id: $0["id"], data: ArraySlice([UInt8]($0["data"] as Data)), attempts: $0["attempts"],
+                    partitionKey: $0["partition_key"])
+            }
         }
     }
 
@@ -406,10 +430,15 @@ final class RecordStore: Sendable {
     }
 
     /// Every record, oldest first (tests and tools).
-    func all() throws -> [(id: Int64, stream: String, data: Data, attempts: Int)] {
+    func all() throws -> [(id: Int64, stream: String, data: Data, attempts: Int, partitionKey: String)] {
         try pool.read { db in
-            try GRDB.Row.fetchAll(db, sql: "SELECT id, stream, data, attempts FROM record ORDER BY id").map {
-                (id: $0["id"], stream: $0["stream"], data: $0["data"], attempts: $0["attempts"])
+            try GRDB.Row.fetchAll(
+                db, sql: "SELECT id, stream, data, attempts, partition_key FROM record ORDER BY id"
+            ).map {
+                (
+                    id: $0["id"], stream: $0["stream"], data: $0["data"], attempts: $0["attempts"],
+                    partitionKey: $0["partition_key"]
+                )
             }
         }
     }

@@ -2,8 +2,12 @@ import FirehoseClient
 import FirehoseWire
 import Foundation
 
-extension FirehoseRecorder {
-    /// The knobs of `AWSFirehoseRecorder`, with limits that cannot produce a batch Firehose refuses.
+extension Recorder {
+    public typealias Durability = RecorderDurability
+    public typealias Environment = RecorderEnvironment
+
+    /// The knobs of `AWSFirehoseRecorder` and `AWSKinesisRecorder`, with limits that cannot produce
+    /// a batch the service refuses.
     public struct Configuration: Sendable {
         /// Records older than this are dropped (on save and before each submit); nil keeps them forever.
         public var diskAgeLimit: Duration?
@@ -11,9 +15,11 @@ extension FirehoseRecorder {
         public var diskByteLimit: Int
         /// A `thresholdCrossed` event fires when the stored bytes reach this; 0 turns it off.
         public var notificationByteThreshold: Int
-        /// Most record bytes per PutRecordBatch; never more than Firehose's 4 MiB whatever is set here.
+        /// Most record bytes (data and partition keys) per request; never more than the service's
+        /// limit (Firehose: 4 MiB; Kinesis: 10 MiB) whatever is set here. Default: Firehose's 4 MiB;
+        /// for Kinesis 5 MiB (see `PutRecordsWire.defaultBatchBytes`).
         public var batchRecordsByteLimit: Int
-        /// Most records per PutRecordBatch; never more than Firehose's 500.
+        /// Most records per request; never more than the services' 500.
         public var batchRecordsCountLimit: Int
         /// A record that failed this many counted attempts (throttling, per-record failures, 5xx) is
         /// dropped and reported. Network and credentials failures are not counted.
@@ -26,7 +32,7 @@ extension FirehoseRecorder {
         public var retryMaxDelay: Duration
         /// What a record whose `saveRecord` returned survives. Default `.appCrash`.
         public var durability: Durability
-        /// PutRecordBatch requests of a stream on the wire at once during a submit, after the first
+        /// Requests (PutRecordBatch, PutRecords) of a stream on the wire at once during a submit, after the first
         /// one has been delivered whole (one at a time before that and after any failure). 1 sends
         /// batches strictly one after the other, in the order records were saved.
         public var maxConcurrentRequests: Int
@@ -35,8 +41,8 @@ extension FirehoseRecorder {
             diskAgeLimit: Duration? = nil,
             diskByteLimit: Int = 5 * 1024 * 1024,
             notificationByteThreshold: Int = 0,
-            batchRecordsByteLimit: Int = ServiceLimits.maxBatchBytes,
-            batchRecordsCountLimit: Int = ServiceLimits.maxBatchRecords,
+            batchRecordsByteLimit: Int = Wire.defaultBatchBytes,
+            batchRecordsCountLimit: Int = Wire.maxBatchRecords,
             maxAttempts: Int = 10,
             maxRetriesPerSubmit: Int = 3,
             retryBaseDelay: Duration = .milliseconds(500),
@@ -58,45 +64,45 @@ extension FirehoseRecorder {
         }
 
         var effectiveConcurrency: Int { max(1, maxConcurrentRequests) }
-        var effectiveBatchBytes: Int { max(1, min(batchRecordsByteLimit, ServiceLimits.maxBatchBytes)) }
-        var effectiveBatchCount: Int { max(1, min(batchRecordsCountLimit, ServiceLimits.maxBatchRecords)) }
+        var effectiveBatchBytes: Int { max(1, min(batchRecordsByteLimit, Wire.maxBatchBytes)) }
+        var effectiveBatchCount: Int { max(1, min(batchRecordsCountLimit, Wire.maxBatchRecords)) }
+    }
+}
+
+/// What a record whose `saveRecord` returned survives. Either way the store is never corrupted
+/// and never holds a record twice; the difference is what the last moments of saves survive.
+public enum RecorderDurability: Sendable, Equatable {
+    /// The app crashing, being killed or terminated by the OS: `saveRecord` returns once the
+    /// record is written to the journal file, that is, in the OS's file cache. An OS crash or a
+    /// power loss can lose the saves of about the last half minute (the OS's write-back delay),
+    /// as with SQLite's WAL at `synchronous=NORMAL`, GRDB's default.
+    case appCrash
+    /// Also an OS crash or a power loss: `saveRecord` returns once the journal is synced to
+    /// stable storage (`fdatasync`; `F_FULLFSYNC` on Apple platforms), and the store commits with
+    /// `synchronous=FULL`. Concurrent saves share one sync, but a single saver waits a whole
+    /// sync per record — milliseconds on most disks.
+    case powerLoss
+}
+
+/// Time and randomness, injectable so tests neither sleep nor depend on chance.
+public struct RecorderEnvironment: Sendable {
+    public var now: @Sendable () -> Date
+    /// Waits between retries (`sleep(for:)`); throwing (cancellation) ends the submit.
+    public var clock: any Clock<Duration>
+    /// A number in 0..<1 for backoff jitter.
+    public var random: @Sendable () -> Double
+
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() },
+        clock: any Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.now = now
+        self.clock = clock
+        self.random = random
     }
 
-    /// What a record whose `saveRecord` returned survives. Either way the store is never corrupted
-    /// and never holds a record twice; the difference is what the last moments of saves survive.
-    public enum Durability: Sendable, Equatable {
-        /// The app crashing, being killed or terminated by the OS: `saveRecord` returns once the
-        /// record is written to the journal file, that is, in the OS's file cache. An OS crash or a
-        /// power loss can lose the saves of about the last half minute (the OS's write-back delay),
-        /// as with SQLite's WAL at `synchronous=NORMAL`, GRDB's default.
-        case appCrash
-        /// Also an OS crash or a power loss: `saveRecord` returns once the journal is synced to
-        /// stable storage (`fdatasync`; `F_FULLFSYNC` on Apple platforms), and the store commits with
-        /// `synchronous=FULL`. Concurrent saves share one sync, but a single saver waits a whole
-        /// sync per record — milliseconds on most disks.
-        case powerLoss
-    }
-
-    /// Time and randomness, injectable so tests neither sleep nor depend on chance.
-    public struct Environment: Sendable {
-        public var now: @Sendable () -> Date
-        /// Waits between retries (`sleep(for:)`); throwing (cancellation) ends the submit.
-        public var clock: any Clock<Duration>
-        /// A number in 0..<1 for backoff jitter.
-        public var random: @Sendable () -> Double
-
-        public init(
-            now: @escaping @Sendable () -> Date = { Date() },
-            clock: any Clock<Duration> = ContinuousClock(),
-            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
-        ) {
-            self.now = now
-            self.clock = clock
-            self.random = random
-        }
-
-        public static var live: Environment { Environment() }
-    }
+    public static var live: RecorderEnvironment { RecorderEnvironment() }
 }
 
 /// Why records left the store without being delivered.
@@ -107,7 +113,7 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
     case ageLimit
     /// Failed `maxAttempts` counted attempts; the last failure's code.
     case maxAttemptsExceeded(lastErrorCode: String)
-    /// Firehose refused the record itself (found by splitting the rejected batch).
+    /// The service refused the record itself (found by splitting the rejected batch).
     case rejected(code: String, message: String)
 
     public var description: String {
@@ -115,7 +121,7 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
         case .diskByteLimit: return "evicted to stay under diskByteLimit"
         case .ageLimit: return "older than diskAgeLimit"
         case .maxAttemptsExceeded(let code): return "failed maxAttempts times (last: \(code))"
-        case .rejected(let code, let message): return "rejected by Firehose: \(code): \(message)"
+        case .rejected(let code, let message): return "rejected by the service: \(code): \(message)"
         }
     }
 }
@@ -168,7 +174,7 @@ public struct SubmitSummary: Sendable {
     public var status: Status = .completed
     public var sentRecords = 0
     public var sentBytes = 0
-    /// PutRecordBatch requests made.
+    /// Requests made (PutRecordBatch, PutRecords).
     public var requests = 0
     /// Record attempts that failed retryably and were counted.
     public var failedAttempts = 0
@@ -200,7 +206,7 @@ public struct SubmitSummary: Sendable {
     public init() {}
 }
 
-/// Something the app may want to know; read them from `FirehoseRecorder.events`.
+/// Something the app may want to know; read them from `Recorder.events`.
 public enum RecorderEvent: Sendable {
     /// The stored bytes reached `notificationByteThreshold` (once per crossing: the store must fall
     /// below it again before the next one).
@@ -216,6 +222,8 @@ public struct RecorderError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case recordTooLarge
         case invalidStreamName
+        /// A Kinesis partition key that is empty or over 256 characters.
+        case invalidPartitionKey
         case storage
     }
 

@@ -9,6 +9,9 @@ import Synchronization
 /// SigV4-verifies what the client sends (with the server's own decoder and verifier), records what
 /// was delivered per stream, and answers from a script — per-record failures, 5xx, 4xx, dropped or
 /// refused connections, slow answers — so every failure path can be driven deterministically.
+///
+/// With `service: "kinesis"` it is a Kinesis Data Streams endpoint for PutRecords (AWS's answer
+/// shape, the partition keys recorded), driven by the same scripts.
 public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
     /// One scripted answer.
     public indirect enum Behavior: Sendable {
@@ -42,6 +45,8 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
         public var operation: String?
         public var streamName: String?
         public var records: [[UInt8]]
+        /// PutRecords' partition keys, in the order of `records`.
+        public var partitionKeys: [String] = []
         public var headers: [(name: String, value: String)]
         public var gzipped: Bool
         /// The HTTP status answered, or nil for a transport failure.
@@ -74,14 +79,15 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
         region: String = "us-east-1",
         verifySignatures: Bool = true,
         knownStreams: Set<String>? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        service: String = "firehose"
     ) {
         self.region = region
         self.serverNow = now
         let byKey = Dictionary(credentials.map { ($0.accessKeyId, $0) }, uniquingKeysWith: { first, _ in first })
         verifier =
             verifySignatures
-            ? SigV4Verifier(region: region, service: "firehose", requiredSignedHeaders: ["X-Amz-Target"]) { byKey[$0] }
+            ? SigV4Verifier(region: region, service: service, requiredSignedHeaders: ["X-Amz-Target"]) { byKey[$0] }
             : nil
         state.withLock { $0.knownStreams = knownStreams }
     }
@@ -137,8 +143,8 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
             return (state.requests.count, behavior, state.hook)
         }
         var received = ReceivedRequest(
-            operation: request.header("x-amz-target").map {
-                String($0.dropFirst(FirehoseOperation.targetPrefix.count))
+            operation: request.header("x-amz-target").map { target in
+                String(target.drop { $0 != "." }.dropFirst())
             },
             streamName: nil, records: [], headers: request.headers,
             gzipped: request.header("content-encoding") == "gzip", status: nil, errorCode: nil, delivered: false)
@@ -197,25 +203,41 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
             }
             body = inflated
         }
-        let input: PutRecordsRequest
+        let streamName: String
+        let records: [[UInt8]]
+        var batchLimit = ServiceLimits.maxBatchBytes
         do {
             switch received.operation {
-            case "PutRecord": input = try PutRecordsRequest.decodePutRecord(body)
-            case "PutRecordBatch": input = try PutRecordsRequest.decodePutRecordBatch(body)
+            case "PutRecord", "PutRecordBatch":
+                let input =
+                    try received.operation == "PutRecord"
+                    ? PutRecordsRequest.decodePutRecord(body) : PutRecordsRequest.decodePutRecordBatch(body)
+                streamName = input.deliveryStreamName
+                records = (0..<input.records.count).map { Array(input.records[$0]) }
+            case "PutRecords":
+                guard let input = try? JSONDecoder().decode(KinesisPutRecordsShape.self, from: Data(body)) else {
+                    throw FirehoseError.serialization("Not a PutRecords request.")
+                }
+                streamName = input.StreamName
+                records = input.Records.map { Array($0.Data) }
+                received.partitionKeys = input.Records.map(\.PartitionKey)
+                batchLimit = KinesisClient.Limits.maxRequestBytes
             default: return respond(&received, .unknownOperation("Unknown operation \(received.operation ?? "-")."))
             }
-        } catch {
+        } catch let error as FirehoseError {
             return respond(&received, error)
+        } catch {
+            return respond(&received, .serialization("\(error)"))
         }
-        let records = (0..<input.records.count).map { Array(input.records[$0]) }
-        received.streamName = input.deliveryStreamName
+        received.streamName = streamName
         received.records = records
         let (known, rule) = state.withLock { ($0.knownStreams, $0.rejectRule) }
-        if let known, !known.contains(input.deliveryStreamName) {
-            return respond(&received, .resourceNotFound(stream: input.deliveryStreamName, accountID: accountID))
+        if let known, !known.contains(streamName) {
+            return respond(&received, .resourceNotFound(stream: streamName, accountID: accountID))
         }
-        if input.records.totalBytes > ServiceLimits.maxBatchBytes {
-            return respond(&received, .invalidArgument("Records size exceeds 4 MB limit"))
+        let totalBytes = records.reduce(0) { $0 + $1.count } + received.partitionKeys.reduce(0) { $0 + $1.utf8.count }
+        if totalBytes > batchLimit {
+            return respond(&received, .invalidArgument("Records size exceeds \(batchLimit >> 20) MB limit"))
         }
         if let rule, let bad = records.firstIndex(where: rule) {
             return respond(
@@ -237,7 +259,7 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
         if case .dropConnection(let afterDelivering) = behavior, !afterDelivering {
             throw TransportFailure.connectionDropped
         }
-        state.withLock { $0.delivered[input.deliveryStreamName, default: []].append(contentsOf: accepted) }
+        state.withLock { $0.delivered[streamName, default: []].append(contentsOf: accepted) }
         received.delivered = !accepted.isEmpty
         if case .dropConnection = behavior {
             throw TransportFailure.connectionDropped
@@ -250,6 +272,10 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
             }
             return HTTPResponse(status: 200, headers: headers(), body: PutRecordsResponse.putRecord(recordID: nextID()))
         }
+        if received.operation == "PutRecords" {
+            return HTTPResponse(
+                status: 200, headers: headers(), body: kinesisAnswer(records: records.count, failures: failures))
+        }
         let answer = PutRecordsResponse.putRecordBatch(
             records: records.count,
             failures: failures.sorted { $0.key < $1.key }.map {
@@ -257,6 +283,38 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
             },
             recordID: nextID)
         return HTTPResponse(status: 200, headers: headers(), body: answer)
+    }
+
+    /// PutRecords' answer: a sequence number and shard per stored record, the code and AWS's
+    /// message per failed one.
+    private func kinesisAnswer(records: Int, failures: [Int: String]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("FailedRecordCount")
+        writer.integer(failures.count)
+        writer.key("Records")
+        writer.beginArray()
+        for index in 0..<records {
+            writer.beginObject()
+            if let code = failures[index] {
+                writer.key("ErrorCode")
+                writer.string(code)
+                writer.key("ErrorMessage")
+                writer.string(
+                    code == "ProvisionedThroughputExceededException"
+                        ? "Rate exceeded for shard shardId-000000000000 in stream s under account \(accountID)."
+                        : "Internal service failure.")
+            } else {
+                writer.key("SequenceNumber")
+                writer.string(nextID())
+                writer.key("ShardId")
+                writer.string("shardId-000000000000")
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
 
     private func respond(_ received: inout ReceivedRequest, _ error: FirehoseError) -> HTTPResponse {
@@ -283,4 +341,16 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
 
     /// `Sat, 21 Nov 2026 13:05:09 GMT`
     public static func httpDate(_ date: Date) -> String { HTTPDate.format(date) }
+}
+
+// Member names are AWS's.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct KinesisPutRecordsShape: Decodable {
+    struct Record: Decodable {
+        var Data: Data
+        var PartitionKey: String
+    }
+
+    var StreamName: String
+    var Records: [Record]
 }

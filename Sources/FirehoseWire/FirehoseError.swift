@@ -44,6 +44,11 @@ extension FirehoseError {
     /// At most this many violations are spelled out; a hostile request must not buy a huge answer.
     package static let maxListedViolations = 10
 
+    /// The message of `validation(violations)`; nil when there are none.
+    package static func validationMessage(_ violations: [ValidationViolation]) -> String? {
+        violations.isEmpty ? nil : validation(violations).message
+    }
+
     package static func validation(_ violations: [ValidationViolation]) -> FirehoseError {
         let count = violations.count
         let noun = count == 1 ? "error" : "errors"

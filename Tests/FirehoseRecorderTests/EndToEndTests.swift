@@ -418,4 +418,104 @@ struct EndToEndTests {
         }
     }
 
+    @Test(
+        "KinesisRecorder: 100,000 saved records reach a two-shard stream of the real process, each once, with its key")
+    func kinesisRecorder() async throws {
+        let binary = try requireServerBinary()
+        let work = try TestDirectory("e2e-kinesis-recorder")
+        defer { work.remove() }
+        let server = try LocalFirehoseProcess(
+            binary: binary, workDirectory: work.url,
+            configYAML: e2eConfig + "\nKinesisStreams:\n  - {StreamName: app-events, ShardCount: 2}\n")
+        try await server.start()
+        defer { server.kill() }
+        let client = KinesisClient(
+            endpoint: server.endpoint, region: "us-east-1", credentialsProvider: Self.credentials)
+        let recorder = try KinesisRecorder(
+            directory: work.appending("recorder"), client: client, configuration: .init(diskByteLimit: 64 << 20))
+        let count = 100_000
+        for index in 0..<count {
+            try await recorder.saveRecord(
+                Data("event \(index)".utf8), streamName: "app-events", partitionKey: "user-\(index % 97)")
+        }
+        let summary = await recorder.submitAllRecords()
+        #expect(summary.status.name == "completed", "\(summary.status)")
+        #expect(summary.sentRecords == count && summary.remainingRecords == 0)
+
+        var received: [String: String] = [:]
+        var duplicates = 0
+        for shard in ["shardId-000000000000", "shardId-000000000001"] {
+            for record in try await readShard(client, stream: "app-events", shard: shard) {
+                if received.updateValue(record.key, forKey: record.data) != nil { duplicates += 1 }
+            }
+        }
+        #expect(duplicates == 0)
+        #expect(received.count == count)
+        let wrongKeys = (0..<count).filter { received["event \($0)"] != "user-\($0 % 97)" }
+        #expect(wrongKeys.isEmpty, "first records missing or with another key: \(wrongKeys.prefix(5))")
+        print("e2e kinesis recorder: \(count) records in \(summary.requests) PutRecords, read back once each")
+    }
+
+    @Test("KinesisRecorder against a shard's quota: throttled records are retried until every one is stored, once")
+    func kinesisRecorderThrottled() async throws {
+        let binary = try requireServerBinary()
+        let work = try TestDirectory("e2e-kinesis-throttled")
+        defer { work.remove() }
+        let server = try LocalFirehoseProcess(
+            binary: binary, workDirectory: work.url,
+            configYAML: e2eConfig + "\nQuotas: aws\nKinesisStreams:\n  - {StreamName: narrow, ShardCount: 1}\n")
+        try await server.start()
+        defer { server.kill() }
+        let client = KinesisClient(
+            endpoint: server.endpoint, region: "us-east-1", credentialsProvider: Self.credentials)
+        let recorder = try KinesisRecorder(
+            directory: work.appending("recorder"), client: client,
+            configuration: .init(
+                diskByteLimit: 64 << 20, maxRetriesPerSubmit: 50, retryBaseDelay: .milliseconds(200),
+                retryMaxDelay: .seconds(1)))
+        // 3,000 records of 1,000 bytes: three times what the shard takes in a second.
+        let saved = (0..<3_000).map { index in
+            Data("\(index) ".utf8) + Data(repeating: UInt8(ascii: "x"), count: 1_000 - "\(index) ".utf8.count)
+        }
+        for data in saved { try await recorder.saveRecord(data, streamName: "narrow") }
+        let summary = await recorder.submitAllRecords()
+        #expect(summary.status.name == "completed", "\(summary.status)")
+        #expect(summary.sentRecords == saved.count && summary.dropped.isEmpty)
+        #expect(summary.failedAttempts > 0, "the shard's quota never throttled a record")
+        let read = try await readShard(client, stream: "narrow", shard: "shardId-000000000000")
+        #expect(read.map(\.data).sorted() == saved.map { String(decoding: $0, as: UTF8.self) }.sorted())
+        print(
+            "e2e kinesis throttled: \(saved.count) records in \(summary.requests) PutRecords, "
+                + "\(summary.failedAttempts) throttled attempts retried")
+    }
+
+    /// Every record of a shard, from its start, through GetRecords pages.
+    private func readShard(_ client: KinesisClient, stream: String, shard: String) async throws -> [(
+        key: String, data: String
+    )] {
+        func object(_ bytes: [UInt8]) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        }
+        let first = try await client.send(
+            operation: "GetShardIterator",
+            body: Array(
+                #"{"StreamName": "\#(stream)", "ShardId": "\#(shard)", "ShardIteratorType": "TRIM_HORIZON"}"#.utf8))
+        var iterator = try #require(try object(first.body)["ShardIterator"] as? String)
+        var records: [(key: String, data: String)] = []
+        while true {
+            let page = try object(
+                try await client.send(
+                    operation: "GetRecords", body: Array(#"{"ShardIterator": "\#(iterator)", "Limit": 10000}"#.utf8)
+                ).body)
+            let batch = try #require(page["Records"] as? [[String: Any]])
+            for record in batch {
+                let data = try #require(Data(base64Encoded: record["Data"] as? String ?? ""))
+                records.append((record["PartitionKey"] as? String ?? "", String(decoding: data, as: UTF8.self)))
+            }
+            guard batch.count > 0 || (page["MillisBehindLatest"] as? Int ?? 0) > 0,
+                let next = page["NextShardIterator"] as? String
+            else { return records }
+            iterator = next
+        }
+    }
 }

@@ -2,27 +2,28 @@ import FirehoseClient
 import FirehoseWire
 import Foundation
 
-/// Keeps records on disk until Firehose has them, and says what happened to every one.
+/// Keeps records on disk until the service has them, and says what happened to every one: the one
+/// core of `FirehoseRecorder` and `KinesisRecorder`, which differ only in their `RecorderWire`.
 ///
 /// - `saveRecord` appends the record to a journal file and returns once it is durable — by default,
 ///   once it would survive the app crashing or being killed; with `Durability.powerLoss`, once it is
 ///   synced to stable storage (see `Configuration.durability`). Journaled records move into SQLite
 ///   (WAL) in batches of hundreds, one transaction each. A save never waits for the network: a submit
 ///   in progress is suspended on its requests, and the actor runs the save meanwhile.
-/// - `submitAllRecords` sends what was stored when it began, in PutRecordBatch calls that respect
-///   Firehose's limits, up to `maxConcurrentRequests` of them at a time once the first has gone
-///   through, classifies every outcome (see `docs/recorder.md`) and returns a summary. Submits run
-///   one at a time; a second call waits for the first.
+/// - `submitAllRecords` sends what was stored when it began, in requests (PutRecordBatch, PutRecords)
+///   that respect the service's limits, up to `maxConcurrentRequests` of them at a time once the
+///   first has gone through, classifies every outcome (see `docs/recorder.md`) and returns a
+///   summary. Submits run one at a time; a second call waits for the first.
 /// - Nothing is dropped silently: every drop is in the summary and in `events`.
 ///
-/// One recorder per directory: a second one on the same directory (in this process or another)
-/// fails to open with a `.storage` error until the first is released.
-public actor FirehoseRecorder {
+/// One recorder per directory and service: a second one on the same directory (in this process or
+/// another) fails to open with a `.storage` error until the first is released.
+public actor Recorder<Wire: RecorderWire> {
     public let directory: URL
-    public let client: FirehoseClient
+    public nonisolated let wire: Wire
     public private(set) var configuration: Configuration
     private let environment: Environment
-    private let store: RecordStore
+    let store: RecordStore
     private let journal: RecordJournal
 
     /// Events, buffered (the newest 1,000) until read. One reader: iterate it from one task.
@@ -51,23 +52,23 @@ public actor FirehoseRecorder {
 
     /// Records moved from the journal to the store per transaction: enough that the commit's cost
     /// is spread thin, few enough that the save which triggers it is not noticeably slow.
-    static let flushRecords = 512
-    static let flushBytes = 1 << 20
+    static var flushRecords: Int { 512 }
+    static var flushBytes: Int { 1 << 20 }
     /// Past this much unflushed data (the store failing meanwhile), saves are refused.
-    static let maxPendingBytes = 32 << 20
+    static var maxPendingBytes: Int { 32 << 20 }
 
-    /// Opens the store in `directory` (created if missing). Choose a directory that the OS keeps —
-    /// on iOS, Application Support — never a temporary or caches directory, which the OS may purge.
+    /// Opens the store in `directory` (created if missing), to deliver through `wire`. Choose a
+    /// directory that the OS keeps — on iOS, Application Support — never a temporary or caches
+    /// directory, which the OS may purge.
     ///
     /// Records that an earlier process journaled but did not move into the database yet are moved now.
     /// A database that cannot be read is moved aside and replaced; `events` then starts with
     /// `.databaseRecovered`.
     public init(
-        directory: URL, client: FirehoseClient, configuration: Configuration = Configuration(),
-        environment: Environment = .live
+        directory: URL, wire: Wire, configuration: Configuration = Configuration(), environment: Environment = .live
     ) throws(RecorderError) {
         self.directory = directory
-        self.client = client
+        self.wire = wire
         self.configuration = configuration
         self.environment = environment
         (events, eventSink) = AsyncStream.makeStream(of: RecorderEvent.self, bufferingPolicy: .bufferingNewest(1_000))
@@ -75,9 +76,11 @@ public actor FirehoseRecorder {
             let now = environment.now()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             // The journal first: its lock keeps a second recorder away from both files.
-            let (journal, entries, unreadableJournal) = try RecordJournal.open(directory: directory, now: now)
+            let (journal, entries, unreadableJournal) = try RecordJournal.open(
+                directory: directory, fileName: Wire.fileStem + ".journal", now: now)
             let (store, recovery) = try RecordStore.open(
-                directory: directory, now: now, durability: configuration.durability)
+                directory: directory, fileName: Wire.fileStem + ".sqlite", now: now,
+                durability: configuration.durability)
             if !entries.isEmpty {
                 _ = try store.insert(entries, expireBefore: nil, incoming: 0, byteLimit: .max, inFlight: [])
             }
@@ -155,31 +158,29 @@ public actor FirehoseRecorder {
     private var bytesUsed: Int { store.snapshot.bytes + pendingBytes }
 
     /// Every stored record, oldest first (for tools and tests; loads them all).
-    public func storedRecords() throws(RecorderError) -> [(id: Int64, streamName: String, data: Data, attempts: Int)] {
+    public func storedRecords() throws(RecorderError) -> [(
+        id: Int64, streamName: String, data: Data, attempts: Int, partitionKey: String
+    )] {
         let stored = try storage { try store.all() }
-        return stored.map { ($0.id, $0.stream, $0.data, $0.attempts) } + pending.map { ($0.id, $0.stream, $0.data, 0) }
+        return stored.map { ($0.id, $0.stream, $0.data, $0.attempts, $0.partitionKey) }
+            + pending.map { ($0.id, $0.stream, $0.data, 0, $0.partitionKey) }
     }
 
     // MARK: Saving
 
-    /// Stores a record for `streamName` and returns its id once it is durable (see
-    /// `Configuration.durability`).
-    ///
-    /// - Throws: `.recordTooLarge` for records over 1,024,000 bytes (Firehose's limit) or over
-    ///   `diskByteLimit`; `.invalidStreamName`; `.storage` when the disk write fails (the record is
-    ///   then not stored).
-    @discardableResult
-    public func saveRecord(_ data: Data, streamName: String) async throws(RecorderError) -> Int64 {
+    /// Stores a record and returns its id once it is durable: `saveRecord` of each service.
+    func save(_ data: Data, streamName: String, partitionKey: String) async throws(RecorderError) -> Int64 {
         if !validStreams.contains(streamName) {
-            let violations = ServiceLimits.streamNameViolations(streamName)
-            guard violations.isEmpty else {
-                throw RecorderError(kind: .invalidStreamName, message: FirehoseError.validation(violations).message)
+            if let problem = Wire.streamNameProblem(streamName) {
+                throw RecorderError(kind: .invalidStreamName, message: problem)
             }
             if validStreams.count >= 1_000 { validStreams.removeAll() }
             validStreams.insert(streamName)
         }
-        guard data.count <= ServiceLimits.maxRecordBytes else {
-            throw .recordTooLarge(data.count, limit: ServiceLimits.maxRecordBytes, why: "Firehose's limit per record")
+        let recordBytes = data.count + partitionKey.utf8.count
+        guard recordBytes <= Wire.maxRecordBytes else {
+            throw .recordTooLarge(
+                recordBytes, limit: Wire.maxRecordBytes, why: "\(Wire.serviceName)'s limit per record")
         }
         guard data.count <= configuration.diskByteLimit else {
             throw .recordTooLarge(data.count, limit: configuration.diskByteLimit, why: "diskByteLimit")
@@ -202,12 +203,16 @@ public actor FirehoseRecorder {
         let id = nextID
         nextID += 1
         let sequence = try storage {
-            try journal.append(id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970)
+            try journal.append(
+                id: id, stream: streamName, partitionKey: partitionKey, data: data, createdAt: now.timeIntervalSince1970
+            )
         }
         // Durable now (or once synced, below); whatever happens to the store from here on, the
         // record is in the journal and the save has succeeded.
         pending.append(
-            RecordJournal.Entry(id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970))
+            RecordJournal.Entry(
+                id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970, partitionKey: partitionKey
+            ))
         pendingBytes += data.count
         oldestPending = min(oldestPending, now.timeIntervalSince1970)
         if pending.count >= Self.flushRecords || pendingBytes >= Self.flushBytes, pending.count >= retryFlushAt {
@@ -270,8 +275,8 @@ public actor FirehoseRecorder {
     ///
     /// Batches of a stream go out `maxConcurrentRequests` at a time once one has been delivered
     /// whole (until then, and again after any failure, one at a time), so their records can arrive
-    /// in another order than they were saved — as with any two PutRecordBatch calls, Firehose does
-    /// not order records across requests.
+    /// in another order than they were saved — as with any two PutRecordBatch or PutRecords calls,
+    /// neither service orders records across requests.
     public func submitAllRecords() async -> SubmitSummary {
         await acquireSubmit()
         defer { releaseSubmit() }
@@ -404,22 +409,26 @@ public actor FirehoseRecorder {
         while !pending.isEmpty {
             inFlight.formUnion(pending.map(\.id))
             summary.requests += 1
-            let result: Result<PutRecordBatchOutput, FirehoseClientError>
+            let result: Result<[PutOutcome], FirehoseClientError>
             do {
-                result = .success(try await client.putRecordBatch(pending.map(\.data), deliveryStreamName: stream))
+                result = .success(
+                    try await wire.put(
+                        pending.map { OutgoingRecord(data: $0.data, partitionKey: $0.partitionKey) },
+                        streamName: stream))
             } catch {
                 result = .failure(error)
             }
 
             var failed: [RecordStore.Pending] = []
             var lastCode = ""
+            var requestFailure: FirehoseClientError?
             switch result {
-            case .success(let output):
+            case .success(let outcomes):
                 var delivered: [Int64] = []
-                for (record, entry) in zip(pending, output.entries) {
-                    switch entry {
-                    case .success: delivered.append(record.id)
-                    case .failure(let code, _):
+                for (record, outcome) in zip(pending, outcomes) {
+                    switch outcome {
+                    case .stored: delivered.append(record.id)
+                    case .failed(let code):
                         failed.append(record)
                         lastCode = code
                     }
@@ -470,28 +479,15 @@ public actor FirehoseRecorder {
                     failed = pending
                     lastCode = error.code ?? "HTTP \(error.httpStatus ?? 0)"
                     if case .invalidResponse = error.kind.classification { lastCode = "InvalidResponse" }
-                    if let stop = try countFailures(
-                        failed, code: lastCode, error: error, summary: &summary, retry: retry)
-                    {
-                        return stop
-                    }
-                    pending = try stillStored(failed)
-                    if pending.isEmpty { return .next }
-                    retry += 1
-                    do {
-                        try await environment.clock.sleep(for: backoff(retry: retry - 1))
-                    } catch {
-                        return .cancelled
-                    }
-                    continue
+                    requestFailure = error
                 }
             }
-            // Per-record failures.
-            let perRecordError = FirehoseClientError(
-                kind: .service, code: lastCode, message: "\(failed.count) of \(pending.count) records failed.")
-            if let stop = try countFailures(
-                failed, code: lastCode, error: perRecordError, summary: &summary, retry: retry)
-            {
+            // Records to send again: the whole request failed retryably, or some of its records did.
+            let failure =
+                requestFailure
+                ?? FirehoseClientError(
+                    kind: .service, code: lastCode, message: "\(failed.count) of \(pending.count) records failed.")
+            if let stop = try countFailures(failed, code: lastCode, error: failure, summary: &summary, retry: retry) {
                 return stop
             }
             pending = try stillStored(failed)
@@ -569,7 +565,7 @@ public actor FirehoseRecorder {
         }
         if FirehoseClientError.invalidRequestCodes.contains(code) || error.httpStatus == 413 {
             // A stream-level validation failure would otherwise drop every record one by one.
-            if error.message.contains("deliveryStreamName") { return .stopStream(.refused) }
+            if error.message.contains(Wire.streamNameMember) { return .stopStream(.refused) }
             return .invalidBatch
         }
         return .stopStream(.refused)
