@@ -303,7 +303,7 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
                 writer.string(
                     code == "ProvisionedThroughputExceededException"
                         ? "Rate exceeded for shard shardId-000000000000 in stream s under account \(accountID)."
-                        : "Internal service failure.")
+                        : "Internal Service Failure")
             } else {
                 writer.key("SequenceNumber")
                 writer.string(nextID())

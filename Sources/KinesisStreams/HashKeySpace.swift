@@ -41,8 +41,12 @@ public struct HashKeySpace: Sendable, Equatable {
 
     /// Whether `text` matches the model's HashKey pattern, whatever its value.
     public static func isHashKeyText(_ text: String) -> Bool {
-        guard let first = text.utf8.first else { return false }
+        isCanonicalDecimal(text, maxDigits: 39)
+    }
+
+    /// `0|([1-9]\d{0,maxDigits-1})`: the model's patterns for hash keys and sequence numbers.
+    static func isCanonicalDecimal(_ text: String, maxDigits: Int) -> Bool {
+        guard let first = text.utf8.first, text.utf8.count <= maxDigits else { return false }
         return text.utf8.allSatisfy { (0x30...0x39).contains($0) } && (first != 0x30 || text.utf8.count == 1)
-            && text.utf8.count <= 39
     }
 }

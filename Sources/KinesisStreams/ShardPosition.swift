@@ -34,8 +34,7 @@ public struct SequenceNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// The model's SequenceNumber pattern, `0|([1-9]\d{0,128})`.
     public static func isModelText(_ text: String) -> Bool {
-        guard let first = text.utf8.first, text.utf8.count <= 129 else { return false }
-        return text.utf8.allSatisfy { (0x30...0x39).contains($0) } && (first != 0x30 || text.utf8.count == 1)
+        HashKeySpace.isCanonicalDecimal(text, maxDigits: 129)
     }
 
     static func padded(_ value: Int64, _ width: Int) -> String {

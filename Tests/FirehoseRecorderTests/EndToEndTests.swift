@@ -426,7 +426,9 @@ struct EndToEndTests {
         defer { work.remove() }
         let server = try LocalFirehoseProcess(
             binary: binary, workDirectory: work.url,
-            configYAML: e2eConfig + "\nKinesisStreams:\n  - {StreamName: app-events, ShardCount: 2}\n")
+            configYAML: e2eConfig
+                + "\nKinesisStreams:\n  - {StreamName: app-events, ShardCount: 2}\n  - {StreamName: one-mib, ShardCount: 1}\n"
+        )
         try await server.start()
         defer { server.kill() }
         let client = KinesisClient(
@@ -454,6 +456,21 @@ struct EndToEndTests {
         let wrongKeys = (0..<count).filter { received["event \($0)"] != "user-\($0 % 97)" }
         #expect(wrongKeys.isEmpty, "first records missing or with another key: \(wrongKeys.prefix(5))")
         print("e2e kinesis recorder: \(count) records in \(summary.requests) PutRecords, read back once each")
+
+        // A record over the stream's maximum (1 MiB unless raised) is the service's to refuse: it is
+        // split out and dropped as rejected; the records beside it are delivered.
+        try await recorder.saveRecord(Data("before".utf8), streamName: "one-mib", partitionKey: "k")
+        let large = try await recorder.saveRecord(Data(count: 1_100_000), streamName: "one-mib", partitionKey: "k")
+        try await recorder.saveRecord(Data("after".utf8), streamName: "one-mib", partitionKey: "k")
+        let second = await recorder.submitAllRecords()
+        #expect(second.sentRecords == 2 && second.dropped.map(\.recordIDs) == [[large]])
+        guard case .rejected(let code, let message) = second.dropped.first?.reason else {
+            Issue.record("not rejected: \(second.dropped)")
+            return
+        }
+        #expect(code == "InvalidArgumentException" && message.contains("exceeds the maximum record size"))
+        let stored = try await readShard(client, stream: "one-mib", shard: "shardId-000000000000")
+        #expect(stored.map(\.data) == ["before", "after"])
     }
 
     @Test("KinesisRecorder against a shard's quota: throttled records are retried until every one is stored, once")
