@@ -1,6 +1,7 @@
 // swift-tools-version:6.2
 // Benchmarks for firehose-local: the `firehose-load` load generator, the `zlib-ceiling` program that
-// measures what zlib can do on this machine, `recorder-bench` for FirehoseRecorder, `lambda-identity`
+// measures what zlib can do on this machine, `kinesis-read` (GetRecords to a stream's end),
+// `recorder-bench` for FirehoseRecorder, `lambda-identity`
 // (a transformation function that costs next to nothing), and ordo-one
 // micro benchmarks of the hot paths. A package of its own, as in SwiftNIO, so the main build never
 // resolves the benchmark dependencies; the main package's libraries are symlinked in (as in Fuzz/).
@@ -88,6 +89,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "kinesis-read",
+            dependencies: [
+                "LoadSupport", "FirehoseClient", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),

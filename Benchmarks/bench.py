@@ -82,6 +82,13 @@ SCENARIOS = [
     dict(name="gzip-1-stream-store",
          what="as gzip-1-stream-fsync, the bucket mapped to moto's S3 server (one PutObject per object)",
          compression="GZIP", durability="fsync", streams=1, load="batch", store=True),
+    # Kinesis Data Streams (issue 18): the same records in PutRecords of 500 (partition keys pk-0 ...
+    # pk-499) to a 4-shard data stream; every request one SQLite transaction synced to disk, whatever
+    # --durability says. After the load, kinesis-read reads the stream back to its end (one consumer
+    # per shard, GetRecords pages of 10,000): the GetRecords figure.
+    dict(name="kinesis-putrecords", what="PutRecords 500 app events, 16 conns, a 4-shard data stream (synced); "
+         "then GetRecords of all of it", compression="GZIP", durability="fsync", streams=0, load="kinesis",
+         kinesis_shards=4),
     dict(name="gzip-500-partitions-rss",
          what="as gzip-1-stream-fsync, partitioned into 500 active partitions (.ts % 500)",
          compression="GZIP", durability="fsync", streams=1, load="batch",
@@ -91,6 +98,7 @@ SCENARIOS = [
 LOADS = {
     "batch": ["--operation", "PutRecordBatch", "--records-per-batch", "500", "--record-profile", "app-events"],
     "small": ["--operation", "PutRecord", "--record-profile", "small"],
+    "kinesis": ["--operation", "PutRecords", "--records-per-batch", "500", "--record-profile", "app-events"],
 }
 
 
@@ -142,13 +150,17 @@ def flush(port, timeout=600):
 
 # --- firehose-local ------------------------------------------------------------------------------
 
-def write_config(path, compression, streams, gzip_level, partitioning=None, function=None, store_endpoint=None):
+def write_config(path, compression, streams, gzip_level, partitioning=None, function=None, store_endpoint=None,
+                 kinesis_shards=None):
     lines = ["Authentication: verify", f"GzipLevel: {gzip_level}"]
+    if kinesis_shards:
+        lines += ["KinesisStreams:", f"  - {{StreamName: bench-0, ShardCount: {kinesis_shards}}}"]
     if store_endpoint:
         lines += ["Buckets:", f"  - {json.dumps(dict(Name='bench-bucket', Endpoint=store_endpoint, Credentials=dict(AccessKeyId='test', SecretAccessKey='test')))}"]
     if function:
         lines += ["LambdaFunctions:", f"  - {json.dumps(dict(FunctionName='identity', **function))}"]
-    lines.append("DeliveryStreams:")
+    if streams:
+        lines.append("DeliveryStreams:")
     for index in range(streams):
         lines += [
             f"  - DeliveryStreamName: bench-{index}",
@@ -186,7 +198,7 @@ class Server:
     """A firehose-local process on a free port, with its own data directory."""
 
     def __init__(self, binary, work_root, compression="GZIP", durability="fsync", streams=1, gzip_level=6,
-                 partitioning=None, transformation=None, bin_dir=None, store_endpoint=None):
+                 partitioning=None, transformation=None, bin_dir=None, store_endpoint=None, kinesis_shards=None):
         self.binary = binary
         self.root = Path(tempfile.mkdtemp(prefix="firehose-bench-", dir=work_root))
         self.config = self.root / "firehose.yaml"
@@ -204,7 +216,8 @@ class Server:
                     raise RuntimeError("lambda-identity did not start")
                 time.sleep(0.01)
             function = {"Endpoint": f"http://127.0.0.1:{function_port.read_text().strip()}"}
-        write_config(self.config, compression, streams, gzip_level, partitioning, function, store_endpoint)
+        write_config(self.config, compression, streams, gzip_level, partitioning, function, store_endpoint,
+                     kinesis_shards)
         self.durability = durability
         self.process = None
         self.port = None
@@ -257,9 +270,10 @@ class Server:
 class Moto:
     """moto's server mode with a bucket and `streams` delivery streams made through boto3."""
 
-    def __init__(self, streams=1):
+    def __init__(self, streams=1, kinesis_shards=None):
         self.port = free_port()
         self.streams = streams
+        self.kinesis_shards = kinesis_shards
         self.process = None
 
     def start(self, timeout=60.0):
@@ -288,6 +302,9 @@ class Moto:
                     "BucketARN": "arn:aws:s3:::bench-bucket",
                     "CompressionFormat": "GZIP",
                 })
+        if self.kinesis_shards:
+            session.client("kinesis", endpoint_url=self.endpoint).create_stream(
+                StreamName="bench-0", ShardCount=self.kinesis_shards)
         return self
 
     @property
@@ -373,6 +390,19 @@ def run_load(bin_dir, endpoint, pid, load, streams, duration, warmup, seed, labe
     return report
 
 
+def run_read(bin_dir, endpoint, pid):
+    """kinesis-read over the whole of bench-0; its figures, the server's cores while it read, and the
+    reader's own CPU."""
+    server = process_cpu_seconds(pid)
+    finished = subprocess.run([str(bin_dir / "kinesis-read"), "--endpoint", endpoint, "--stream", "bench-0", "--json"],
+                              capture_output=True, text=True, timeout=660)
+    if finished.returncode not in (0, 2) or not finished.stdout.strip():
+        raise RuntimeError(f"kinesis-read failed ({finished.returncode}): {finished.stderr[-2000:]}")
+    report = json.loads(finished.stdout)
+    report["serverCores"] = (process_cpu_seconds(pid) - server) / report["seconds"]
+    return report
+
+
 def run_ceiling(bin_dir, threads, duration, seed):
     command = [str(bin_dir / "zlib-ceiling"), "--threads", str(threads), "--duration", str(duration),
                "--seed", str(seed), "--level", "6", "--json"]
@@ -405,6 +435,8 @@ def summarize(runs):
         "payloadMBPerSecond": pick(["payloadMBPerSecond"]),
         "recordsPerSecond": pick(["recordsPerSecond"]),
         "requestsPerSecond": pick(["requestsPerSecond"]),
+        "readMBPerSecond": pick(["read", "payloadMBPerSecond"]),
+        "readRecordsPerSecond": pick(["read", "recordsPerSecond"]),
         "p50Ms": pick(["latency", "p50Ms"]),
         "p99Ms": pick(["latency", "p99Ms"]),
         "p999Ms": pick(["latency", "p999Ms"]),
@@ -554,7 +586,8 @@ def main():
                                         partitioning=scenario.get("partitioning"),
                                         transformation=scenario.get("transformation"),
                                         bin_dir=Path(args.function_dir or bin_dir),
-                                        store_endpoint=store.endpoint if store else None).start()
+                                        store_endpoint=store.endpoint if store else None,
+                                        kinesis_shards=scenario.get("kinesis_shards")).start()
                     except BaseException:
                         if store:
                             store.stop()
@@ -563,8 +596,11 @@ def main():
                         if build == binary:
                             start_times.append(server.start_seconds)
                         report = run_load(bin_dir, server.endpoint, server.process.pid, scenario["load"],
-                                          scenario["streams"], args.duration, args.warmup, args.seed, scenario["name"])
+                                          max(scenario["streams"], 1), args.duration, args.warmup, args.seed,
+                                          scenario["name"])
                         report["startSeconds"] = server.start_seconds
+                        if scenario.get("kinesis_shards"):
+                            report["read"] = run_read(bin_dir, server.endpoint, server.process.pid)
                         if scenario.get("transformation") or scenario.get("store"):
                             # Puts are acknowledged once staged, before the function runs (or the
                             # store answers): what counts is the rate records come out delivered, so
@@ -584,6 +620,9 @@ def main():
                 runs.append(report)
                 drained = (f" (accepted {report['acceptedMBPerSecond']:.1f} MB/s, then {report['drainSeconds']:.1f} s to "
                            f"deliver the rest)") if "drainSeconds" in report else ""
+                if "read" in report:
+                    drained += (f" (GetRecords {report['read']['payloadMBPerSecond']:.1f} MB/s, "
+                                f"{report['read']['records']} records)")
                 log(f"{role}{scenario['name']} run {run + 1}: {report['payloadMBPerSecond']:.1f} MB/s{drained}, "
                     f"{report['requestsPerSecond']:.0f} req/s, p99 {report['latency']['p99Ms']:.2f} ms, "
                     f"server {report.get('server', {}).get('cores', 0):.2f} cores, "
@@ -605,14 +644,20 @@ def main():
 
     # The peer: the same generator and loads against moto's server mode.
     if not args.no_moto and selected("moto"):
-        for name, load in (("gzip-1-stream-fsync", "batch"), ("putrecord-none", "small")):
+        peer_loads = [("gzip-1-stream-fsync", "batch"), ("putrecord-none", "small")]
+        if selected("kinesis-putrecords") or not wanted:
+            peer_loads.append(("kinesis-putrecords", "kinesis"))
+        for name, load in peer_loads:
             runs = []
             for run in range(args.runs):
-                def one_run():
-                    moto = Moto().start()
+                def one_run(name=name, load=load):
+                    moto = Moto(kinesis_shards=4 if load == "kinesis" else None).start()
                     try:
-                        return run_load(bin_dir, moto.endpoint, moto.process.pid, load, 1, min(args.duration, 10.0),
-                                        args.warmup, args.seed, "moto " + name)
+                        report = run_load(bin_dir, moto.endpoint, moto.process.pid, load, 1,
+                                          min(args.duration, 10.0), args.warmup, args.seed, "moto " + name)
+                        if load == "kinesis":
+                            report["read"] = run_read(bin_dir, moto.endpoint, moto.process.pid)
+                        return report
                     finally:
                         moto.stop()
 
@@ -684,14 +729,17 @@ def render(results):
         lines.append(f"zlib level-6 ceiling (2 threads, same records): {ceiling:.1f} MB/s "
                      f"(1 thread: {one:.1f} MB/s; ratio {results['ceiling']['compressionRatio']:.2f}:1)")
     for name, figures in moto.items():
+        read = f", GetRecords {figures['readMBPerSecond']:.2f} MB/s" if figures.get("readMBPerSecond") else ""
         lines.append(f"moto, {name} load: {figures['payloadMBPerSecond']:.2f} MB/s, "
-                     f"{figures['requestsPerSecond']:.0f} req/s, p99 {figures['p99Ms']:.1f} ms")
+                     f"{figures['requestsPerSecond']:.0f} req/s, p99 {figures['p99Ms']:.1f} ms{read}")
     if scenarios:
         lines += ["", "| scenario | MB/s | records/s | req/s | p50 ms | p99 ms | p99.9 ms | × ceiling | × moto | server cores | peak RSS MiB | errors | other load |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in scenarios.items():
-        peer = moto.get("putrecord-none" if name.startswith("putrecord") else "gzip-1-stream-fsync")
-        ratio_ceiling = f"{m['payloadMBPerSecond'] / ceiling:.2f}" if ceiling and not name.startswith("putrecord") else "–"
+        peer = moto.get("putrecord-none" if name.startswith("putrecord") else
+                        "kinesis-putrecords" if name.startswith("kinesis") else "gzip-1-stream-fsync")
+        compressed = not name.startswith("putrecord") and not name.startswith("kinesis")
+        ratio_ceiling = f"{m['payloadMBPerSecond'] / ceiling:.2f}" if ceiling and compressed else "–"
         if peer and name.startswith("putrecord") and peer["requestsPerSecond"]:
             ratio_moto = f"{m['requestsPerSecond'] / peer['requestsPerSecond']:.1f}"
         elif peer and peer["payloadMBPerSecond"]:
@@ -725,6 +773,18 @@ def render(results):
                          f"| {m['requestsPerSecond']:.0f} | {b['requestsPerSecond']:.0f} | {ratio_rq} "
                          f"| {m['p99Ms']:.2f} | {b['p99Ms']:.2f} "
                          f"| {m['serverPeakRSSMiB'] or 0:.0f} | {b['serverPeakRSSMiB'] or 0:.0f} |")
+    kinesis = scenarios.get("kinesis-putrecords")
+    if kinesis:
+        firehose = scenarios.get("gzip-1-stream-fsync")
+        beside = (f"; Firehose PutRecordBatch to 1 GZIP stream in this run: {firehose['payloadMBPerSecond']:.1f} MB/s "
+                  f"(Kinesis / Firehose {kinesis['payloadMBPerSecond'] / firehose['payloadMBPerSecond']:.2f})"
+                  if firehose and firehose["payloadMBPerSecond"] else "")
+        peer = moto.get("kinesis-putrecords")
+        against = (f"; moto: PutRecords {peer['payloadMBPerSecond']:.2f} MB/s, GetRecords {peer['readMBPerSecond']:.2f} MB/s"
+                   if peer and peer.get("readMBPerSecond") else "")
+        lines += ["", f"Kinesis Data Streams (4 shards): PutRecords {kinesis['payloadMBPerSecond']:.1f} MB/s, "
+                  f"GetRecords {kinesis['readMBPerSecond'] or 0:.1f} MB/s ({kinesis['readRecordsPerSecond'] or 0:.0f} "
+                  f"records/s){beside}{against}"]
     idle = results["idle"]
     if idle:
         lines.append("")

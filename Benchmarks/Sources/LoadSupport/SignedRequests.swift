@@ -8,15 +8,21 @@ import FirehoseWire
     import Foundation
 #endif
 
-/// The two data-plane operations the load generator sends.
+/// The data-plane operations the load generator sends: Firehose's two, and Kinesis Data Streams'
+/// PutRecords (each record's partition key `pk-N`, N its place in the request, so records spread
+/// over every shard).
 public enum LoadOperation: String, CaseIterable, Sendable {
     case putRecord = "PutRecord"
     case putRecordBatch = "PutRecordBatch"
+    case putRecords = "PutRecords"
 
-    var wire: FirehoseOperation {
+    var service: String { self == .putRecords ? "kinesis" : "firehose" }
+
+    var target: String {
         switch self {
-        case .putRecord: .putRecord
-        case .putRecordBatch: .putRecordBatch
+        case .putRecord: ClientRequestEncoding.target(.putRecord)
+        case .putRecordBatch: ClientRequestEncoding.target(.putRecordBatch)
+        case .putRecords: KinesisClient.targetPrefix + "PutRecords"
         }
     }
 }
@@ -62,13 +68,31 @@ public struct RequestFactory: Sendable {
             body = ClientRequestEncoding.putRecord(deliveryStreamName: stream, record: records.first!)
         case .putRecordBatch:
             body = ClientRequestEncoding.putRecordBatch(deliveryStreamName: stream, records: records)
+        case .putRecords:
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("StreamName")
+            writer.string(stream)
+            writer.key("Records")
+            writer.beginArray()
+            for (index, record) in records.enumerated() {
+                writer.beginObject()
+                writer.key("Data")
+                writer.base64(record)
+                writer.key("PartitionKey")
+                writer.string("pk-\(index)")
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+            body = writer.bytes
         }
         var headers: [(name: String, value: String)] = [
             ("Host", hostHeader),
             ("Content-Type", FirehoseOperation.contentType),
-            ("X-Amz-Target", ClientRequestEncoding.target(operation.wire)),
+            ("X-Amz-Target", operation.target),
         ]
-        let signer = SigV4Signer(credentials: credentials, region: region, service: "firehose")
+        let signer = SigV4Signer(credentials: credentials, region: region, service: operation.service)
         headers += signer.sign(
             method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body),
             date: signingDate)

@@ -15,7 +15,8 @@ import NIOPosix
 struct FirehoseLoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "firehose-load",
-        abstract: "Closed-loop load against a Firehose endpoint on this machine, with pre-signed requests.",
+        abstract:
+            "Closed-loop load against a Firehose (or Kinesis) endpoint on this machine, with pre-signed requests.",
         discussion: """
             Every request is built and SigV4-signed before the timed phase (signatures stay valid for \
             5 minutes), then each connection sends one request at a time over a keep-alive \
@@ -34,7 +35,7 @@ struct FirehoseLoadCommand: AsyncParsableCommand {
     @Option(help: "Record profile: app-events (JSON, 300-1,000 B) or small (100 B).")
     var recordProfile: RecordProfile = .appEvents
 
-    @Option(help: "PutRecord or PutRecordBatch.")
+    @Option(help: "PutRecord or PutRecordBatch (Firehose), or PutRecords (Kinesis Data Streams; streams named alike).")
     var operation: LoadOperation = .putRecordBatch
 
     @Option(help: "Delivery streams to spread requests over (named <stream-prefix>-0 ...).")
