@@ -365,8 +365,14 @@ public final class FirehoseAPI: Sendable {
                     httpStatus: 500)
             }
             let body = try decodedBody(request)
-            // Puts are synced to disk before they are answered; reads wait behind no fsync.
             let now = sink.now()
+            if operation == .putRecord || operation == .putRecords {
+                return try await kinesis.put(operation, body: body, now: now) {
+                    (action, resource) throws(FirehoseError) in
+                    try caller?.authorize(action: action, resource: resource)
+                }
+            }
+            // Stream changes are synced to disk before they are answered; reads wait behind no fsync.
             return try await Self.blocking(on: operation.writes ? KinesisAPI.writeQueue : nil) {
                 () throws(FirehoseError) in
                 try kinesis.handle(operation, body: body, now: now) { (action, resource) throws(FirehoseError) in

@@ -52,6 +52,19 @@ public struct StreamDefinition: Sendable, Equatable {
 }
 
 /// One record to append: the shard its hash key chose, and what GetRecords gives back.
+/// One put's records, for `StreamLog.append(_:)` with the puts written in the same transaction.
+public struct AppendGroup: Sendable {
+    public var records: [RecordToAppend]
+    public var stream: StoredStream
+    public var nowMilliseconds: Int64
+
+    public init(records: [RecordToAppend], stream: StoredStream, nowMilliseconds: Int64) {
+        self.records = records
+        self.stream = stream
+        self.nowMilliseconds = nowMilliseconds
+    }
+}
+
 public struct RecordToAppend: Sendable {
     public var shard: Int
     public var partitionKey: String
@@ -258,29 +271,42 @@ public final class StreamLog: Sendable {
     /// Appends `records` to `stream` in one transaction, durable when this returns; their positions,
     /// in order.
     public func append(_ records: [RecordToAppend], to stream: StoredStream, nowMilliseconds: Int64)
-        throws(StreamLogError) -> (positions: [Int64], arrivalMilliseconds: Int64)
+        throws(StreamLogError) -> [Int64]
     {
+        try append([AppendGroup(records: records, stream: stream, nowMilliseconds: nowMilliseconds)])[0].get()
+    }
+
+    /// Appends every group in one transaction (one commit, one sync), durable when this returns; each
+    /// group's positions in order, or why that group was not appended (its stream was deleted since
+    /// the caller looked it up: the other groups are appended all the same). A storage failure fails
+    /// every group: nothing is appended.
+    public func append(_ groups: [AppendGroup]) throws(StreamLogError) -> [Result<[Int64], StreamLogError>] {
         try write { db throws(StreamLogError) in
             do {
-                // The stream may have been deleted since the caller looked it up.
-                guard try Self.stream(named: stream.name, in: db)?.id == stream.id else {
-                    throw StreamLogError.streamNotFound(stream.name)
-                }
-                let arrival = lastArrival.withLock { last in
-                    last = max(last, nowMilliseconds)
-                    return last
-                }
                 let statement = try db.cachedStatement(
                     sql: "INSERT INTO records (stream, shard, arrival_ms, partition_key, data) VALUES (?, ?, ?, ?, ?)")
-                var positions: [Int64] = []
-                positions.reserveCapacity(records.count)
-                for record in records {
-                    try statement.execute(arguments: [
-                        stream.id, record.shard, arrival, record.partitionKey, Data(record.data),
-                    ])
-                    positions.append(db.lastInsertedRowID)
+                var results: [Result<[Int64], StreamLogError>] = []
+                results.reserveCapacity(groups.count)
+                for group in groups {
+                    guard try Self.stream(named: group.stream.name, in: db)?.id == group.stream.id else {
+                        results.append(.failure(.streamNotFound(group.stream.name)))
+                        continue
+                    }
+                    let arrival = lastArrival.withLock { last in
+                        last = max(last, group.nowMilliseconds)
+                        return last
+                    }
+                    var positions: [Int64] = []
+                    positions.reserveCapacity(group.records.count)
+                    for record in group.records {
+                        try statement.execute(arguments: [
+                            group.stream.id, record.shard, arrival, record.partitionKey, Data(record.data),
+                        ])
+                        positions.append(db.lastInsertedRowID)
+                    }
+                    results.append(.success(positions))
                 }
-                return (positions, arrival)
+                return results
             } catch let error as StreamLogError {
                 throw error
             } catch {

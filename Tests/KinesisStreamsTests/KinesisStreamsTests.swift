@@ -100,7 +100,7 @@ struct StreamLogTests {
                     RecordToAppend(shard: 1, partitionKey: "b", data: [2, 2]),
                     RecordToAppend(shard: 0, partitionKey: "c", data: []),
                 ], to: stream, nowMilliseconds: 2_000)
-            #expect(put.positions == [1, 2, 3] && put.arrivalMilliseconds == 2_000)
+            #expect(put == [1, 2, 3])
         }
         let log = try StreamLog(path: path)
         let stream = try #require(try log.stream(named: "s"))
@@ -108,6 +108,7 @@ struct StreamLogTests {
             stream: stream, shard: 0, from: 1, limit: 10, maxBytes: 1 << 20, cutoffMilliseconds: 0)
         #expect(shard0.records.map(\.partitionKey) == ["a", "c"])
         #expect(shard0.records.map(\.data) == [[1], []])
+        #expect(shard0.records.map(\.arrivalMilliseconds) == [2_000, 2_000])
         #expect(shard0.nextPosition == 4 && shard0.oldestUnreadArrival == nil)
         let limited = try log.read(
             stream: stream, shard: 0, from: 1, limit: 1, maxBytes: 1 << 20, cutoffMilliseconds: 0)
@@ -115,9 +116,60 @@ struct StreamLogTests {
             limited.records.map(\.position) == [1] && limited.nextPosition == 2 && limited.oldestUnreadArrival == 2_000)
         #expect(try log.endPosition() == 4)
         // Arrivals never go backwards, even when the clock does.
-        #expect(
-            try log.append([RecordToAppend(shard: 1, partitionKey: "d", data: [4])], to: stream, nowMilliseconds: 1_500)
-                .arrivalMilliseconds == 2_000)
+        let late = try log.append(
+            [RecordToAppend(shard: 1, partitionKey: "d", data: [4])], to: stream, nowMilliseconds: 1_500)
+        let read = try log.read(
+            stream: stream, shard: 1, from: late[0], limit: 1, maxBytes: 1 << 20, cutoffMilliseconds: 0)
+        #expect(read.records.map(\.arrivalMilliseconds) == [2_000])
+    }
+
+    @Test("Puts grouped in one transaction: each gets its positions in order; a deleted stream's put fails alone")
+    func groupedAppend() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = try StreamLog(path: folder + "/streams.sqlite")
+        let kept = try log.create(StreamDefinition(name: "kept", shardCount: 2), nowMilliseconds: 0)
+        let gone = try log.create(StreamDefinition(name: "gone", shardCount: 1), nowMilliseconds: 0)
+        try log.delete(name: "gone")
+        let results = try log.append([
+            AppendGroup(
+                records: [RecordToAppend(shard: 0, partitionKey: "a", data: [1])], stream: kept, nowMilliseconds: 5),
+            AppendGroup(
+                records: [RecordToAppend(shard: 0, partitionKey: "b", data: [2])], stream: gone, nowMilliseconds: 5),
+            AppendGroup(
+                records: [
+                    RecordToAppend(shard: 1, partitionKey: "c", data: [3]),
+                    RecordToAppend(shard: 0, partitionKey: "d", data: [4]),
+                ], stream: kept, nowMilliseconds: 6),
+        ])
+        #expect(try results[0].get() == [1])
+        #expect(throws: StreamLogError.streamNotFound("gone")) { try results[1].get() }
+        #expect(try results[2].get() == [2, 3])
+        let shard0 = try log.read(stream: kept, shard: 0, from: 0, limit: 10, maxBytes: 1 << 20, cutoffMilliseconds: 0)
+        #expect(shard0.records.map(\.partitionKey) == ["a", "d"])
+        #expect(shard0.records.map(\.arrivalMilliseconds) == [5, 6])
+    }
+
+    @Test(
+        "Group commit's state machine: one writer at a time, batches in arrival order, bounded, and the writer stops when idle"
+    )
+    func writeBatching() {
+        var batching = WriteBatching<Int>(maxItems: 3)
+        let started = batching.enqueue(1)  // no writer: start one
+        #expect(started)
+        let more = [2, 3, 4].map { batching.enqueue($0) }
+        #expect(more == [false, false, false])
+        var batch = batching.next()
+        #expect(batch == [1, 2, 3])
+        let whileWriting = batching.enqueue(5)  // the writer is still running
+        #expect(!whileWriting)
+        batch = batching.next()
+        #expect(batch == [4, 5])
+        batch = batching.next()
+        #expect(batch.isEmpty)  // idle: the writer stops
+        let again = batching.enqueue(6)  // and the next put starts another
+        #expect(again && batching.waiting == 1)
+        batch = batching.next()
+        #expect(batch == [6])
     }
 
     @Test("Names are unique; a deleted stream's records go, and its positions are never reused")
@@ -140,7 +192,7 @@ struct StreamLogTests {
         #expect(second.id != first.id)
         #expect(
             try log.append([RecordToAppend(shard: 0, partitionKey: "k", data: [1])], to: second, nowMilliseconds: 0)
-                .positions == [2])
+                == [2])
         #expect(try log.streams().map(\.name) == ["s"])
     }
 

@@ -65,6 +65,8 @@ package final class KinesisAPI: Sendable {
     }
 
     let log: StreamLog
+    /// Puts' records, written by group commit on `writeQueue`.
+    private let appends: GroupedAppends
     /// Where puts and stream changes run: their own thread, so a put's fsync neither waits behind
     /// Firehose's group commits nor holds them up (SQLite has one writer anyway).
     static let writeQueue = DispatchQueue(label: "firehose-local.kinesis-writes")
@@ -79,14 +81,46 @@ package final class KinesisAPI: Sendable {
     /// - Parameter throttling: enforce each shard's write quota (`Quotas` in the configuration file).
     init(log: StreamLog, region: String, accountID: String, logger: Logger, throttling: Bool = false) {
         self.log = log
+        appends = GroupedAppends(log: log, queue: Self.writeQueue)
         self.region = region
         self.accountID = accountID
         self.logger = logger
         shardQuotas = throttling ? StreamQuotas(quota: Limits.shardWriteQuota) : nil
     }
 
-    /// Runs one operation; `authorize` is asked for the IAM action on the stream's ARN once the
-    /// stream the request names is known. Blocking (SQLite, fsync): call it off the task threads.
+    /// PutRecord and PutRecords: checked, hashed and admitted on the caller's thread (CPU work and a
+    /// lookup of the stream), then stored by group commit with the puts that arrive meanwhile, and
+    /// answered once durable.
+    func put(
+        _ operation: Operation, body: [UInt8], now: Date,
+        authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
+    ) async throws(FirehoseError) -> [UInt8] {
+        let milliseconds = now.epochMilliseconds
+        let put =
+            operation == .putRecord
+            ? try preparePutRecord(body, now: milliseconds, authorize: authorize)
+            : try preparePutRecords(body, now: milliseconds, authorize: authorize)
+        guard !put.appends.isEmpty else { return put.answer([]) }
+        do throws(StreamLogError) {
+            let positions = try await appends.append(
+                AppendGroup(records: put.appends, stream: put.stream, nowMilliseconds: milliseconds))
+            return put.answer(positions)
+        } catch {
+            throw firehoseError(error)
+        }
+    }
+
+    /// A put, checked: what to append, and how to answer once it is.
+    private struct PreparedPut {
+        var stream: StoredStream
+        var appends: [RecordToAppend]
+        /// The answer, from the positions the appended records got (in order).
+        var answer: ([Int64]) -> [UInt8]
+    }
+
+    /// Runs one operation but the puts; `authorize` is asked for the IAM action on the stream's ARN
+    /// once the stream the request names is known. Blocking (SQLite, fsync): call it off the task
+    /// threads.
     func handle(
         _ operation: Operation, body: [UInt8], now: Date,
         authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
@@ -99,8 +133,8 @@ package final class KinesisAPI: Sendable {
         case .describeStreamSummary: return try describeStreamSummary(body, authorize: authorize)
         case .listStreams: return try listStreams(body, authorize: authorize)
         case .listShards: return try listShards(body, now: milliseconds, authorize: authorize)
-        case .putRecord: return try putRecord(body, now: milliseconds, authorize: authorize)
-        case .putRecords: return try putRecords(body, now: milliseconds, authorize: authorize)
+        case .putRecord, .putRecords:
+            preconditionFailure("puts go through put(_:body:now:authorize:)")
         case .getShardIterator: return try getShardIterator(body, now: milliseconds, authorize: authorize)
         case .getRecords: return try getRecords(body, now: milliseconds, authorize: authorize)
         case .addTagsToStream: return try addTags(body, authorize: authorize)
@@ -487,9 +521,9 @@ package final class KinesisAPI: Sendable {
         var explicitHashKey: String?
     }
 
-    private func putRecord(
+    private func preparePutRecord(
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
-    ) throws(FirehoseError) -> [UInt8] {
+    ) throws(FirehoseError) -> PreparedPut {
         let input = try RequestJSON.decode(PutRecordInput.self, from: body)
         var violations: [ValidationViolation] = []
         let entry = try Self.entry(
@@ -510,24 +544,23 @@ package final class KinesisAPI: Sendable {
             throw FirehoseError(
                 code: "ProvisionedThroughputExceededException", message: throttledMessage(shard: shard, of: stream))
         }
-        let stored = try storage { () throws(StreamLogError) in
-            try log.append(
-                [RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)], to: stream,
-                nowMilliseconds: now)
+        return PreparedPut(
+            stream: stream, appends: [RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)]
+        ) { positions in
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("ShardId")
+            writer.string(ShardID.text(shard))
+            writer.key("SequenceNumber")
+            writer.string(SequenceNumber(stream: stream.id, shard: shard, position: positions[0]).description)
+            writer.endObject()
+            return writer.bytes
         }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("ShardId")
-        writer.string(ShardID.text(shard))
-        writer.key("SequenceNumber")
-        writer.string(SequenceNumber(stream: stream.id, shard: shard, position: stored.positions[0]).description)
-        writer.endObject()
-        return writer.bytes
     }
 
-    private func putRecords(
+    private func preparePutRecords(
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
-    ) throws(FirehoseError) -> [UInt8] {
+    ) throws(FirehoseError) -> PreparedPut {
         let input = try RequestJSON.decode(PutRecordsInput.self, from: body)
         var violations: [ValidationViolation] = []
         var entries: [Entry] = []
@@ -571,27 +604,35 @@ package final class KinesisAPI: Sendable {
             }
             appends.append(RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data))
         }
-        let stored = try storage { () throws(StreamLogError) in
-            appends.isEmpty
-                ? (positions: [], arrivalMilliseconds: now) : try log.append(appends, to: stream, nowMilliseconds: now)
+        let messages = throttled.mapValues { throttledMessage(shard: $0, of: stream) }
+        let count = entries.count
+        return PreparedPut(stream: stream, appends: appends) { positions in
+            Self.putRecordsAnswer(
+                count: count, throttled: messages, stored: zip(appends, positions), streamID: stream.id)
         }
+    }
+
+    /// PutRecords' answer: each record's shard and sequence number, or its throttling, in order.
+    private static func putRecordsAnswer(
+        count: Int, throttled: [Int: String], stored: some Sequence<(RecordToAppend, Int64)>, streamID: Int64
+    ) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("FailedRecordCount")
         writer.integer(throttled.count)
         writer.key("Records")
         writer.beginArray()
-        var stores = zip(appends, stored.positions).makeIterator()
-        for index in entries.indices {
+        var stores = stored.makeIterator()
+        for index in 0..<count {
             writer.beginObject()
-            if let shard = throttled[index] {
+            if let message = throttled[index] {
                 writer.key("ErrorCode")
                 writer.string("ProvisionedThroughputExceededException")
                 writer.key("ErrorMessage")
-                writer.string(throttledMessage(shard: shard, of: stream))
+                writer.string(message)
             } else if let (append, position) = stores.next() {
                 writer.key("SequenceNumber")
-                writer.string(SequenceNumber(stream: stream.id, shard: append.shard, position: position).description)
+                writer.string(SequenceNumber(stream: streamID, shard: append.shard, position: position).description)
                 writer.key("ShardId")
                 writer.string(ShardID.text(append.shard))
             }
@@ -954,24 +995,28 @@ package final class KinesisAPI: Sendable {
         do {
             return try body()
         } catch {
-            switch error {
-            case .streamNotFound(let name): throw Self.streamNotFound(name, accountID: accountID)
-            case .streamExists(let name):
-                throw FirehoseError(
-                    code: "ResourceInUseException", message: "Stream \(name) under account \(accountID) already exists."
-                )
-            case .tooManyTags(let stream, _):
-                throw Self.tooManyTags(stream)
-            case .tooManyStreams(let limit):
-                throw FirehoseError(
-                    code: "LimitExceededException",
-                    message: "This account already has \(limit) streams, the most firehose-local keeps.")
-            case .storage(let detail):
-                var failure = FirehoseError(
-                    code: "InternalFailureException", message: "Internal service failure.", httpStatus: 500)
-                failure.logDetail = "Kinesis stream log: \(detail)"
-                throw failure
-            }
+            throw firehoseError(error)
+        }
+    }
+
+    /// A log failure as Kinesis answers it.
+    private func firehoseError(_ error: StreamLogError) -> FirehoseError {
+        switch error {
+        case .streamNotFound(let name): return Self.streamNotFound(name, accountID: accountID)
+        case .streamExists(let name):
+            return FirehoseError(
+                code: "ResourceInUseException", message: "Stream \(name) under account \(accountID) already exists.")
+        case .tooManyTags(let stream, _):
+            return Self.tooManyTags(stream)
+        case .tooManyStreams(let limit):
+            return FirehoseError(
+                code: "LimitExceededException",
+                message: "This account already has \(limit) streams, the most firehose-local keeps.")
+        case .storage(let detail):
+            var failure = FirehoseError(
+                code: "InternalFailureException", message: "Internal service failure.", httpStatus: 500)
+            failure.logDetail = "Kinesis stream log: \(detail)"
+            return failure
         }
     }
 
