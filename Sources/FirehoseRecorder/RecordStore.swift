@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The SQLite side of the recorder: one table of records, byte and row totals kept by triggers in
+/// The SQLite side of the recorder: one table of records (a record's `size` is its data and
+/// partition key bytes, as the limits count them), byte and row totals kept by triggers in
 /// the same transactions, WAL. Records arrive in batches from the journal (`RecordJournal`) with the
 /// ids `saveRecord` gave them; `sqlite_sequence` (AUTOINCREMENT) remembers the highest id ever
 /// stored, so ids are never reused and a journal frame at or below it is known to be here already.
@@ -246,7 +247,9 @@ final class RecordStore: Sendable {
                 sql: "INSERT INTO record (id, stream, data, size, created_at, partition_key) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in entries where entry.id > highest {
                 statement.setUncheckedArguments([
-                    entry.id, entry.stream, entry.data, entry.data.count, entry.createdAt, entry.partitionKey,
+                    entry.id, entry.stream, entry.data, entry.data.count + entry.partitionKey.utf8.count,
+                    entry.createdAt,
+                    entry.partitionKey,
                 ])
                 try statement.execute()
             }
@@ -329,7 +332,7 @@ final class RecordStore: Sendable {
             var total = 0
             while let row = try rows.next() {
                 let partitionKey: String = row[4]
-                let size: Int = row[1] + partitionKey.utf8.count
+                let size: Int = row[1]
                 if !records.isEmpty, total + size > bytes { break }
                 if arena.isEmpty { arena.reserveCapacity(min(bytes, size * count)) }
                 try row.withUnsafeData(atIndex: 2) { data in if let data { arena.append(contentsOf: data) } }

@@ -146,7 +146,8 @@ public actor Recorder<Wire: RecorderWire> {
 
     // MARK: State
 
-    /// Bytes of the stored records (data only; the SQLite files add page and WAL overhead).
+    /// Bytes of the stored records: data and partition keys, as `diskByteLimit` counts them (the
+    /// SQLite files add page and WAL overhead).
     public var diskBytesUsed: Int {
         get throws(RecorderError) { bytesUsed }
     }
@@ -169,7 +170,10 @@ public actor Recorder<Wire: RecorderWire> {
     // MARK: Saving
 
     /// Stores a record and returns its id once it is durable: `saveRecord` of each service.
-    func save(_ data: Data, streamName: String, partitionKey: String) async throws(RecorderError) -> Int64 {
+    ///
+    /// `saveRecord` of each service calls this; a wire of your own calls it directly (`partitionKey`
+    /// empty for services without one).
+    public func save(_ data: Data, streamName: String, partitionKey: String) async throws(RecorderError) -> Int64 {
         if !validStreams.contains(streamName) {
             if let problem = Wire.streamNameProblem(streamName) {
                 throw RecorderError(kind: .invalidStreamName, message: problem)
@@ -182,8 +186,8 @@ public actor Recorder<Wire: RecorderWire> {
             throw .recordTooLarge(
                 recordBytes, limit: Wire.maxRecordBytes, why: "\(Wire.serviceName)'s limit per record")
         }
-        guard data.count <= configuration.diskByteLimit else {
-            throw .recordTooLarge(data.count, limit: configuration.diskByteLimit, why: "diskByteLimit")
+        guard recordBytes <= configuration.diskByteLimit else {
+            throw .recordTooLarge(recordBytes, limit: configuration.diskByteLimit, why: "diskByteLimit")
         }
         let now = environment.now()
         let cutoff = expiryCutoff(now)
@@ -191,10 +195,10 @@ public actor Recorder<Wire: RecorderWire> {
         let expiring = cutoff.map {
             min(snapshot.oldestCreatedAt ?? .infinity, oldestPending) < $0.timeIntervalSince1970
         }
-        if expiring == true || snapshot.bytes + pendingBytes + data.count > configuration.diskByteLimit {
+        if expiring == true || snapshot.bytes + pendingBytes + recordBytes > configuration.diskByteLimit {
             // Make room (and drop what is too old) before the record is written, in one transaction
             // with the journaled records; if that fails, the record is not saved and the caller knows.
-            try storage { try flush(expireBefore: cutoff, incoming: data.count) }
+            try storage { try flush(expireBefore: cutoff, incoming: recordBytes) }
         } else if pendingBytes > Self.maxPendingBytes, let flushFailure {
             throw RecorderError(
                 kind: .storage, message: "The record store cannot take records (\(flushFailure.message)); not saved.")
@@ -213,7 +217,7 @@ public actor Recorder<Wire: RecorderWire> {
             RecordJournal.Entry(
                 id: id, stream: streamName, data: data, createdAt: now.timeIntervalSince1970, partitionKey: partitionKey
             ))
-        pendingBytes += data.count
+        pendingBytes += recordBytes
         oldestPending = min(oldestPending, now.timeIntervalSince1970)
         if pending.count >= Self.flushRecords || pendingBytes >= Self.flushBytes, pending.count >= retryFlushAt {
             do {
@@ -565,7 +569,8 @@ public actor Recorder<Wire: RecorderWire> {
         }
         if FirehoseClientError.invalidRequestCodes.contains(code) || error.httpStatus == 413 {
             // A stream-level validation failure would otherwise drop every record one by one.
-            if error.message.contains(Wire.streamNameMember) { return .stopStream(.refused) }
+            // The member as a validation message names it: a stream's own name cannot hold quotes.
+            if error.message.contains("at '\(Wire.streamNameMember)'") { return .stopStream(.refused) }
             return .invalidBatch
         }
         return .stopStream(.refused)

@@ -11,7 +11,8 @@ extension Recorder {
     public struct Configuration: Sendable {
         /// Records older than this are dropped (on save and before each submit); nil keeps them forever.
         public var diskAgeLimit: Duration?
-        /// Oldest records are evicted once the stored records exceed this many bytes. Default 5 MB, as AWS.
+        /// Oldest records are evicted once the stored records (data and partition keys) exceed this
+        /// many bytes. Default 5 MB, as AWS.
         public var diskByteLimit: Int
         /// A `thresholdCrossed` event fires when the stored bytes reach this; 0 turns it off.
         public var notificationByteThreshold: Int

@@ -428,6 +428,7 @@ struct EndToEndTests {
             binary: binary, workDirectory: work.url,
             configYAML: e2eConfig
                 + "\nKinesisStreams:\n  - {StreamName: app-events, ShardCount: 2}\n  - {StreamName: one-mib, ShardCount: 1}\n"
+                + "  - {StreamName: ten-mib, ShardCount: 1, MaxRecordSizeInKiB: 10240}\n"
         )
         try await server.start()
         defer { server.kill() }
@@ -471,6 +472,14 @@ struct EndToEndTests {
         #expect(code == "InvalidArgumentException" && message.contains("exceeds the maximum record size"))
         let stored = try await readShard(client, stream: "one-mib", shard: "shardId-000000000000")
         #expect(stored.map(\.data) == ["before", "after"])
+
+        // A stream that takes 10 MiB records, but a 7 MiB record makes a request over firehose-local's
+        // 8 MiB body limit: refused (413), dropped as rejected.
+        let huge = try await recorder.saveRecord(Data(count: 7 << 20), streamName: "ten-mib", partitionKey: "k")
+        try await recorder.saveRecord(Data("small".utf8), streamName: "ten-mib", partitionKey: "k")
+        let third = await recorder.submitAllRecords()
+        #expect(third.sentRecords == 1 && third.dropped.map(\.recordIDs) == [[huge]])
+        #expect(third.dropped.first?.reason.description.contains("SerializationException") == true)
     }
 
     @Test("KinesisRecorder against a shard's quota: throttled records are retried until every one is stored, once")

@@ -52,6 +52,8 @@ struct KinesisRecorderTests {
         let stored = try await harness.recorder.storedRecords()
         #expect(stored.map(\.partitionKey).prefix(2) == ["user-1", "ключ-2"])
         #expect(UUID(uuidString: stored[2].partitionKey) != nil)
+        // Stored bytes count the keys, as Kinesis counts a record's size.
+        #expect(try await harness.recorder.diskBytesUsed == 3 + "user-1".utf8.count + "ключ-2".utf8.count + 36)
 
         let summary = await harness.recorder.submitAllRecords()
         #expect(summary.status.name == "completed")
@@ -122,6 +124,24 @@ struct KinesisRecorderTests {
         #expect(try await harness.recorder.recordCount == 0)
     }
 
+    @Test("diskByteLimit counts partition keys: the oldest record is evicted when data and keys would pass it")
+    func diskLimitCountsKeys() async throws {
+        let harness = try KinesisHarness(.init(diskByteLimit: 100))
+        defer { harness.directory.remove() }
+        let key = String(repeating: "k", count: 40)
+        var ids: [Int64] = []
+        for index in 0..<3 {
+            ids.append(
+                try await harness.recorder.saveRecord(
+                    Data("record-\(index)!!".utf8), streamName: "clicks", partitionKey: key))
+        }
+        // 50 bytes each with its key: two fit in 100, the third evicts the first.
+        #expect(try await harness.recorder.storedRecords().map(\.id) == Array(ids[1...]))
+        await harness.events.wait { _ in !harness.events.drops.isEmpty }
+        #expect(harness.events.drops.map(\.recordIDs) == [[ids[0]]] && harness.events.drops.first?.bytes == 50)
+        #expect(try await harness.recorder.diskBytesUsed == 100)
+    }
+
     @Test("A missing data stream stops that stream, its records kept; others still go")
     func missingStream() async throws {
         let harness = try KinesisHarness()
@@ -151,6 +171,19 @@ struct KinesisRecorderTests {
         #expect(KinesisRecorder.classify(recordLevel) == .invalidBatch)
         // Firehose's own member name is not Kinesis's, and the other way round.
         #expect(FirehoseRecorder.classify(streamLevel) == .invalidBatch)
+        let firehoseStreamLevel = error(
+            "1 validation error detected: Value 'a b' at 'deliveryStreamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+        )
+        #expect(KinesisRecorder.classify(firehoseStreamLevel) == .invalidBatch)
+        #expect(FirehoseRecorder.classify(firehoseStreamLevel) == .stopStream(.refused))
+        // A stream whose name holds the member's name: the record is still found and dropped alone
+        // (firehose-local's text for a record over the stream's maximum names the stream).
+        let namedAlike = FirehoseClientError(
+            kind: .service, code: "InvalidArgumentException",
+            message:
+                "Record size 1100001 bytes (data and partition key) exceeds the maximum record size of stream app_streamName_logs, 1024 KiB.",
+            httpStatus: 400)
+        #expect(KinesisRecorder.classify(namedAlike) == .invalidBatch)
         let throttled = FirehoseClientError(
             kind: .service, code: "ProvisionedThroughputExceededException", message: "Rate exceeded", httpStatus: 400)
         #expect(KinesisRecorder.classify(throttled) == .retryable)
