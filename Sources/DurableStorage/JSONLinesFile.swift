@@ -51,9 +51,6 @@ package final class JSONLinesFile {
 
     private static let newline = UInt8(ascii: "\n")
 
-    /// Bytes in the file.
-    package var byteCount: Int { size }
-
     /// Appends `line` (which must not contain a newline) and its newline, and syncs them to disk.
     package func append(_ line: [UInt8]) throws(FileSystemError) {
         precondition(!line.contains(Self.newline), "a line holds no newline")

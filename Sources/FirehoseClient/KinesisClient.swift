@@ -115,17 +115,12 @@ public struct KinesisClient: Sendable {
         -> KinesisPutRecordsOutput
     {
         try Self.check(streamName: streamName)
-        guard (1...Limits.maxRecords).contains(records.count) else {
-            let value = records.isEmpty ? "[]" : "[\(records.count) records]"
-            let constraint =
-                records.isEmpty
-                ? "Member must have length greater than or equal to 1"
-                : "Member must have length less than or equal to \(Limits.maxRecords)"
+        if let violation = ValidationViolation.length(
+            of: records.count, path: "records", noun: "records", range: 1...Limits.maxRecords, empty: "[]")
+        {
             throw FirehoseClientError(
                 kind: .invalidRequest, code: "ValidationException",
-                message: FirehoseError.validation([
-                    ValidationViolation(value: value, path: "records", constraint: constraint)
-                ]).message)
+                message: FirehoseError.validation([violation]).message)
         }
         var total = 0
         for (index, record) in records.enumerated() {

@@ -353,13 +353,9 @@ struct ControlPlane {
         let input = try decode(UntagDeliveryStreamInput.self, body)
         var violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
         if let keys = input.tagKeys {
-            if keys.isEmpty || keys.count > 50 {
-                violations.append(
-                    ValidationViolation(
-                        value: "[\(keys.count) keys]", path: "tagKeys",
-                        constraint: keys.isEmpty
-                            ? "Member must have length greater than or equal to 1"
-                            : "Member must have length less than or equal to 50"))
+            if let violation = ValidationViolation.length(of: keys.count, path: "tagKeys", noun: "keys", range: 1...50)
+            {
+                violations.append(violation)
             }
             for (index, key) in keys.enumerated() {
                 violations += Tag(key: key, value: nil).violations(path: "tagKeys.\(index + 1).member")

@@ -333,7 +333,7 @@ public final class FirehoseAPI: Sendable {
             try Self.checkJSONProtocol(request, service: "Cognito Identity")
             // Identities and credentials are synced to disk before they are answered.
             let (cognito, now) = (cognito, sink.now())
-            return try await Self.blocking(on: BlockingIO.writes) { () throws(FirehoseError) in
+            return try await BlockingIO.perform(on: BlockingIO.writes) { () throws(FirehoseError) in
                 try cognito.handle(request, target: target, body: request.body, now: now)
             }
         }
@@ -373,7 +373,7 @@ public final class FirehoseAPI: Sendable {
                 }
             }
             // Stream changes are synced to disk before they are answered; reads wait behind no fsync.
-            return try await Self.blocking(on: operation.writes ? KinesisAPI.writeQueue : nil) {
+            return try await BlockingIO.perform(on: operation.writes ? KinesisAPI.writeQueue : nil) {
                 () throws(FirehoseError) in
                 try kinesis.handle(operation, body: body, now: now) { (action, resource) throws(FirehoseError) in
                     try caller?.authorize(action: action, resource: resource)
@@ -396,18 +396,6 @@ public final class FirehoseAPI: Sendable {
             logFailure(error, requestID: requestID, operation: operation)
             return Self.errorResponse(error, requestID: requestID)
         }
-    }
-
-    /// Runs blocking work off the task threads: on `queue` when it writes (fsyncs), else on the
-    /// reading thread, so it waits behind no fsync.
-    private static func blocking(
-        on queue: DispatchQueue?, _ work: @escaping @Sendable () throws(FirehoseError) -> [UInt8]
-    ) async throws(FirehoseError) -> [UInt8] {
-        let run = { @Sendable () -> Result<[UInt8], FirehoseError> in
-            Result { () throws(FirehoseError) in try work() }
-        }
-        guard let queue else { return try await BlockingIO.read(run).get() }
-        return try await BlockingIO.run(on: queue, run).get()
     }
 
     private func checkBodySize(_ request: APIRequest) throws(FirehoseError) {

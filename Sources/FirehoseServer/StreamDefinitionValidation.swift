@@ -663,12 +663,12 @@ extension DeliveryStreamSettings {
         var violations = ValidationViolation.string(
             source.kinesisStreamARN, path: "\(path).kinesisStreamARN", required: true, length: 1...512,
             pattern: "arn:.*:kinesis:[a-zA-Z0-9\\-]+:\\d{12}:stream/[a-zA-Z0-9_.-]+",
-            matches: { Self.kinesisStreamARNParts($0) != nil })
+            matches: { ServiceLimits.kinesisStreamARNParts($0) != nil })
         violations += ValidationViolation.string(
             source.roleARN, path: "\(path).roleARN", required: true, length: 1...512,
             pattern: "arn:.*:iam::\\d{12}:role/[a-zA-Z_0-9+=,.@\\-_/]+", matches: isValidRoleARN)
         if !violations.isEmpty { throw StreamConfigurationError(field: field, error: .validation(violations)) }
-        let parts = kinesisStreamARNParts(source.kinesisStreamARN!)!
+        let parts = ServiceLimits.kinesisStreamARNParts(source.kinesisStreamARN!)!
         guard parts.region == region, parts.account == accountID else {
             throw StreamConfigurationError(
                 field: field,
@@ -676,19 +676,6 @@ extension DeliveryStreamSettings {
                     "KinesisStreamARN \(source.kinesisStreamARN!) is not a data stream of this server: firehose-local serves the data streams of region \(region) and account \(accountID)."
                 ))
         }
-    }
-
-    /// `arn:<partition>:kinesis:<region>:<account>:stream/<name>`, per the model's pattern.
-    static func kinesisStreamARNParts(_ arn: String) -> (region: String, account: String, name: String)? {
-        let fields = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        guard fields.count == 6, fields[0] == "arn", fields[2] == "kinesis", !fields[3].isEmpty,
-            fields[3].utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0.isASCIIAlphanumeric }),
-            fields[4].utf8.count == 12, fields[4].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-            fields[5].hasPrefix("stream/")
-        else { return nil }
-        let name = fields[5].dropFirst(7)
-        guard !name.isEmpty, ServiceLimits.kinesisStreamNameViolations(String(name)).isEmpty else { return nil }
-        return (String(fields[3]), String(fields[4]), String(name))
     }
 
     static func isValidRoleARN(_ arn: String) -> Bool {

@@ -47,6 +47,16 @@ package enum BlockingIO {
         }
     }
 
+    /// Runs `work` on `queue` (a caller's own serial thread), or on the reading thread when nil, and
+    /// returns its value or throws its error.
+    package static func perform<Value: Sendable, Failure: Error>(
+        on queue: DispatchQueue?, _ work: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let body = { @Sendable () -> Result<Value, Failure> in Result { () throws(Failure) in try work() } }
+        guard let queue else { return try await read(body).get() }
+        return try await run(on: queue, body).get()
+    }
+
     /// Threads for the fsyncs of one group commit when it has many files (a partitioned stream's
     /// open buffers): the device takes several flushes at once, so 240 files synced over 8 threads
     /// took 14–16 ms against 56–66 ms one after another (`Benchmarks/fsync-probe.py`). Serial queues

@@ -356,9 +356,9 @@ public struct KinesisStreamSourceConfiguration: Codable, Sendable, Equatable {
         case roleARN = "RoleARN"
     }
 
-    /// The data stream's name, the ARN's last part (`…:stream/NAME`).
+    /// The data stream's name, the ARN's last part (`…:stream/NAME`); nil for an ARN that is not a
+    /// data stream's.
     public var streamName: String? {
-        guard let arn = kinesisStreamARN, let range = arn.firstRange(of: ":stream/") else { return nil }
-        return String(arn[range.upperBound...])
+        kinesisStreamARN.flatMap { ServiceLimits.kinesisStreamARNParts($0)?.name }
     }
 }

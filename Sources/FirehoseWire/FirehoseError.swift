@@ -147,6 +147,19 @@ package struct ValidationViolation: Sendable, Equatable, CustomStringConvertible
         return violations
     }
 
+    /// A list whose length is outside `range`, as AWS words it: the value `[N nouns]` (`empty` for
+    /// none, when given); nil when the length is fine.
+    package static func length(
+        of count: Int, path: String, noun: String, range: ClosedRange<Int>, empty: String? = nil
+    ) -> ValidationViolation? {
+        guard !range.contains(count) else { return nil }
+        return ValidationViolation(
+            value: count == 0 ? empty ?? "[0 \(noun)]" : "[\(count) \(noun)]", path: path,
+            constraint: count < range.lowerBound
+                ? "Member must have length greater than or equal to \(range.lowerBound)"
+                : "Member must have length less than or equal to \(range.upperBound)")
+    }
+
     package static func missing(_ path: String) -> ValidationViolation {
         ValidationViolation(value: nil, path: path, constraint: "Member must not be null")
     }

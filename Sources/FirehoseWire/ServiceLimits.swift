@@ -56,6 +56,19 @@ public enum ServiceLimits {
             name, path: path, required: required, length: 1...128, pattern: streamNamePattern,
             matches: { $0.utf8.allSatisfy(isValidStreamNameCharacter) })
     }
+
+    /// `arn:<partition>:kinesis:<region>:<account>:stream/<name>`, per the model's pattern.
+    package static func kinesisStreamARNParts(_ arn: String) -> (region: String, account: String, name: String)? {
+        let fields = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        guard fields.count == 6, fields[0] == "arn", fields[2] == "kinesis", !fields[3].isEmpty,
+            fields[3].utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0.isASCIIAlphanumeric }),
+            fields[4].utf8.count == 12, fields[4].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            fields[5].hasPrefix("stream/")
+        else { return nil }
+        let name = fields[5].dropFirst(7)
+        guard !name.isEmpty, ServiceLimits.kinesisStreamNameViolations(String(name)).isEmpty else { return nil }
+        return (String(fields[3]), String(fields[4]), String(name))
+    }
 }
 
 extension UInt8 {

@@ -99,8 +99,8 @@ final class IssuedCredentials: Sendable {
     {
         var random = SystemRandomNumberGenerator()
         let grant = CredentialGrant(
-            accessKeyId: "ASIA" + Self.randomText(16, from: Self.keyAlphabet, using: &random),
-            secretAccessKey: Self.randomText(40, from: Self.secretAlphabet, using: &random),
+            accessKeyId: "ASIA" + RandomText.make(16, from: RandomText.base32),
+            secretAccessKey: RandomText.make(40, from: Self.secretAlphabet),
             sessionToken: Base64.encode((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }),
             expiration: (now.timeIntervalSince1970 + lifetime).rounded(.down),
             identityId: identity.identityId, identityPoolId: identity.identityPoolId, roleArn: roleArn,
@@ -134,9 +134,6 @@ final class IssuedCredentials: Sendable {
         grants.withLock { $0[accessKeyId] }
     }
 
-    /// Credentials kept now.
-    var count: Int { grants.withLock { $0.count } }
-
     private static func isKept(_ grant: CredentialGrant, now: Date) -> Bool {
         grant.expiration + keptAfterExpiry > now.timeIntervalSince1970
     }
@@ -157,14 +154,6 @@ final class IssuedCredentials: Sendable {
         file.lines = lines.count
     }
 
-    /// AWS access keys are upper-case letters and digits 2–7 (base 32).
-    private static let keyAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
     private static let secretAlphabet = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    private static func randomText(
-        _ count: Int, from alphabet: [UInt8], using random: inout SystemRandomNumberGenerator
-    ) -> String {
-        String(decoding: (0..<count).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self)
-    }
 }

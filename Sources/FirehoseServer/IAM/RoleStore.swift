@@ -48,8 +48,7 @@ struct IAMRole: Codable, Sendable, Equatable {
 
     /// A role's unique id: `AROA` and 17 characters of base 32, as IAM's.
     static func newID() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-        return "AROA" + String((0..<17).map { _ in alphabet.randomElement()! })
+        "AROA" + RandomText.make(17, from: RandomText.base32)
     }
 
     /// The trust policy of a role given without one (the configuration file's): Cognito's.

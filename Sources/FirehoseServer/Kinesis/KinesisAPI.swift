@@ -434,13 +434,9 @@ package final class KinesisAPI: Sendable {
         let input = try RequestJSON.decode(RemoveTagsFromStreamInput.self, from: body)
         var violations: [ValidationViolation] = []
         if let keys = input.TagKeys {
-            if keys.isEmpty || keys.count > 50 {
-                violations.append(
-                    ValidationViolation(
-                        value: "[\(keys.count) keys]", path: "tagKeys",
-                        constraint: keys.isEmpty
-                            ? "Member must have length greater than or equal to 1"
-                            : "Member must have length less than or equal to 50"))
+            if let violation = ValidationViolation.length(of: keys.count, path: "tagKeys", noun: "keys", range: 1...50)
+            {
+                violations.append(violation)
             }
             for (index, key) in keys.enumerated() {
                 violations += ValidationViolation.string(key, path: "tagKeys.\(index + 1).member", length: 1...128)
@@ -565,13 +561,10 @@ package final class KinesisAPI: Sendable {
         var violations: [ValidationViolation] = []
         var entries: [Entry] = []
         if let records = input.Records {
-            if records.isEmpty || records.count > Limits.maxPutRecords {
-                violations.append(
-                    ValidationViolation(
-                        value: records.isEmpty ? "[]" : "[\(records.count) records]", path: "records",
-                        constraint: records.isEmpty
-                            ? "Member must have length greater than or equal to 1"
-                            : "Member must have length less than or equal to \(Limits.maxPutRecords)"))
+            if let violation = ValidationViolation.length(
+                of: records.count, path: "records", noun: "records", range: 1...Limits.maxPutRecords, empty: "[]")
+            {
+                violations.append(violation)
             } else {
                 for (index, record) in records.enumerated() {
                     entries.append(
@@ -966,11 +959,10 @@ package final class KinesisAPI: Sendable {
         let all = violations + ServiceLimits.kinesisStreamNameViolations(name) + Self.streamARNViolations(arn)
         if !all.isEmpty { throw .validation(all) }
         if let arn {
-            guard let range = arn.firstRange(of: ":stream/"), arn == streamARN(String(arn[range.upperBound...])) else {
+            guard let fromARN = ServiceLimits.kinesisStreamARNParts(arn)?.name, arn == streamARN(fromARN) else {
                 throw FirehoseError(
                     code: "ResourceNotFoundException", message: "Stream \(arn) under account \(accountID) not found.")
             }
-            let fromARN = String(arn[range.upperBound...])
             if let name, name != fromARN {
                 throw .invalidArgument("StreamARN \(arn) does not name stream \(name).")
             }

@@ -218,11 +218,8 @@ actor KinesisSourceReader {
     private static func blocking<Value: Sendable>(
         writes: Bool, _ work: @escaping @Sendable () throws(StreamLogError) -> Value
     ) async throws(SourceFailure) -> Value {
-        let run = { @Sendable () -> Result<Value, StreamLogError> in
-            Result { () throws(StreamLogError) in try work() }
-        }
         do {
-            return try await (writes ? BlockingIO.run(on: KinesisAPI.writeQueue, run) : BlockingIO.read(run)).get()
+            return try await BlockingIO.perform(on: writes ? KinesisAPI.writeQueue : nil, work)
         } catch {
             throw .log(error)
         }
