@@ -487,6 +487,21 @@ public final class StreamLog: Sendable {
         }
     }
 
+    /// Sets the stream's retention period: reads skip what it leaves out at once.
+    public func setRetention(hours: Int, of stream: StoredStream) throws(StreamLogError) {
+        try write { db throws(StreamLogError) in
+            do {
+                try db.execute(
+                    sql: "UPDATE streams SET retention_hours = ? WHERE id = ?", arguments: [hours, stream.id])
+                guard db.changesCount == 1 else { throw StreamLogError.streamNotFound(stream.name) }
+            } catch let error as StreamLogError {
+                throw error
+            } catch {
+                throw .storage("\(error)")
+            }
+        }
+    }
+
     /// Removes the tags of these keys (keys it does not have are ignored, as AWS ignores them).
     public func removeTags(_ keys: [String], from stream: StoredStream) throws(StreamLogError) {
         try write { db throws(StreamLogError) in

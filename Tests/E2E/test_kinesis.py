@@ -108,6 +108,15 @@ def test_boto3_streams_and_records(make_server):
         "Tags": [{"Key": "team", "Value": "data"}], "HasMoreTags": False, "ResponseMetadata": ANY}
     summary = kc.describe_stream_summary(StreamName="orders")["StreamDescriptionSummary"]
     assert summary["OpenShardCount"] == 3 and summary["RetentionPeriodHours"] == 24
+    kc.increase_stream_retention_period(StreamName="orders", RetentionPeriodHours=168)
+    assert kc.describe_stream(StreamName="orders")["StreamDescription"]["RetentionPeriodHours"] == 168
+    with pytest.raises(ClientError) as shorter:
+        kc.increase_stream_retention_period(StreamName="orders", RetentionPeriodHours=48)
+    assert shorter.value.response["Error"] == {
+        "Code": "InvalidArgumentException", "Message": "Requested retention period (48 hours) for stream orders can "
+        "not be shorter than existing retention period (168 hours). Use DecreaseRetentionPeriod API."}
+    kc.decrease_stream_retention_period(StreamName="orders", RetentionPeriodHours=24)
+    assert kc.describe_stream_summary(StreamName="orders")["StreamDescriptionSummary"]["RetentionPeriodHours"] == 24
     kc.delete_stream(StreamName="orders")
     kc.get_waiter("stream_not_exists").wait(StreamName="orders", WaiterConfig={"Delay": 1, "MaxAttempts": 3})
     assert kc.list_streams()["StreamNames"] == []

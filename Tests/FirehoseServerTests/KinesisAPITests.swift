@@ -128,6 +128,66 @@ struct KinesisControlPlaneTests {
         _ = try expectError(missing, status: 400, code: "ResourceNotFoundException")
     }
 
+    @Test(
+        "Retention: increased and decreased only in the operation's direction, 24 to 8,760 hours; reads follow at once")
+    func retention() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "r", "ShardCount": 1}"#)
+        func hours() async throws -> Int? {
+            let answer = try await harness.kinesisOK("DescribeStreamSummary", #"{"StreamName": "r"}"#)
+            return (answer["StreamDescriptionSummary"] as? [String: Any])?["RetentionPeriodHours"] as? Int
+        }
+        func change(_ operation: String, _ hours: Int) async -> APIResponse {
+            await harness.kinesis(operation, #"{"StreamName": "r", "RetentionPeriodHours": \#(hours)}"#)
+        }
+        #expect(try await hours() == 24)
+        _ = try await harness.kinesisOK(
+            "IncreaseStreamRetentionPeriod", #"{"StreamName": "r", "RetentionPeriodHours": 48}"#)
+        #expect(try await hours() == 48)
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "r", "PartitionKey": "k", "Data": "\#(b64("old"))"}"#)
+        harness.clock.advance(by: .seconds(30 * 3_600))
+        _ = try await harness.kinesisOK(
+            "PutRecord", #"{"StreamName": "r", "PartitionKey": "k", "Data": "\#(b64("new"))"}"#)
+        #expect(try await harness.records(harness.iterator("r", "TRIM_HORIZON")).data == ["old", "new"])
+        // Decreased, what the period leaves out is no longer read.
+        _ = try await harness.kinesisOK(
+            "DecreaseStreamRetentionPeriod", #"{"StreamName": "r", "RetentionPeriodHours": 24}"#)
+        #expect(try await hours() == 24)
+        #expect(try await harness.records(harness.iterator("r", "TRIM_HORIZON")).data == ["new"])
+
+        #expect(
+            try expectError(
+                await change("IncreaseStreamRetentionPeriod", 12), status: 400, code: "InvalidArgumentException")
+                == "Minimum allowed retention period is 24 hours. Requested retention period (12 hours) is too short.")
+        #expect(
+            try expectError(
+                await change("IncreaseStreamRetentionPeriod", 8_761), status: 400, code: "InvalidArgumentException")
+                == "Maximum allowed retention period is 8760 hours. Requested retention period (8761 hours) is too long."
+        )
+        #expect(
+            try expectError(
+                await change("DecreaseStreamRetentionPeriod", 30), status: 400, code: "InvalidArgumentException")
+                == "Requested retention period (30 hours) for stream r can not be longer than existing retention period (24 hours). Use IncreaseRetentionPeriod API."
+        )
+        _ = try await harness.kinesisOK(
+            "IncreaseStreamRetentionPeriod", #"{"StreamName": "r", "RetentionPeriodHours": 8760}"#)
+        #expect(
+            try expectError(
+                await change("IncreaseStreamRetentionPeriod", 100), status: 400, code: "InvalidArgumentException")
+                == "Requested retention period (100 hours) for stream r can not be shorter than existing retention period (8760 hours). Use DecreaseRetentionPeriod API."
+        )
+        #expect(try await hours() == 8_760)
+        let missingHours = await harness.kinesis("DecreaseStreamRetentionPeriod", #"{"StreamName": "r"}"#)
+        #expect(
+            try expectError(missingHours, status: 400, code: "ValidationException")
+                == "1 validation error detected: Value null at 'retentionPeriodHours' failed to satisfy constraint: Member must not be null"
+        )
+        let missingStream = await harness.kinesis(
+            "IncreaseStreamRetentionPeriod", #"{"StreamName": "none", "RetentionPeriodHours": 48}"#)
+        _ = try expectError(missingStream, status: 400, code: "ResourceNotFoundException")
+    }
+
     @Test("Invalid input is refused in AWS's words; the shard quota holds")
     func validation() async throws {
         let harness = try APIHarness()

@@ -32,11 +32,15 @@ package final class KinesisAPI: Sendable {
         case addTagsToStream = "AddTagsToStream"
         case removeTagsFromStream = "RemoveTagsFromStream"
         case listTagsForStream = "ListTagsForStream"
+        case increaseStreamRetentionPeriod = "IncreaseStreamRetentionPeriod"
+        case decreaseStreamRetentionPeriod = "DecreaseStreamRetentionPeriod"
 
         /// Whether it changes the log (and so syncs it).
         var writes: Bool {
             switch self {
-            case .createStream, .deleteStream, .putRecord, .putRecords, .addTagsToStream, .removeTagsFromStream: true
+            case .createStream, .deleteStream, .putRecord, .putRecords, .addTagsToStream, .removeTagsFromStream,
+                .increaseStreamRetentionPeriod, .decreaseStreamRetentionPeriod:
+                true
             default: false
             }
         }
@@ -46,6 +50,9 @@ package final class KinesisAPI: Sendable {
     package enum Limits {
         /// The default shard quota of us-east-1, us-west-2 and eu-west-1 (200 elsewhere).
         package static let shardsPerAccount = 500
+        /// A stream's retention period: from a day to a year.
+        static let minRetentionHours = 24
+        static let maxRetentionHours = 8_760
         /// On-demand streams start with capacity for 4 MB/s, which AWS shows as 4 shards.
         static let onDemandShards = 4
         static let maxPutRecords = 500
@@ -140,6 +147,8 @@ package final class KinesisAPI: Sendable {
         case .addTagsToStream: return try addTags(body, authorize: authorize)
         case .removeTagsFromStream: return try removeTags(body, authorize: authorize)
         case .listTagsForStream: return try listTags(body, authorize: authorize)
+        case .increaseStreamRetentionPeriod: return try changeRetention(body, increase: true, authorize: authorize)
+        case .decreaseStreamRetentionPeriod: return try changeRetention(body, increase: false, authorize: authorize)
         }
     }
 
@@ -245,6 +254,49 @@ package final class KinesisAPI: Sendable {
         try authorize("kinesis:DeleteStream", streamARN(name))
         try storage { () throws(StreamLogError) in try log.delete(name: name) }
         logger.info("Kinesis stream deleted", metadata: ["stream": .string(name)])
+        return []
+    }
+
+    /// Increase/DecreaseStreamRetentionPeriod: 24 to 8,760 hours, only in the direction the operation
+    /// names, with AWS's texts. Reads skip what the new period leaves out at once; the maintenance
+    /// deletes it.
+    private func changeRetention(
+        _ body: [UInt8], increase: Bool, authorize: (String, String) throws(FirehoseError) -> Void
+    ) throws(FirehoseError) -> [UInt8] {
+        let input = try RequestJSON.decode(RetentionPeriodInput.self, from: body)
+        let violations = input.RetentionPeriodHours == nil ? [ValidationViolation.missing("retentionPeriodHours")] : []
+        let name = try streamName(input.StreamName, arn: input.StreamARN, violations: violations)
+        let operation = increase ? "IncreaseStreamRetentionPeriod" : "DecreaseStreamRetentionPeriod"
+        try authorize("kinesis:" + operation, streamARN(name))
+        let hours = input.RetentionPeriodHours!
+        guard hours >= Limits.minRetentionHours else {
+            throw .invalidArgument(
+                "Minimum allowed retention period is \(Limits.minRetentionHours) hours. Requested retention period (\(hours) hours) is too short."
+            )
+        }
+        guard hours <= Limits.maxRetentionHours else {
+            throw .invalidArgument(
+                "Maximum allowed retention period is \(Limits.maxRetentionHours) hours. Requested retention period (\(hours) hours) is too long."
+            )
+        }
+        let stream = try existing(name)
+        if increase, hours < stream.retentionHours {
+            throw .invalidArgument(
+                "Requested retention period (\(hours) hours) for stream \(name) can not be shorter than existing retention period (\(stream.retentionHours) hours). Use DecreaseRetentionPeriod API."
+            )
+        }
+        if !increase, hours > stream.retentionHours {
+            throw .invalidArgument(
+                "Requested retention period (\(hours) hours) for stream \(name) can not be longer than existing retention period (\(stream.retentionHours) hours). Use IncreaseRetentionPeriod API."
+            )
+        }
+        try storage { () throws(StreamLogError) in try log.setRetention(hours: hours, of: stream) }
+        logger.info(
+            "Kinesis stream retention changed",
+            metadata: [
+                "stream": .string(name), "hours": .stringConvertible(hours),
+                "from": .stringConvertible(stream.retentionHours),
+            ])
         return []
     }
 

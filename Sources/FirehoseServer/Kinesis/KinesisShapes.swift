@@ -87,6 +87,12 @@ struct GetRecordsInput: Decodable {
     var StreamARN: String?
 }
 
+struct RetentionPeriodInput: Decodable {
+    var StreamName: String?
+    var StreamARN: String?
+    var RetentionPeriodHours: Int?
+}
+
 struct AddTagsToStreamInput: Decodable {
     var StreamName: String?
     var StreamARN: String?
