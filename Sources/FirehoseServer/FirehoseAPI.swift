@@ -257,7 +257,7 @@ public final class FirehoseAPI: Sendable {
         // Faults apply to requests that are valid as far as their own decoding goes and, for puts, to
         // an existing ACTIVE stream within the batch limit, as AWS's throttling applies to requests it
         // has accepted.
-        var fault = FaultStage(api: self, request: request, requestID: requestID, operation: operation)
+        var fault = FaultStage(api: self, request: request, requestID: requestID, operation: .firehose(operation))
         if !faults.isEmpty {
             fault.accessKeyID =
                 accessKeyID ?? request.header("authorization").flatMap(SigV4Verifier.claimedAccessKeyID(authorization:))
@@ -296,14 +296,14 @@ public final class FirehoseAPI: Sendable {
         default:
             // The body's stream name is read once, and only when a policy or a fault rule needs it.
             let named =
-                caller != nil || faults.matchesStreams(of: operation)
+                caller != nil || faults.matchesStreams(of: .firehose(operation))
                 ? FaultStage.streamName(in: body) : nil
             if let caller {
                 // A call on no stream (ListDeliveryStreams), or whose stream name is not valid, is on `*`.
                 let name = operation == .listDeliveryStreams ? nil : named
                 try caller.authorize(action: "firehose:\(operation.rawValue)", resource: name.map(streamARN) ?? "*")
             }
-            let stream = faults.matchesStreams(of: operation) ? named : nil
+            let stream = faults.matchesStreams(of: .firehose(operation)) ? named : nil
             let exists = stream.map { sink.settings(of: $0) != nil } ?? false
             if let interruption = try await fault.apply(stream: stream, streamExists: exists, records: 0) {
                 return interruption
@@ -341,12 +341,12 @@ public final class FirehoseAPI: Sendable {
 
     private func handleKinesis(_ request: APIRequest, target: String, requestID: String) async -> APIResponse {
         let operation = KinesisAPI.Operation(rawValue: String(target.dropFirst(KinesisAPI.targetPrefix.count)))
-        return await answer(.kinesis, operation: operation?.rawValue ?? "unknown", requestID: requestID) {
-            () async throws(FirehoseError) -> [UInt8] in
+        return await respond(.kinesis, operation: operation?.rawValue ?? "unknown", requestID: requestID) {
+            () async throws(FirehoseError) -> APIResponse in
             try checkBodySize(request)
-            let caller = try kinesisVerifier.flatMap { verifier throws(FirehoseError) in
-                boundCallerOf(try verifier.verify(request, now: sink.now()).accessKeyId)
-            }
+            var accessKeyID: String?
+            if let kinesisVerifier { accessKeyID = try kinesisVerifier.verify(request, now: sink.now()).accessKeyId }
+            let caller = accessKeyID.flatMap(boundCallerOf)
             if request.header("content-type")?.lowercased().hasPrefix("application/x-amz-cbor") == true {
                 throw .unknownOperation(
                     "firehose-local serves Kinesis as AWS JSON 1.1 only, not CBOR. The Java SDK and the KCL send CBOR by default: set AWS_CBOR_DISABLE=true (Java SDK v1) or CBOR_ENABLED=false (v2) in their environment."
@@ -366,19 +366,37 @@ public final class FirehoseAPI: Sendable {
             }
             let body = try decodedBody(request)
             let now = sink.now()
+            let authorize = { @Sendable (action: String, resource: String) throws(FirehoseError) -> Void in
+                try caller?.authorize(action: action, resource: resource)
+            }
+            var fault = FaultStage(api: self, request: request, requestID: requestID, operation: .kinesis(operation))
+            if !faults.isEmpty {
+                fault.accessKeyID =
+                    accessKeyID
+                    ?? request.header("authorization").flatMap(SigV4Verifier.claimedAccessKeyID(authorization:))
+            }
             if operation == .putRecord || operation == .putRecords {
-                return try await kinesis.put(operation, body: body, now: now) {
-                    (action, resource) throws(FirehoseError) in
-                    try caller?.authorize(action: action, resource: resource)
+                // Faults apply to a valid put to an existing stream, as for Firehose's puts.
+                let put = try kinesis.preparePut(operation, body: body, now: now, authorize: authorize)
+                if let interruption = try await fault.apply(stream: put.stream.name, records: put.records.count) {
+                    return interruption
                 }
+                let failing = Dictionary(
+                    fault.failedRecords.map {
+                        ($0.position, KinesisAPI.RecordFailure(code: $0.code, message: $0.message))
+                    },
+                    uniquingKeysWith: { first, _ in first })
+                return fault.finish(
+                    Self.success(try await kinesis.store(put, failing: failing, now: now), requestID: requestID))
             }
+            let stream = faults.matchesStreams(of: .kinesis(operation)) ? FaultStage.kinesisStreamName(in: body) : nil
+            if let interruption = try await fault.apply(stream: stream, records: 0) { return interruption }
             // Stream changes are synced to disk before they are answered; reads wait behind no fsync.
-            return try await BlockingIO.perform(on: operation.writes ? KinesisAPI.writeQueue : nil) {
+            let answer = try await BlockingIO.perform(on: operation.writes ? KinesisAPI.writeQueue : nil) {
                 () throws(FirehoseError) in
-                try kinesis.handle(operation, body: body, now: now) { (action, resource) throws(FirehoseError) in
-                    try caller?.authorize(action: action, resource: resource)
-                }
+                try kinesis.handle(operation, body: body, now: now, authorize: authorize)
             }
+            return fault.finish(Self.success(answer, requestID: requestID))
         }
     }
 
@@ -387,10 +405,22 @@ public final class FirehoseAPI: Sendable {
         _ service: FirehoseMetrics.Service, operation: String, requestID: String,
         _ body: () async throws(FirehoseError) -> [UInt8]
     ) async -> APIResponse {
+        await respond(service, operation: operation, requestID: requestID) { () async throws(FirehoseError) in
+            Self.success(try await body(), requestID: requestID)
+        }
+    }
+
+    /// The same for a call whose answer may be other than a JSON body (a fault rule's reset).
+    private func respond(
+        _ service: FirehoseMetrics.Service, operation: String, requestID: String,
+        _ body: () async throws(FirehoseError) -> APIResponse
+    ) async -> APIResponse {
         do throws(FirehoseError) {
-            let answer = try await body()
-            metrics.requestFinished(service, operation: operation, code: "OK")
-            return Self.success(answer, requestID: requestID)
+            let response = try await body()
+            metrics.requestFinished(
+                service, operation: operation,
+                code: response.resetsConnection ? APIResponse.connectionResetCode : "OK")
+            return response
         } catch {
             metrics.requestFinished(service, operation: operation, code: error.code)
             logFailure(error, requestID: requestID, operation: operation)

@@ -369,3 +369,25 @@ def test_shard_quota_with_quotas_on(make_server):
         assert answer["FailedRecordCount"] == sum("ErrorCode" in e for e in answer["Records"])
     assert failed > 0 and stored >= 512
     assert len(read_shard(kc, "quota", "shardId-000000000000")) == stored
+
+
+def test_fault_rules_on_kinesis_operations(make_server):
+    """Fault rules name Kinesis operations as IAM does: a PutRecords rule fails records as a hot shard
+    does (not stored), a PutRecord rule refuses the next put whole; boto3 sees AWS's shapes."""
+    config = fhlocal.standard_config(Faults=[
+        {"Name": "hot-shard", "Operations": ["kinesis:PutRecords"], "FailRecords": {"Every": 2}},
+        {"Name": "outage", "Operations": ["kinesis:PutRecord"], "Streams": ["f"],
+         "Error": {"Code": "InternalFailure", "Status": 500}, "Count": 1}])
+    srv = make_server(config, name="kinesis-faults")
+    kc = kinesis_client(srv)
+    kc.create_stream(StreamName="f", ShardCount=1)
+    answer = kc.put_records(StreamName="f", Records=[{"PartitionKey": "k", "Data": f"r{i}".encode()} for i in range(6)])
+    assert answer["FailedRecordCount"] == 3
+    assert [r.get("ErrorCode") for r in answer["Records"]] == [None, "ProvisionedThroughputExceededException"] * 3
+    assert answer["Records"][1]["ErrorMessage"].startswith("Rate exceeded for shard shardId-000000000000 in stream f")
+    fhlocal.expect_client_error(
+        lambda: kc.put_record(StreamName="f", PartitionKey="k", Data=b"x"), "InternalFailure", status=500)
+    kc.put_record(StreamName="f", PartitionKey="k", Data=b"after")
+    assert [r["Data"] for r in read_shard(kc, "f", "shardId-000000000000")] == [b"r0", b"r2", b"r4", b"after"]
+    listed = json.loads(srv.http("GET", "/_local/faults").body)
+    assert {rule["Name"]: rule["Fired"] for rule in listed["faults"]} == {"hot-shard": 1, "outage": 1}

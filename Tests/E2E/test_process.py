@@ -381,7 +381,7 @@ BAD_CONFIGS = {
         ["Faults[0]", "at most one of FailRecords, Error, ResetConnection and Hang"], []),
     "fault-fail-records-on-put-record": (
         {"Faults": [{"Operations": ["PutRecord"], "FailRecords": {"Fraction": 0.1}}], **bad_stream()},
-        ["Faults[0].Operations", "PutRecordBatch only"], []),
+        ["Faults[0].Operations", "PutRecordBatch or to kinesis:PutRecords"], []),
     "fault-unknown-operation": (
         {"Faults": [{"Operations": ["PutRecords"], "Error": {"Code": "InternalFailure"}}], **bad_stream()},
         ["Faults[0].Operations[0]", "'PutRecords' is not a Firehose operation"], []),

@@ -74,7 +74,9 @@ import Testing
         #expect(
             file.faults.map(\.name) == [
                 "flaky-batches", "every-third", "burst", "outage", "expired", "slow", "lost-answer", "stall",
+                "hot-shard",
             ])
+        #expect(file.faults.last?.operations == [.kinesis(.putRecords)])
     }
 
     @Test func quotasAreOffByDefaultAndOnWithOneLine() throws {

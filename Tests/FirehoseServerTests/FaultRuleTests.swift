@@ -13,7 +13,7 @@ struct FaultRuleTests {
     let start = Date(timeIntervalSince1970: 1_795_266_309)
 
     func batch(_ records: Int, stream: String? = "events", key: String? = nil) -> FaultRequest {
-        FaultRequest(operation: .putRecordBatch, stream: stream, accessKeyID: key, records: records)
+        FaultRequest(operation: .firehose(.putRecordBatch), stream: stream, accessKeyID: key, records: records)
     }
 
     func rules(_ rules: FaultRule...) throws -> FaultRuleSet {
@@ -99,14 +99,14 @@ struct FaultRuleTests {
     @Test func rulesMatchOperationsStreamsAndAccessKeys() throws {
         var set = try rules(
             FaultRule(
-                name: "narrow", operations: [.putRecordBatch], streams: ["a"], accessKeyID: "AKID",
+                name: "narrow", operations: [.firehose(.putRecordBatch)], streams: ["a"], accessKeyID: "AKID",
                 outcome: .hang(seconds: 5)))
         #expect(set.decide(batch(1, stream: "a", key: "AKID"), now: start).outcome == .hang(.seconds(5)))
         #expect(set.decide(batch(1, stream: "b", key: "AKID"), now: start).isEmpty)
         #expect(set.decide(batch(1, stream: nil, key: "AKID"), now: start).isEmpty)
         #expect(set.decide(batch(1, stream: "a", key: "other"), now: start).isEmpty)
         #expect(set.decide(batch(1, stream: "a", key: nil), now: start).isEmpty)
-        let putRecord = FaultRequest(operation: .putRecord, stream: "a", accessKeyID: "AKID", records: 1)
+        let putRecord = FaultRequest(operation: .firehose(.putRecord), stream: "a", accessKeyID: "AKID", records: 1)
         #expect(set.decide(putRecord, now: start).isEmpty)
         #expect(set.fired(stream: "a") == ["narrow": 1])
         #expect(set.fired(stream: "b") == [:])
@@ -166,7 +166,7 @@ struct FaultRuleDefinitionTests {
     @Test func defaults() throws {
         let failing = try rule(#"{"FailRecords": {"Fraction": 0.3}}"#)
         #expect(failing.name == "fault-1")
-        #expect(failing.operations == [.putRecordBatch])
+        #expect(failing.operations == [.firehose(.putRecordBatch)])
         #expect(
             failing.outcome == .failRecords(.fraction(0.3), code: "ServiceUnavailableException", message: "Slow down."))
         #expect(failing.seed == FaultRule.seed(fromName: "fault-1"))
@@ -176,7 +176,7 @@ struct FaultRuleDefinitionTests {
             internalFailure.outcome
                 == .failRecords(.every(2), code: "InternalFailure", message: "Internal service failure."))
         let error = try rule(#"{"Name": "e", "Error": {"Code": "ExpiredTokenException"}, "Seed": 9}"#)
-        #expect(error.operations == [.putRecord, .putRecordBatch])
+        #expect(error.operations == [.firehose(.putRecord), .firehose(.putRecordBatch)])
         #expect(
             error.outcome
                 == .error(
@@ -191,7 +191,7 @@ struct FaultRuleDefinitionTests {
                     FirehoseError(
                         code: "Custom.Thing",
                         message: "Custom.Thing injected by the firehose-local fault rule 'fault-1'.")))
-        #expect(custom.operations == Set(FirehoseOperation.allCases))
+        #expect(custom.operations == Set(FirehoseOperation.allCases.map { .firehose($0) }))
         #expect(try rule(#"{"Hang": {}}"#).outcome == .hang(seconds: 300))
         let merged = try rule(#"{"FailRecords": {"Records": "9,0-3,2-5,6"}}"#)
         #expect(
@@ -209,6 +209,29 @@ struct FaultRuleDefinitionTests {
                 == .failRecords(.positions([7...7]), code: "ServiceUnavailableException", message: "Slow down."))
     }
 
+    @Test func kinesisOperationsAreNamedAsIAMNamesTheirActions() throws {
+        let puts = try rule(#"{"Operations": ["kinesis:PutRecords"], "FailRecords": {"Every": 2}}"#)
+        #expect(puts.operations == [.kinesis(.putRecords)])
+        // Kinesis's own code by default; its message (which names the shard) is filled in per record.
+        #expect(puts.outcome == .failRecords(.every(2), code: "ProvisionedThroughputExceededException", message: ""))
+        let everything = try rule(#"{"Operations": ["kinesis:*", "PutRecord"], "Error": {"Code": "X"}}"#)
+        #expect(everything.operations.count == KinesisAPI.Operation.allCases.count + 1)
+        #expect(
+            everything.operations.contains(.kinesis(.getRecords))
+                && everything.operations.contains(.firehose(.putRecord)))
+        let refused = try #require(try refusal(#"{"Operations": ["kinesis:Nope"], "Error": {"Code": "X"}}"#))
+        #expect(refused.field == "Operations[0]" && refused.message.contains("kinesis:PutRecords"))
+        let wrongCode = try #require(
+            try refusal(
+                #"{"Operations": ["kinesis:PutRecords"], "FailRecords": {"Every": 2, "ErrorCode": "ServiceUnavailableException"}}"#
+            ))
+        #expect(
+            wrongCode.field == "FailRecords.ErrorCode" && wrongCode.message.contains("ProvisionedThroughputExceeded"))
+        let both = try #require(
+            try refusal(#"{"Operations": ["kinesis:PutRecords", "PutRecordBatch"], "FailRecords": {"Every": 2}}"#))
+        #expect(both.field == "Operations")
+    }
+
     @Test func refusalsNameTheField() throws {
         let cases: [(String, String, String)] = [
             (#"{}"#, "", "says nothing to do"),
@@ -216,7 +239,10 @@ struct FaultRuleDefinitionTests {
             (#"{"Name": "a b", "Hang": {}}"#, "Name", "letters, digits"),
             (#"{"Operations": [], "Hang": {}}"#, "Operations", "at least one"),
             (#"{"Operations": ["Put"], "Hang": {}}"#, "Operations[0]", "not a Firehose operation"),
-            (#"{"Operations": ["PutRecord"], "FailRecords": {"Every": 1}}"#, "Operations", "PutRecordBatch only"),
+            (
+                #"{"Operations": ["PutRecord"], "FailRecords": {"Every": 1}}"#, "Operations",
+                "PutRecordBatch or to kinesis:PutRecords"
+            ),
             (#"{"FailRecords": {}}"#, "FailRecords", "one of Fraction, Every and Records"),
             (#"{"FailRecords": {"Fraction": 0.1, "Every": 2}}"#, "FailRecords", "one of Fraction"),
             (#"{"FailRecords": {"Every": 501}}"#, "FailRecords.Every", "from 1 to 500"),
@@ -359,7 +385,8 @@ struct FaultAPITests {
     @Test func rulesMatchTheVerifiedAccessKeyAndControlPlaneStreams() async throws {
         let harness = try harness(
             FaultRule(
-                name: "describe", operations: [.describeDeliveryStream], streams: ["events"], accessKeyID: "AKIDLOCAL",
+                name: "describe", operations: [.firehose(.describeDeliveryStream)], streams: ["events"],
+                accessKeyID: "AKIDLOCAL",
                 outcome: .error(.internalFailure("boom"))))
         let describe = await harness.api.handle(
             harness.request(operation: "DescribeDeliveryStream", body: Array(#"{"DeliveryStreamName": "events"}"#.utf8))
@@ -367,6 +394,52 @@ struct FaultAPITests {
         _ = try expectError(describe, status: 500, code: "InternalFailure")
         let list = await harness.api.handle(harness.request(operation: "ListDeliveryStreams", body: Array("{}".utf8)))
         #expect(list.status == 200)
+    }
+
+    @Test func kinesisRequestsMeetTheRulesThatNameTheirOperations() async throws {
+        let harness = try harness(
+            FaultRule(
+                name: "half", operations: [.kinesis(.putRecords)],
+                outcome: .failRecords(.every(2), code: "ProvisionedThroughputExceededException", message: "")),
+            FaultRule(
+                name: "reads", operations: [.kinesis(.getShardIterator)], streams: ["k"],
+                outcome: .error(
+                    FirehoseError(code: "ProvisionedThroughputExceededException", message: "Rate exceeded")),
+                trigger: .init(count: 1)),
+            FaultRule(name: "lost-answer", operations: [.kinesis(.putRecord)], outcome: .resetConnection(.afterRead)))
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "k", "ShardCount": 1}"#)
+        let records = (0..<4).map { index in
+            #"{"Data": "\#(Data("r\(index)".utf8).base64EncodedString())", "PartitionKey": "p"}"#
+        }
+        let put = try await harness.kinesisOK(
+            "PutRecords", #"{"StreamName": "k", "Records": [\#(records.joined(separator: ", "))]}"#)
+        #expect(put["FailedRecordCount"] as? Int == 2)
+        let entries = try #require(put["Records"] as? [[String: Any]])
+        #expect(
+            entries.map { $0["ErrorCode"] as? String } == [
+                nil, "ProvisionedThroughputExceededException", nil, "ProvisionedThroughputExceededException",
+            ])
+        #expect(
+            (entries[1]["ErrorMessage"] as? String)?.hasPrefix(
+                "Rate exceeded for shard shardId-000000000000 in stream k")
+                == true)
+        // A single PutRecord carried out, its answer lost: the record is stored all the same.
+        let single = await harness.kinesis(
+            "PutRecord",
+            #"{"StreamName": "k", "PartitionKey": "p", "Data": "\#(Data("lost".utf8).base64EncodedString())"}"#)
+        #expect(single.resetsConnection)
+        let refused = await harness.kinesis(
+            "GetShardIterator",
+            #"{"StreamName": "k", "ShardId": "shardId-000000000000", "ShardIteratorType": "LATEST"}"#)
+        _ = try expectError(refused, status: 400, code: "ProvisionedThroughputExceededException")
+        let iterator = try await harness.iterator("k", "TRIM_HORIZON")
+        // The failed records were not stored; the rule on reads is spent.
+        #expect(try await harness.records(iterator).data == ["r0", "r2", "lost"])
+        let metrics = String(decoding: await harness.local("GET", "/_local/metrics").body, as: UTF8.self)
+        #expect(
+            metrics.contains(#"firehose_local_kinesis_requests_total{operation="PutRecord",code="ConnectionReset"} 1"#))
+        let listed = String(decoding: await harness.local("GET", "/_local/faults").body, as: UTF8.self)
+        #expect(listed.contains(#""Operations":["kinesis:PutRecords"]"#))
     }
 
     @Test func aHangWithoutAFreeWaitingSlotIsResetAtOnce() async throws {
@@ -407,7 +480,7 @@ struct FaultAPITests {
         // Control-plane requests naming made-up streams are counted under no stream.
         let wide = try self.harness(
             FaultRule(
-                name: "describe", operations: [.describeDeliveryStream], streams: ["ghost"],
+                name: "describe", operations: [.firehose(.describeDeliveryStream)], streams: ["ghost"],
                 outcome: .error(.internalFailure("boom"))))
         let ghost = await wide.api.handle(
             wide.request(operation: "DescribeDeliveryStream", body: Array(#"{"DeliveryStreamName": "ghost"}"#.utf8)))

@@ -102,7 +102,7 @@ package final class FaultInjector: Sendable {
 
     package var entries: [FaultRuleSet.Entry] { state.withLock { $0.rules.entries } }
 
-    package func matchesStreams(of operation: FirehoseOperation) -> Bool {
+    package func matchesStreams(of operation: FaultOperation) -> Bool {
         guard !isEmpty else { return false }
         return state.withLock { $0.rules.matchesStreams(of: operation) }
     }
@@ -122,7 +122,7 @@ extension FaultRuleSet.Entry {
         writer.string(rule.name)
         writer.key("Operations")
         writer.beginArray()
-        for operation in rule.operations.map(\.rawValue).sorted() { writer.string(operation) }
+        for operation in rule.operations.map(\.name).sorted() { writer.string(operation) }
         writer.endArray()
         if let streams = rule.streams {
             writer.key("Streams")

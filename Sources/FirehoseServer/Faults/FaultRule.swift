@@ -5,7 +5,7 @@ import FirehoseWire
 /// `FaultRuleSet`.
 package struct FaultRule: Sendable, Equatable {
     package var name: String
-    package var operations: Set<FirehoseOperation>
+    package var operations: Set<FaultOperation>
     /// nil: every stream (and requests that name none, such as ListDeliveryStreams).
     package var streams: Set<String>?
     /// nil: whoever signed the request (or nobody).
@@ -72,7 +72,7 @@ package struct FaultRule: Sendable, Equatable {
     }
 
     package init(
-        name: String, operations: Set<FirehoseOperation> = FaultRule.dataPlane, streams: Set<String>? = nil,
+        name: String, operations: Set<FaultOperation> = FaultRule.dataPlane, streams: Set<String>? = nil,
         accessKeyID: String? = nil, latency: Latency? = nil, outcome: Outcome?, trigger: Trigger = Trigger(),
         seed: UInt64? = nil
     ) {
@@ -87,7 +87,7 @@ package struct FaultRule: Sendable, Equatable {
     }
 
     /// Operations a rule matches when it names none: the data plane, what producers send.
-    package static let dataPlane: Set<FirehoseOperation> = [.putRecord, .putRecordBatch]
+    package static let dataPlane: Set<FaultOperation> = [.firehose(.putRecord), .firehose(.putRecordBatch)]
 
     /// FNV-1a of the name: a rule's default seed, the same in every run.
     package static func seed(fromName name: String) -> UInt64 {
@@ -99,4 +99,32 @@ package struct FaultRule: Sendable, Equatable {
         return hash
     }
 
+}
+
+/// An operation a rule matches: Firehose's, as rules always named them (`PutRecordBatch`), or Kinesis
+/// Data Streams', prefixed as IAM prefixes its actions (`kinesis:PutRecords`).
+package enum FaultOperation: Hashable, Sendable {
+    case firehose(FirehoseOperation)
+    case kinesis(KinesisAPI.Operation)
+
+    package static let kinesisPrefix = "kinesis:"
+
+    /// As a rule names it.
+    package var name: String {
+        switch self {
+        case .firehose(let operation): operation.rawValue
+        case .kinesis(let operation): Self.kinesisPrefix + operation.rawValue
+        }
+    }
+
+    /// The operations `name` stands for: one, or every one of a service for `*` and `kinesis:*`.
+    package static func named(_ name: String) -> [FaultOperation]? {
+        if name == "*" { return FirehoseOperation.allCases.map { .firehose($0) } }
+        if name.hasPrefix(kinesisPrefix) {
+            let rest = String(name.dropFirst(kinesisPrefix.count))
+            if rest == "*" { return KinesisAPI.Operation.allCases.map { .kinesis($0) } }
+            return KinesisAPI.Operation(rawValue: rest).map { [.kinesis($0)] }
+        }
+        return FirehoseOperation(rawValue: name).map { [.firehose($0)] }
+    }
 }

@@ -164,25 +164,25 @@ extension FaultRuleDefinition {
         guard actions == 1 || Latency != nil else {
             throw fail("", "says nothing to do: give FailRecords, Error, ResetConnection, Hang or Latency.")
         }
-        var operations = FailRecords == nil ? FaultRule.dataPlane : [.putRecordBatch]
+        var operations: Set<FaultOperation> = FailRecords == nil ? FaultRule.dataPlane : [.firehose(.putRecordBatch)]
         if let names = Operations {
             operations = []
             for (index, text) in names.enumerated() {
-                if text == "*" {
-                    operations.formUnion(FirehoseOperation.allCases)
-                } else if let operation = FirehoseOperation(rawValue: text) {
-                    operations.insert(operation)
-                } else {
+                guard let named = FaultOperation.named(text) else {
                     throw fail(
                         "Operations[\(index)]",
-                        "'\(text)' is not a Firehose operation (PutRecord, PutRecordBatch, CreateDeliveryStream, ... or *)."
+                        "'\(text)' is not a Firehose operation (PutRecord, PutRecordBatch, CreateDeliveryStream, ... or *) nor a Kinesis one (kinesis:PutRecords, kinesis:GetRecords, ... or kinesis:*)."
                     )
                 }
+                operations.formUnion(named)
             }
             guard !operations.isEmpty else { throw fail("Operations", "must name at least one operation.") }
         }
-        if FailRecords != nil, operations != [.putRecordBatch] {
-            throw fail("Operations", "FailRecords applies to PutRecordBatch only; match just that operation.")
+        let kinesisRecords = operations == [.kinesis(.putRecords)]
+        if FailRecords != nil, operations != [.firehose(.putRecordBatch)], !kinesisRecords {
+            throw fail(
+                "Operations",
+                "FailRecords applies to PutRecordBatch or to kinesis:PutRecords; match just one of them.")
         }
         if let streams = Streams {
             guard !streams.isEmpty else { throw fail("Streams", "must name at least one stream (or be left out).") }
@@ -190,11 +190,12 @@ extension FaultRuleDefinition {
         if let key = AccessKeyId, key.isEmpty { throw fail("AccessKeyId", "must not be empty.") }
         return FaultRule(
             name: name, operations: operations, streams: Streams.map(Set.init), accessKeyID: AccessKeyId,
-            latency: try Latency?.validated(), outcome: try outcome(name: name), trigger: try trigger(), seed: Seed)
+            latency: try Latency?.validated(), outcome: try outcome(name: name, kinesisRecords: kinesisRecords),
+            trigger: try trigger(), seed: Seed)
     }
 
-    private func outcome(name: String) throws(FaultRuleError) -> FaultRule.Outcome? {
-        if let shape = FailRecords { return try shape.validated() }
+    private func outcome(name: String, kinesisRecords: Bool) throws(FaultRuleError) -> FaultRule.Outcome? {
+        if let shape = FailRecords { return try shape.validated(kinesis: kinesisRecords) }
         if let shape = Error { return .error(try shape.validated(rule: name)) }
         if let text = ResetConnection {
             guard let moment = FaultRule.ConnectionReset(rawValue: text) else {
@@ -273,17 +274,25 @@ extension FaultRuleDefinition.LatencyShape {
 }
 
 extension FaultRuleDefinition.FailRecordsShape {
-    func validated() throws(FaultRuleError) -> FaultRule.Outcome {
+    /// - Parameter kinesis: for Kinesis' PutRecords, whose records fail with its own two codes.
+    func validated(kinesis: Bool = false) throws(FaultRuleError) -> FaultRule.Outcome {
         func fail(_ field: String, _ message: String) -> FaultRuleError {
             FaultRuleError(field: field.isEmpty ? "FailRecords" : "FailRecords.\(field)", message: message)
         }
-        let code = ErrorCode ?? "ServiceUnavailableException"
-        guard PutRecordsResponse.RecordFailure.codes.contains(code) else {
+        let code = ErrorCode ?? (kinesis ? "ProvisionedThroughputExceededException" : "ServiceUnavailableException")
+        let codes = kinesis ? KinesisAPI.recordFailureCodes : PutRecordsResponse.RecordFailure.codes
+        guard codes.contains(code) else {
             throw fail(
                 "ErrorCode",
-                "PutRecordBatch fails records with ServiceUnavailableException or InternalFailure, not '\(code)'.")
+                kinesis
+                    ? "kinesis:PutRecords fails records with ProvisionedThroughputExceededException or InternalFailure, not '\(code)'."
+                    : "PutRecordBatch fails records with ServiceUnavailableException or InternalFailure, not '\(code)'."
+            )
         }
-        let message = ErrorMessage ?? PutRecordsResponse.RecordFailure.message(of: code)
+        let message =
+            ErrorMessage
+            // Kinesis's own texts name the record's shard: filled in when the record fails.
+            ?? (kinesis ? "" : PutRecordsResponse.RecordFailure.message(of: code))
         guard message.utf8.count <= 1024 else { throw fail("ErrorMessage", "must be at most 1024 bytes.") }
         let pattern: FaultRule.RecordPattern
         switch (Fraction, Every, Records) {

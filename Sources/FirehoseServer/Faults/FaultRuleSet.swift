@@ -8,17 +8,17 @@ import FirehoseWire
 
 /// A request as fault rules see it.
 package struct FaultRequest: Sendable, Equatable {
-    package var operation: FirehoseOperation
+    package var operation: FaultOperation
     package var stream: String?
     /// Whether `stream` exists: firings are counted by stream only for streams that do, so requests
     /// naming made-up streams cannot grow the counts.
     package var streamExists: Bool
     package var accessKeyID: String?
-    /// Records in a PutRecordBatch (1 for PutRecord, 0 otherwise).
+    /// Records in a PutRecordBatch or PutRecords (1 for PutRecord, 0 otherwise).
     package var records: Int
 
     package init(
-        operation: FirehoseOperation, stream: String?, streamExists: Bool = true, accessKeyID: String?, records: Int
+        operation: FaultOperation, stream: String?, streamExists: Bool = true, accessKeyID: String?, records: Int
     ) {
         self.operation = operation
         self.stream = stream
@@ -116,7 +116,7 @@ package struct FaultRuleSet: Sendable {
     /// Times each rule fired on requests for `stream`, by rule name.
     /// Whether a rule that names streams matches `operation`: only then is a control-plane request's
     /// stream worth reading.
-    package func matchesStreams(of operation: FirehoseOperation) -> Bool {
+    package func matchesStreams(of operation: FaultOperation) -> Bool {
         entries.contains { $0.rule.streams != nil && $0.rule.operations.contains(operation) }
     }
 

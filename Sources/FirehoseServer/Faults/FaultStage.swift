@@ -17,13 +17,13 @@ struct FaultStage {
     let api: FirehoseAPI
     let request: APIRequest
     let requestID: String
-    let operation: FirehoseOperation
+    let operation: FaultOperation
     /// The caller's access key, when a rule may ask for it.
     var accessKeyID: String?
     /// What the rules decided, once `apply` has run.
     private(set) var outcome: FaultDecision.Outcome?
 
-    init(api: FirehoseAPI, request: APIRequest, requestID: String, operation: FirehoseOperation) {
+    init(api: FirehoseAPI, request: APIRequest, requestID: String, operation: FaultOperation) {
         self.api = api
         self.request = request
         self.requestID = requestID
@@ -52,7 +52,7 @@ struct FaultStage {
         guard !decision.isEmpty else { return nil }
         outcome = decision.outcome
         for rule in decision.fired { api.metrics.faultInjected(rule: rule, stream: request.countedStream) }
-        api.logFault(decision, requestID: requestID, operation: operation.rawValue, stream: stream)
+        api.logFault(decision, requestID: requestID, operation: operation.name, stream: stream)
         if decision.latency > .zero, let reason = await waitUnlessInterrupted(for: decision.latency) {
             // A client that gave up does not get its request carried out behind its back.
             api.log("Fault delay cut short; the request is not carried out", metadata(reason))
@@ -130,9 +130,24 @@ struct FaultStage {
         return name
     }
 
+    /// The data stream a Kinesis request names (`StreamName`, else `StreamARN`'s), when valid.
+    static func kinesisStreamName(in body: [UInt8]) -> String? {
+        guard let shape = try? RequestJSON.decode(KinesisStreamNameShape.self, from: body) else { return nil }
+        if let name = shape.StreamName {
+            return ServiceLimits.kinesisStreamNameViolations(name).isEmpty ? name : nil
+        }
+        return shape.StreamARN.flatMap { ServiceLimits.kinesisStreamARNParts($0)?.name }
+    }
+
     // swift-format-ignore: AlwaysUseLowerCamelCase
     private struct StreamNameShape: Decodable {
         var DeliveryStreamName: String?
+    }
+
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    private struct KinesisStreamNameShape: Decodable {
+        var StreamName: String?
+        var StreamARN: String?
     }
 }
 

@@ -18,7 +18,7 @@ import Synchronization
 package final class KinesisAPI: Sendable {
     static let targetPrefix = "Kinesis_20131202."
 
-    enum Operation: String, CaseIterable, Sendable {
+    package enum Operation: String, CaseIterable, Sendable {
         case createStream = "CreateStream"
         case deleteStream = "DeleteStream"
         case describeStream = "DescribeStream"
@@ -95,34 +95,99 @@ package final class KinesisAPI: Sendable {
         shardQuotas = throttling ? StreamQuotas(quota: Limits.shardWriteQuota) : nil
     }
 
-    /// PutRecord and PutRecords: checked, hashed and admitted on the caller's thread (CPU work and a
-    /// lookup of the stream), then stored by group commit with the puts that arrive meanwhile, and
-    /// answered once durable.
-    func put(
+    /// PutRecord and PutRecords, checked, hashed and admitted on the caller's thread (CPU work and a
+    /// lookup of the stream): what `store` appends. Fault rules see the put between the two.
+    func preparePut(
         _ operation: Operation, body: [UInt8], now: Date,
         authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
-    ) async throws(FirehoseError) -> [UInt8] {
+    ) throws(FirehoseError) -> PreparedPut {
         let milliseconds = now.epochMilliseconds
-        let put =
-            operation == .putRecord
+        return operation == .putRecord
             ? try preparePutRecord(body, now: milliseconds, authorize: authorize)
             : try preparePutRecords(body, now: milliseconds, authorize: authorize)
-        guard !put.appends.isEmpty else { return put.answer([]) }
-        do throws(StreamLogError) {
-            let positions = try await appends.append(
-                AppendGroup(records: put.appends, stream: put.stream, nowMilliseconds: milliseconds))
-            return put.answer(positions)
-        } catch {
-            throw firehoseError(error)
-        }
     }
 
-    /// A put, checked: what to append, and how to answer once it is.
-    private struct PreparedPut {
+    /// Stores a prepared put by group commit with the puts that arrive meanwhile, and answers once
+    /// it is durable. The records at the positions of `failing` (a fault rule's) are not stored and
+    /// are answered failed; an empty message stands for the service's own text.
+    func store(_ put: PreparedPut, failing: [Int: RecordFailure] = [:], now: Date) async throws(FirehoseError)
+        -> [UInt8]
+    {
+        var outcomes = put.records
+        for (index, failure) in failing where outcomes.indices.contains(index) {
+            guard case .success(let append) = outcomes[index] else { continue }
+            var failure = failure
+            if failure.message.isEmpty {
+                failure.message =
+                    failure.code == "InternalFailure"
+                    ? "Internal Service Failure" : throttledMessage(shard: append.shard, of: put.stream)
+            }
+            outcomes[index] = .failure(failure)
+        }
+        let appends = outcomes.compactMap { try? $0.get() }
+        var positions: [Int64] = []
+        if !appends.isEmpty {
+            do throws(StreamLogError) {
+                positions = try await self.appends.append(
+                    AppendGroup(records: appends, stream: put.stream, nowMilliseconds: now.epochMilliseconds))
+            } catch {
+                throw firehoseError(error)
+            }
+        }
+        var stored = zip(appends, positions).makeIterator()
+        var writer = JSONWriter()
+        writer.beginObject()
+        if put.single {
+            guard let (append, position) = stored.next() else { throw .throttled }
+            writer.key("ShardId")
+            writer.string(ShardID.text(append.shard))
+            writer.key("SequenceNumber")
+            writer.string(SequenceNumber(stream: put.stream.id, shard: append.shard, position: position).description)
+            writer.endObject()
+            return writer.bytes
+        }
+        writer.key("FailedRecordCount")
+        writer.integer(outcomes.count - appends.count)
+        writer.key("Records")
+        writer.beginArray()
+        for outcome in outcomes {
+            writer.beginObject()
+            switch outcome {
+            case .failure(let failure):
+                writer.key("ErrorCode")
+                writer.string(failure.code)
+                writer.key("ErrorMessage")
+                writer.string(failure.message)
+            case .success:
+                guard let (append, position) = stored.next() else { break }
+                writer.key("SequenceNumber")
+                writer.string(
+                    SequenceNumber(stream: put.stream.id, shard: append.shard, position: position).description)
+                writer.key("ShardId")
+                writer.string(ShardID.text(append.shard))
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Why one record of a PutRecords was not stored.
+    package struct RecordFailure: Error, Sendable {
+        package var code: String
+        package var message: String
+    }
+
+    /// The per-record codes PutRecords documents.
+    static let recordFailureCodes = ["ProvisionedThroughputExceededException", "InternalFailure"]
+
+    /// A put, checked: each record's shard, or why it failed (its shard's quota), in order.
+    struct PreparedPut {
         var stream: StoredStream
-        var appends: [RecordToAppend]
-        /// The answer, from the positions the appended records got (in order).
-        var answer: ([Int64]) -> [UInt8]
+        var records: [Result<RecordToAppend, RecordFailure>]
+        /// PutRecord: one record, answered with its shard and sequence number, failing as a whole.
+        var single: Bool
     }
 
     /// Runs one operation but the puts; `authorize` is asked for the IAM action on the stream's ARN
@@ -593,17 +658,9 @@ package final class KinesisAPI: Sendable {
                 code: "ProvisionedThroughputExceededException", message: throttledMessage(shard: shard, of: stream))
         }
         return PreparedPut(
-            stream: stream, appends: [RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)]
-        ) { positions in
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("ShardId")
-            writer.string(ShardID.text(shard))
-            writer.key("SequenceNumber")
-            writer.string(SequenceNumber(stream: stream.id, shard: shard, position: positions[0]).description)
-            writer.endObject()
-            return writer.bytes
-        }
+            stream: stream,
+            records: [.success(RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data))],
+            single: true)
     }
 
     private func preparePutRecords(
@@ -636,56 +693,23 @@ package final class KinesisAPI: Sendable {
         guard total <= Limits.maxPutRecordsBytes else {
             throw .invalidArgument("Records size exceeds 10 MB limit")
         }
-        var appends: [RecordToAppend] = []
-        appends.reserveCapacity(entries.count)
+        var records: [Result<RecordToAppend, RecordFailure>] = []
+        records.reserveCapacity(entries.count)
         // Each record is admitted by its shard's quota or fails alone, as AWS fails them.
-        var throttled: [Int: Int] = [:]
-        for (index, entry) in entries.enumerated() {
+        for entry in entries {
             try checkSize(entry, of: stream)
             let shard = try shard(of: entry, in: stream)
             guard admit(entry, shard: shard, of: stream, now: now) else {
-                throttled[index] = shard
+                records.append(
+                    .failure(
+                        RecordFailure(
+                            code: "ProvisionedThroughputExceededException",
+                            message: throttledMessage(shard: shard, of: stream))))
                 continue
             }
-            appends.append(RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data))
+            records.append(.success(RecordToAppend(shard: shard, partitionKey: entry.partitionKey, data: entry.data)))
         }
-        let messages = throttled.mapValues { throttledMessage(shard: $0, of: stream) }
-        let count = entries.count
-        return PreparedPut(stream: stream, appends: appends) { positions in
-            Self.putRecordsAnswer(
-                count: count, throttled: messages, stored: zip(appends, positions), streamID: stream.id)
-        }
-    }
-
-    /// PutRecords' answer: each record's shard and sequence number, or its throttling, in order.
-    private static func putRecordsAnswer(
-        count: Int, throttled: [Int: String], stored: some Sequence<(RecordToAppend, Int64)>, streamID: Int64
-    ) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("FailedRecordCount")
-        writer.integer(throttled.count)
-        writer.key("Records")
-        writer.beginArray()
-        var stores = stored.makeIterator()
-        for index in 0..<count {
-            writer.beginObject()
-            if let message = throttled[index] {
-                writer.key("ErrorCode")
-                writer.string("ProvisionedThroughputExceededException")
-                writer.key("ErrorMessage")
-                writer.string(message)
-            } else if let (append, position) = stores.next() {
-                writer.key("SequenceNumber")
-                writer.string(SequenceNumber(stream: streamID, shard: append.shard, position: position).description)
-                writer.key("ShardId")
-                writer.string(ShardID.text(append.shard))
-            }
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
+        return PreparedPut(stream: stream, records: records, single: false)
     }
 
     private func getShardIterator(
