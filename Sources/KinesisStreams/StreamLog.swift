@@ -51,7 +51,6 @@ public struct StreamDefinition: Sendable, Equatable {
     }
 }
 
-/// One record to append: the shard its hash key chose, and what GetRecords gives back.
 /// One put's records, for `StreamLog.append(_:)` with the puts written in the same transaction.
 public struct AppendGroup: Sendable {
     public var records: [RecordToAppend]
@@ -65,6 +64,7 @@ public struct AppendGroup: Sendable {
     }
 }
 
+/// One record to append: the shard its hash key chose, and what GetRecords gives back.
 public struct RecordToAppend: Sendable {
     public var shard: Int
     public var partitionKey: String
@@ -399,8 +399,9 @@ public final class StreamLog: Sendable {
         return deleted
     }
 
-    /// Records are deleted this many at a time, each batch its own transaction, so a large
-    /// deletion lets puts in between.
+    /// Records are deleted this many at a time, each batch its own transaction, so no transaction
+    /// (and no WAL) grows with the deletion. Puts queued on the Kinesis write queue meanwhile still
+    /// wait for the whole trim.
     static let deletionBatch = 10_000
 
     private func deleteInBatches(where condition: String, arguments: StatementArguments) throws(StreamLogError) -> Int {

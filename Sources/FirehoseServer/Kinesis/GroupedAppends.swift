@@ -42,6 +42,8 @@ final class GroupedAppends: Sendable {
         } catch {
             results = Array(repeating: .failure(error), count: batch.count)
         }
+        // One result per put, so every waiting put is resumed exactly once.
+        precondition(results.count == batch.count, "a result for every put of the batch")
         for (waiting, result) in zip(batch, results) { waiting.continuation.resume(returning: result) }
         // Another work item rather than a loop, so what else waits on the queue goes first.
         queue.async { self.writeNext() }
