@@ -7,10 +7,11 @@ public struct FirehoseLocalCommand: AsyncParsableCommand {
         discussion: """
             Point any Firehose client (boto3, the AWS CLI, the AWS SDKs, Fluent Bit) at \
             http://127.0.0.1:4573 and objects appear under <data-dir>/<bucket>/ with the keys real \
-            Firehose would write. `serve` (the default) runs the server; `flush`, `objects` and `cat` \
-            are for tests and scripts: deliver buffers now, list delivered objects, print one.
+            Firehose would write. `serve` (the default) runs the server; `flush`, `objects`, `cat` and \
+            `tail` are for tests and scripts: deliver buffers now, list delivered objects, print one, \
+            print records as their objects appear.
             """,
-        subcommands: [ServeCommand.self, FlushCommand.self, ObjectsCommand.self, CatCommand.self],
+        subcommands: [ServeCommand.self, FlushCommand.self, ObjectsCommand.self, CatCommand.self, TailCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

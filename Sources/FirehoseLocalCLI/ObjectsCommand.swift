@@ -176,8 +176,11 @@ struct ObjectLister {
 
     static let privateFolder = FirehoseSink.Configuration.privateFolderName
 
-    /// Every object, oldest first (then by bucket and key), filtered.
-    func list(bucket: String? = nil, stream: String? = nil, since: Date? = nil) throws(CLIError) -> [ListedObject] {
+    /// Every object, oldest first (then by bucket and key), filtered; `countingRecords` reads the
+    /// objects whose records are lines to count them.
+    func list(bucket: String? = nil, stream: String? = nil, since: Date? = nil, countingRecords: Bool = true)
+        throws(CLIError) -> [ListedObject]
+    {
         var info = stat()
         guard stat(dataDirectory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw CLIError(
@@ -206,7 +209,9 @@ struct ObjectLister {
                 var object = ListedObject(
                     bucket: bucket, key: key, path: path, size: found.size, modified: found.modified,
                     stream: objectStream, records: nil)
-                if let objectStream, definitions.recordsAreLines(stream: objectStream, bucket: bucket, key: key) {
+                if countingRecords, let objectStream,
+                    definitions.recordsAreLines(stream: objectStream, bucket: bucket, key: key)
+                {
                     object.records = Self.newlineCount(path: path)
                 }
                 objects.append(object)

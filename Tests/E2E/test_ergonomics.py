@@ -1,5 +1,5 @@
 """Test ergonomics against the real process: /_local/streams, /_local/wait,
-/_local/metrics, the ``firehose-local flush / objects / cat`` subcommands and
+/_local/metrics, the ``firehose-local flush / objects / cat / tail`` subcommands and
 docs/ci-example.sh.
 
 Each test uses its own stream(s) of the module's server, or a dedicated server
@@ -39,6 +39,8 @@ ERGO_STREAMS = [
     ext_stream("erg-cli-raw", **hints(1, 900)),
     ext_stream("erg-cli-bin", **hints(1, 900)),
     ext_stream("erg-cli-second", bucket=SECOND, **hints(1, 900), **DELIMITER),
+    ext_stream("erg-tail", **hints(1, 900), **DELIMITER, CompressionFormat="GZIP"),
+    ext_stream("erg-tail-json", **hints(1, 900)),
 ]
 
 
@@ -489,11 +491,83 @@ def test_cli_objects_and_cat(srv, firehose_bin, tmp_path):
     assert p.returncode != 0 and p.stdout == b"", p
 
 
+class LineReader:
+    """Reads the lines a child writes, waiting at most a given time for each."""
+
+    def __init__(self, proc: subprocess.Popen):
+        import selectors
+
+        self.proc = proc
+        self.buffer = b""
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(proc.stdout, selectors.EVENT_READ)
+
+    def lines(self, count: int, timeout: float = 20) -> list[bytes]:
+        deadline = time.monotonic() + timeout
+        while self.buffer.count(b"\n") < count:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{count} lines did not come within {timeout} s; got {self.buffer!r}"
+            if self.selector.select(left):
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                assert chunk, f"the output ended; got {self.buffer!r}"
+                self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n", count)
+        return lines
+
+
+def test_cli_tail(srv, firehose_bin):
+    fh = srv.client()
+    data = str(srv.data_dir)
+    command = [str(firehose_bin), "tail", "--data-dir", data, "--config", str(srv.config_path)]
+    # The objects there before are left out by --since; a time taken here rather than "0s", which
+    # the child reads only once it has started, maybe after the first put.
+    since = _dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(seconds=0.05)
+    follower = subprocess.Popen(
+        [*command, "--follow", "--json", "--since", since.isoformat(), "--interval", "0.1", "--bucket", BUCKET],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=fhlocal.clean_env(),
+    )
+    try:
+        reader = LineReader(follower)
+        fh.put_record_batch(DeliveryStreamName="erg-tail", Records=[{"Data": b"alpha"}, {"Data": b"beta \xff"}])
+        srv.flush("erg-tail")
+        fh.put_record_batch(DeliveryStreamName="erg-tail-json", Records=[{"Data": b'{"n":1}'}, {"Data": b"[2]"}])
+        srv.flush("erg-tail-json")
+        records = [json.loads(line) for line in reader.lines(4)]
+        gz_key = srv.stream_keys("erg-tail")[0]
+        assert records[0] == {
+            "stream": "erg-tail", "bucket": BUCKET, "key": gz_key, "offset": 0, "split": "lines", "text": "alpha",
+        }
+        assert records[1]["offset"] == 6 and records[1]["base64"] == "YmV0YSD/"
+        assert [(r["stream"], r["split"], r["offset"], r.get("text")) for r in records[2:]] == [
+            ("erg-tail-json", "json", 0, '{"n":1}'), ("erg-tail-json", "json", 7, "[2]"),
+        ]
+        # A later object is printed when it appears; nothing is printed twice.
+        fh.put_record(DeliveryStreamName="erg-tail", Record={"Data": b"gamma"})
+        srv.flush("erg-tail")
+        [later] = reader.lines(1)
+        assert json.loads(later)["text"] == "gamma"
+        assert reader.buffer == b""
+    finally:
+        follower.send_signal(signal.SIGINT)
+        follower.wait(10)
+        follower.stdout.close()
+        follower.stderr.close()
+
+    # Without --follow: what is there, then exit; records as they are, one per line.
+    p = cli(firehose_bin, "tail", "--data-dir", data, "--config", str(srv.config_path), "--stream", "erg-tail")
+    assert p.returncode == 0 and p.stdout == b"alpha\nbeta \xff\ngamma\n", p
+    # Without the config the lines stream is not known: its objects are printed whole.
+    p = cli(firehose_bin, "tail", "--data-dir", data, "--stream", "erg-tail")
+    assert p.returncode == 0 and p.stdout == b"alpha\nbeta \xff\ngamma\n", p
+    p = cli(firehose_bin, "tail", "--data-dir", data, "--since", "soon")
+    assert p.returncode != 0 and b"--since" in p.stderr
+
+
 def test_cli_help_lists_the_subcommands(firehose_bin):
     p = cli(firehose_bin, "--help")
     assert p.returncode == 0
     text = p.stdout.decode()
-    for sub in ["serve", "flush", "objects", "cat"]:
+    for sub in ["serve", "flush", "objects", "cat", "tail"]:
         assert re.search(rf"^\s+{sub}\b", text, re.M), text
     p = cli(firehose_bin, "objects", "--help")
     assert p.returncode == 0 and b"AppendDelimiterToRecord" in p.stdout

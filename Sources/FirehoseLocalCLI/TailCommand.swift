@@ -1,0 +1,212 @@
+import ArgumentParser
+import FirehoseSink
+import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `firehose-local tail`: prints delivered records as their objects appear, like `tail -f` for the
+/// bucket; reads the data directory as `objects` and `cat` do.
+public struct TailCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "tail",
+        abstract: "Print delivered records, decompressed, as their objects appear (reads the data directory).",
+        discussion: """
+            Prints the records of every delivered object, oldest object first, then exits; with \
+            --follow it goes on looking at the data directory and prints each new object's records \
+            as it appears (--follow --since 0s: only what arrives from now; --since sorts out the \
+            objects already there, by the time their file was last written). The server need not run.
+
+            Firehose joins records with nothing between them, so one record per line is exact when \
+            the object's stream appends a newline to each record (the AppendDelimiterToRecord \
+            processor; give --config for streams of a configuration file). Otherwise, when an \
+            object's content is a run of JSON objects or arrays, each is a record; anything else is \
+            printed whole, as one piece. Records are printed as they are (binary-safe), each followed \
+            by a newline (a piece already ending with one gains none).
+
+            With --json, one JSON document per line and record: {"stream", "bucket", "key", \
+            "offset", "split", "text"} — offset is the record's byte offset in the decompressed \
+            object, split says how it was found ("lines", "json" or "object"), and the record is \
+            "text" when it is UTF-8, "base64" otherwise. stream is null for files that are not \
+            Firehose objects.
+
+            An object that cannot be read or decompressed is reported on stderr and skipped; without \
+            --follow the exit code is then 1.
+            """
+    )
+
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Data directory the server writes into. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
+    var dataDirectory: String?
+
+    @Option(help: "Only objects in this bucket (default: every bucket).")
+    var bucket: String?
+
+    @Option(help: "Only objects of this delivery stream (matched on the object's name).")
+    var stream: String?
+
+    @Option(
+        help: """
+            Only objects written at or after this time: ISO 8601 (2026-11-21T13:05:09Z) or a time \
+            ago (90s, 10m, 1.5h, 2d; 0s: from now).
+            """)
+    var since: String?
+
+    @Option(
+        help: """
+            Configuration file of the server, to learn which streams append a newline to each record. \
+            Streams created through the API are read from the data directory. [FIREHOSE_LOCAL_CONFIG]
+            """)
+    var config: String?
+
+    @Flag(name: [.short, .long], help: "Keep printing the records of new objects until interrupted.")
+    var follow = false
+
+    @Flag(help: "Print one JSON document per record (JSON lines) instead of the records themselves.")
+    var json = false
+
+    @Option(help: "Seconds between looks at the data directory with --follow.")
+    var interval: Double = 0.5
+
+    public init() {}
+
+    public func validate() throws {
+        if let since, Timestamps.parseSince(since, now: Date()) == nil {
+            throw ValidationError(
+                "--since '\(since)' is neither an ISO 8601 time (2026-11-21T13:05:09Z) nor a time ago (10m, 2h, 30s).")
+        }
+        guard interval.isFinite, interval >= 0.05, interval <= 3600 else {
+            throw ValidationError("--interval must be between 0.05 and 3600 seconds.")
+        }
+    }
+
+    public func run() async throws {
+        try await CLIOutput.run { () async throws(CLIError) in
+            let directory = Environment.dataDirectory(dataDirectory)
+            let configPath = Environment.value(config, "FIREHOSE_LOCAL_CONFIG")
+            var tail = RecordTail(
+                dataDirectory: directory, bucket: bucket, stream: stream,
+                since: since.flatMap { Timestamps.parseSince($0, now: Date()) }, json: json)
+            // Read once up front so a bad --config or data directory fails before any waiting.
+            var definitions = try StreamDefinitions.load(dataDirectory: directory, configPath: configPath)
+            var unreadable = 0
+            while true {
+                let fresh = try tail.newObjects()
+                if !fresh.isEmpty {
+                    // Streams created through the API since the last look count too.
+                    definitions = try StreamDefinitions.load(dataDirectory: directory, configPath: configPath)
+                    for object in fresh {
+                        switch tail.output(of: object, definitions: definitions) {
+                        case .success(let bytes): try CLIOutput.write(bytes)
+                        case .failure(let error):
+                            CLIOutput.printError(error.message)
+                            unreadable += 1
+                        }
+                    }
+                }
+                guard follow else { break }
+                do {
+                    try await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                } catch {
+                    return
+                }
+            }
+            if unreadable > 0 {
+                throw CLIError(message: "\(unreadable) object\(unreadable == 1 ? "" : "s") could not be read.")
+            }
+        }
+    }
+}
+
+/// The objects `tail` has printed and what it prints for a new one.
+struct RecordTail {
+    var dataDirectory: String
+    var bucket: String?
+    var stream: String?
+    var since: Date?
+    var json: Bool
+    /// `bucket/key` of every object seen, so each is printed once.
+    private var seen: Set<String> = []
+    private var looked = false
+
+    init(dataDirectory: String, bucket: String?, stream: String?, since: Date?, json: Bool) {
+        self.dataDirectory = dataDirectory
+        self.bucket = bucket
+        self.stream = stream
+        self.since = since
+        self.json = json
+    }
+
+    /// Objects not seen before, oldest first. `since` only sorts out the objects of the first look:
+    /// an object appearing later is new whatever its time, which is when its content was last
+    /// written, often long before a buffer is delivered.
+    mutating func newObjects() throws(CLIError) -> [ListedObject] {
+        let first = !looked
+        looked = true
+        let objects = try ObjectLister(dataDirectory: dataDirectory).list(
+            bucket: bucket, stream: stream, countingRecords: false)
+        return objects.filter { object in
+            seen.insert("\(object.bucket)/\(object.key)").inserted
+                && !(first && since.map { object.modified < $0 } == true)
+        }
+    }
+
+    /// What is printed for `object`: its records, each followed by a newline, or one JSON line each.
+    func output(of object: ListedObject, definitions: StreamDefinitions) -> Result<[UInt8], CLIError> {
+        let content: [UInt8]
+        do {
+            content = try ObjectReader.content(path: object.path)
+        } catch {
+            return .failure(error)
+        }
+        let linesAreRecords =
+            object.stream.map { definitions.recordsAreLines(stream: $0, bucket: object.bucket, key: object.key) }
+            ?? false
+        let split = ObjectRecords.split(content, linesAreRecords: linesAreRecords)
+        var output: [UInt8] = []
+        output.reserveCapacity(json ? content.count * 2 + split.ranges.count * 160 : content.count + split.ranges.count)
+        for range in split.ranges {
+            let record = content[range]
+            if json {
+                output += Self.jsonLine(
+                    object: object, offset: range.lowerBound, split: split.boundaries, record: record)
+            } else {
+                output += record
+                // An object printed whole keeps its own last newline rather than gaining a blank line.
+                if split.boundaries == .object, record.last == UInt8(ascii: "\n") { continue }
+            }
+            output.append(UInt8(ascii: "\n"))
+        }
+        return .success(output)
+    }
+
+    static func jsonLine(object: ListedObject, offset: Int, split: ObjectRecords.Boundaries, record: ArraySlice<UInt8>)
+        -> [UInt8]
+    {
+        var writer = JSONWriter(reservingCapacity: 160 + record.count * 2)
+        writer.beginObject()
+        writer.key("stream")
+        if let stream = object.stream { writer.string(stream) } else { writer.null() }
+        writer.key("bucket")
+        writer.string(object.bucket)
+        writer.key("key")
+        writer.string(object.key)
+        writer.key("offset")
+        writer.integer(offset)
+        writer.key("split")
+        writer.string(split.rawValue)
+        if let text = String(validating: record, as: UTF8.self) {
+            writer.key("text")
+            writer.string(text)
+        } else {
+            writer.key("base64")
+            writer.base64(record)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}
