@@ -9,6 +9,8 @@
 * ``make_server``       – function-scoped factory for dedicated servers.
 * ``make_module_server``– module-scoped factory (dedicated config shared by a
                           module).
+* ``firehose_local``    – the repository's pytest plugin's fixture
+                          (python/pytest-firehose-local), for tests it makes shorter.
 
 Every server is stopped with SIGTERM on teardown; the teardown asserts exit code
 0 within 15 s.  When a test fails, the stderr of every server that was alive
@@ -18,6 +20,7 @@ during the test is attached to the report.
 from __future__ import annotations
 
 import faulthandler
+import importlib.metadata
 import signal
 import sys
 import threading
@@ -28,6 +31,12 @@ import pytest
 import fhlocal
 from fhlocal import FirehoseLocal
 
+# The repository's pytest plugin (python/pytest-firehose-local): its firehose_local fixture serves the
+# tests it makes shorter. Loaded from the checkout unless an installed copy is auto-loaded already.
+if not any(ep.value.startswith("pytest_firehose_local") for ep in importlib.metadata.entry_points(group="pytest11")):
+    sys.path.insert(0, str(fhlocal.REPO_ROOT / "python" / "pytest-firehose-local" / "src"))
+    pytest_plugins = ["pytest_firehose_local.plugin"]
+
 # Hard backstop: if the whole session ever exceeds this, dump stacks and exit
 # (child servers die with us through PR_SET_PDEATHSIG).
 SESSION_HARD_LIMIT = 900
@@ -36,6 +45,9 @@ DEFAULT_TEST_TIMEOUT = 120
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "timeout_s(seconds): per-test time limit (SIGALRM based)")
+    # The plugin's fixture runs the binary the rest of the suite runs.
+    if not config.getoption("firehose_local_bin", None):
+        config.option.firehose_local_bin = str(fhlocal.binary_path())
     faulthandler.dump_traceback_later(SESSION_HARD_LIMIT, exit=True)
 
 
