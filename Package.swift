@@ -131,6 +131,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The live view (/_local/ui), served from the binary itself.
+            resources: [.embedInCode("UI/index.html"), .embedInCode("UI/app.js"), .embedInCode("UI/app.css")],
             swiftSettings: swiftSettings
         ),
         // Command line, configuration file and process lifecycle.
@@ -257,6 +259,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -79,78 +79,12 @@ public struct ObjectsCommand: ParsableCommand {
     public func run() throws {
         try CLIOutput.run { () throws(CLIError) in
             let directory = Environment.dataDirectory(dataDirectory)
-            let definitions = try StreamDefinitions.load(
+            let definitions = try LineDelimitedObjects.load(
                 dataDirectory: directory, configPath: Environment.value(config, "FIREHOSE_LOCAL_CONFIG"))
             let lister = ObjectLister(dataDirectory: directory, definitions: definitions)
             let objects = try lister.list(
                 bucket: bucket, stream: stream, since: since.flatMap { Timestamps.parseSince($0, now: Date()) })
             try CLIOutput.write(json ? ObjectLister.json(objects) : ObjectLister.lines(objects))
-        }
-    }
-}
-
-/// Which streams add `\n` after each record, from the configuration file and from the streams the
-/// server saved in the data directory (created through the API). The configuration file wins, as
-/// it does in the server.
-struct StreamDefinitions: Equatable {
-    var appendsNewline: [String: Bool] = [:]
-    /// Where each stream's source-record backup writes: backed-up records carry no delimiter.
-    var backups: [String: BackupPlace] = [:]
-
-    /// A backup's bucket and what its keys start with, beside its stream's (objects and error
-    /// output).
-    struct BackupPlace: Equatable {
-        var bucket: String
-        var keyStart: String
-        var streamBucket: String
-        var streamKeyStarts: [String]
-    }
-
-    /// Whether the object `key` in `bucket`, named after `stream`, holds one line per record: an
-    /// object of a stream that appends a newline, not of its backup. When the backup shares the
-    /// stream's bucket, the longest literal start of their prefixes that `key` begins with tells
-    /// them apart; when nothing does, the count is unknown.
-    func recordsAreLines(stream: String, bucket: String, key: String) -> Bool {
-        guard appendsNewline[stream] == true else { return false }
-        guard let backup = backups[stream], backup.bucket == bucket else { return true }
-        guard backup.streamBucket == bucket else { return false }
-        let stream = backup.streamKeyStarts.filter { key.hasPrefix($0) }.map(\.count).max()
-        guard let stream else { return false }
-        return !key.hasPrefix(backup.keyStart) || stream > backup.keyStart.count
-    }
-
-    static func load(dataDirectory: String, configPath: String?) throws(CLIError) -> StreamDefinitions {
-        var definitions = StreamDefinitions()
-        // An unreadable catalog means no saved streams here: the listing works without it.
-        for record in (try? FirehoseSink.savedStreams(dataDirectory: dataDirectory)) ?? [] {
-            definitions.add(record.definition, gzipLevel: 6)
-        }
-        if let configPath {
-            let file: ConfigurationFile
-            do {
-                file = try ConfigurationFile.load(path: configPath)
-            } catch {
-                throw CLIError(message: error.description)
-            }
-            for definition in file.deliveryStreams { definitions.add(definition, gzipLevel: file.gzipLevel ?? 6) }
-        }
-        return definitions
-    }
-
-    mutating func add(_ definition: CreateDeliveryStreamInput, gzipLevel: Int32) {
-        guard
-            let settings = try? DeliveryStreamSettings(
-                validating: definition, gzipLevel: gzipLevel, dataDirectory: nil, lambdaFunctions: nil)
-        else { return }
-        // An HTTP endpoint stream's bucket (its S3 configuration's) holds no delivered record: only
-        // error records and backed-up ones.
-        appendsNewline[settings.name] = settings.appendsNewline && settings.httpEndpoint == nil
-        if let backup = settings.backupStage {
-            let layout = settings.keyLayout
-            backups[settings.name] = BackupPlace(
-                bucket: backup.bucket, keyStart: backup.keyLayout.prefix?.literalStart ?? "",
-                streamBucket: settings.bucket,
-                streamKeyStarts: [layout.prefix?.literalStart ?? "", layout.errorOutputPrefix?.literalStart ?? ""])
         }
     }
 }
@@ -172,7 +106,7 @@ struct ListedObject: Equatable {
 
 struct ObjectLister {
     var dataDirectory: String
-    var definitions = StreamDefinitions()
+    var definitions = LineDelimitedObjects()
 
     static let privateFolder = FirehoseSink.Configuration.privateFolderName
 
@@ -203,8 +137,7 @@ struct ObjectLister {
                 let key = found.key
                 if let since, found.modified < since { continue }
                 let path = "\(dataDirectory)/\(bucket)/\(key)"
-                let name = String(key[(key.lastIndex(of: "/").map { key.index(after: $0) } ?? key.startIndex)...])
-                let objectStream = ObjectName.stream(of: name)
+                let objectStream = ObjectName.stream(ofKey: key)
                 if let stream, objectStream != stream { continue }
                 var object = ListedObject(
                     bucket: bucket, key: key, path: path, size: found.size, modified: found.modified,
@@ -268,56 +201,6 @@ struct ObjectLister {
         writer.endArray()
         writer.endObject()
         return writer.bytes + [UInt8(ascii: "\n")]
-    }
-}
-
-/// Firehose object names: `<stream>-<version>-<yyyy-MM-dd-HH-mm-ss>-<uuid><extension>`.
-enum ObjectName {
-    /// The stream part of a Firehose object name, or nil when `name` is not one.
-    static func stream(of name: String) -> String? {
-        let bytes = Array(name.utf8)
-        // The stream may itself contain '-': try every '-' from the left until the rest fits.
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "-") && index > 0 {
-            if matchesTail(bytes[(index + 1)...]) {
-                let stream = String(decoding: bytes[..<index], as: UTF8.self)
-                return stream.utf8.allSatisfy(isStreamNameByte) ? stream : nil
-            }
-        }
-        return nil
-    }
-
-    private static func isStreamNameByte(_ byte: UInt8) -> Bool {
-        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
-    }
-
-    /// `<version>-yyyy-MM-dd-HH-mm-ss-<uuid>` followed by anything (the extension).
-    private static func matchesTail(_ tail: ArraySlice<UInt8>) -> Bool {
-        var index = tail.startIndex
-        func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
-        func isHex(_ byte: UInt8) -> Bool { isDigit(byte) || (byte >= 97 && byte <= 102) }
-        let versionStart = index
-        while index < tail.endIndex, isDigit(tail[index]) { index += 1 }
-        guard index > versionStart, index < tail.endIndex, tail[index] == UInt8(ascii: "-") else { return false }
-        index += 1
-        // yyyy-MM-dd-HH-mm-ss-
-        for width in [4, 2, 2, 2, 2, 2] {
-            guard tail.endIndex - index >= width + 1 else { return false }
-            for offset in 0..<width where !isDigit(tail[index + offset]) { return false }
-            guard tail[index + width] == UInt8(ascii: "-") else { return false }
-            index += width + 1
-        }
-        // 8-4-4-4-12 lowercase hex
-        for (position, width) in [8, 4, 4, 4, 12].enumerated() {
-            guard tail.endIndex - index >= width else { return false }
-            for offset in 0..<width where !isHex(tail[index + offset]) { return false }
-            index += width
-            if position < 4 {
-                guard index < tail.endIndex, tail[index] == UInt8(ascii: "-") else { return false }
-                index += 1
-            }
-        }
-        return true
     }
 }
 

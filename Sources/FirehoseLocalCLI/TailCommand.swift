@@ -92,13 +92,13 @@ public struct TailCommand: AsyncParsableCommand {
                 dataDirectory: directory, bucket: bucket, stream: stream,
                 since: since.flatMap { Timestamps.parseSince($0, now: Date()) }, json: json)
             // Read once up front so a bad --config or data directory fails before any waiting.
-            var definitions = try StreamDefinitions.load(dataDirectory: directory, configPath: configPath)
+            var definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: configPath)
             var unreadable = 0
             while true {
                 let fresh = try tail.newObjects()
                 if !fresh.isEmpty {
                     // Streams created through the API since the last look count too.
-                    definitions = try StreamDefinitions.load(dataDirectory: directory, configPath: configPath)
+                    definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: configPath)
                     for object in fresh {
                         switch tail.output(of: object, definitions: definitions) {
                         case .success(let bytes): try CLIOutput.write(bytes)
@@ -156,7 +156,7 @@ struct RecordTail {
     }
 
     /// What is printed for `object`: its records, each followed by a newline, or one JSON line each.
-    func output(of object: ListedObject, definitions: StreamDefinitions) -> Result<[UInt8], CLIError> {
+    func output(of object: ListedObject, definitions: LineDelimitedObjects) -> Result<[UInt8], CLIError> {
         let content: [UInt8]
         do {
             content = try ObjectReader.content(path: object.path)

@@ -1,3 +1,5 @@
+import Hummingbird
+
 /// An HTTP request as the API core sees it: independent of the HTTP server, so the whole request path
 /// (auth, dispatch, errors) is tested without sockets.
 public struct APIRequest: Sendable {
@@ -66,6 +68,9 @@ public struct APIResponse: Sendable {
     package var streamedBody: StreamedBody?
     /// No answer at all: the HTTP layer resets the connection instead (a fault rule's doing).
     package var resetsConnection = false
+    /// A body written as it is made, of no length known beforehand (Server-Sent Events), instead
+    /// of `body`.
+    package var writesBody: (@Sendable (inout any ResponseBodyWriter) async throws -> Void)?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -410,6 +410,11 @@ struct FirehoseResponder: HTTPResponder {
         for (name, value) in response.headers {
             if let fieldName = fieldName(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
+        if let writes = response.writesBody {
+            return Response(
+                status: HTTPResponse.Status(code: response.status), headers: fields,
+                body: ResponseBody { writer in try await writes(&writer) })
+        }
         if let streamed = response.streamedBody {
             return Response(
                 status: HTTPResponse.Status(code: response.status), headers: fields,

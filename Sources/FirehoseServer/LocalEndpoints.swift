@@ -25,12 +25,19 @@ import Synchronization
 /// | `GET /_local/faults` | the fault rules in force, with how often each fired |
 /// | `POST /_local/faults` | adds the fault rule in the body (JSON, as in the configuration file's `Faults`) |
 /// | `DELETE /_local/faults[?name=N]` | removes that rule, or every rule |
+/// | `GET /_local/events` | Server-Sent Events: `streams`, `faults` and `objects` as they change |
+/// | `GET /_local/object?bucket=B&key=K[&start=I&count=N]` | a page of an object's records, decompressed |
+/// | `GET /_local/ui` | the live view: a page of the binary's own over the three above |
 struct LocalEndpoints {
     let api: FirehoseAPI
 
     static let paths = [
         "/_local/health", "/_local/flush", "/_local/streams", "/_local/wait", "/_local/metrics", "/_local/faults",
+        "/_local/events", "/_local/object", "/_local/ui",
     ]
+
+    /// Open partitions listed per stream in `/_local/streams` (a stream may have 500).
+    static let listedPartitions = 100
 
     /// A fault rule is a few hundred bytes; a body far larger is a mistake.
     static let maxFaultRuleBytes = 64 * 1024
@@ -58,15 +65,7 @@ struct LocalEndpoints {
         case ("POST", "/_local/flush"):
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
-            let faults = api.faults
-            let quotas = api.quotas
-            return json(
-                200,
-                Self.streamsDocument(
-                    await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now(),
-                    faultsFired: { faults.fired(stream: $0) },
-                    throttledRecords: { quotas?.throttledRecords(stream: $0) ?? 0 }),
-                requestID: requestID)
+            return json(200, await streamsDocument(), requestID: requestID)
         case ("GET", "/_local/wait"):
             return await wait(request, requestID: requestID)
         case ("GET", "/_local/metrics"):
@@ -74,6 +73,12 @@ struct LocalEndpoints {
             return APIResponse(
                 status: 200, headers: [("Content-Type", FirehoseMetrics.contentType), ("x-amzn-RequestId", requestID)],
                 body: body)
+        case ("GET", "/_local/events"):
+            return events(request, requestID: requestID)
+        case ("GET", "/_local/object"):
+            return await objectRecords(request, requestID: requestID)
+        case ("GET", let path) where LiveViewPage.files[path] != nil:
+            return page(path, requestID: requestID)
         case ("GET", "/_local/faults"):
             return json(200, faultsDocument(), requestID: requestID)
         case ("POST", "/_local/faults"):
@@ -163,6 +168,23 @@ struct LocalEndpoints {
         }
     }
 
+    /// `stream`, `bucket`, `key`, `records`, `bytes` and `storedBytes`: an object as `/_local/flush` and
+    /// `/_local/events` list it.
+    static func writeMembers(of object: DeliveredObject, to writer: inout JSONWriter) {
+        writer.key("stream")
+        writer.string(object.stream)
+        writer.key("bucket")
+        writer.string(object.bucket)
+        writer.key("key")
+        writer.string(object.key)
+        writer.key("records")
+        writer.integer(object.records)
+        writer.key("bytes")
+        writer.integer(object.bytes)
+        writer.key("storedBytes")
+        writer.integer(object.storedBytes)
+    }
+
     /// `"objects": [{stream, bucket, key, records, bytes, storedBytes[, errorOutputType][, backup]}, ...]`;
     /// an object of the error output names its error output type, one of the source-record backup says so.
     private static func write(_ objects: [DeliveredObject], to writer: inout JSONWriter) {
@@ -170,18 +192,7 @@ struct LocalEndpoints {
         writer.beginArray()
         for object in objects {
             writer.beginObject()
-            writer.key("stream")
-            writer.string(object.stream)
-            writer.key("bucket")
-            writer.string(object.bucket)
-            writer.key("key")
-            writer.string(object.key)
-            writer.key("records")
-            writer.integer(object.records)
-            writer.key("bytes")
-            writer.integer(object.bytes)
-            writer.key("storedBytes")
-            writer.integer(object.storedBytes)
+            writeMembers(of: object, to: &writer)
             if let type = object.errorOutputType {
                 writer.key("errorOutputType")
                 writer.string(type)
@@ -196,6 +207,15 @@ struct LocalEndpoints {
     }
 
     // MARK: - /_local/streams
+
+    /// `/_local/streams` as it stands.
+    func streamsDocument() async -> [UInt8] {
+        let faults = api.faults
+        let quotas = api.quotas
+        return Self.streamsDocument(
+            await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now(),
+            faultsFired: { faults.fired(stream: $0) }, throttledRecords: { quotas?.throttledRecords(stream: $0) ?? 0 })
+    }
 
     /// `{"streams": [...]}`, alphabetical (the sink lists streams sorted by name).
     /// - Parameters:
@@ -233,6 +253,28 @@ struct LocalEndpoints {
             writer.integer(settings.bufferIntervalSeconds)
             writer.key("openPartitions")
             writer.integer(status.openPartitions)
+            // The oldest open buffers, each with when its interval closes it.
+            writer.key("partitions")
+            writer.beginArray()
+            for partition in status.partitions.prefix(Self.listedPartitions) {
+                writer.beginObject()
+                writer.key("prefix")
+                writer.string(partition.prefix)
+                writer.key("errorOutputType")
+                if let type = partition.errorOutputType { writer.string(type) } else { writer.null() }
+                writer.key("records")
+                writer.integer(partition.records)
+                writer.key("bytes")
+                writer.integer(partition.bytes)
+                writer.key("firstArrival")
+                writer.string(ISO8601Timestamp.format(partition.firstArrival))
+                writer.key("closesAt")
+                writer.string(
+                    ISO8601Timestamp.format(
+                        partition.firstArrival.addingTimeInterval(Double(settings.bufferIntervalSeconds))))
+                writer.endObject()
+            }
+            writer.endArray()
             writer.endObject()
             writer.key("recordsReceived")
             writer.integer(counters.recordsReceived)
@@ -342,7 +384,7 @@ struct LocalEndpoints {
     // MARK: - /_local/faults
 
     /// `{"faults": [rule, ...]}`, in the order rules are tried.
-    private func faultsDocument() -> [UInt8] {
+    func faultsDocument() -> [UInt8] {
         let entries = api.faults.entries
         var writer = JSONWriter(reservingCapacity: 64 + entries.count * 400)
         writer.beginObject()
@@ -551,14 +593,14 @@ struct LocalEndpoints {
         return self.error(status, firehoseError.code, firehoseError.message, requestID)
     }
 
-    private func json(_ status: Int, _ body: [UInt8], requestID: String) -> APIResponse {
+    func json(_ status: Int, _ body: [UInt8], requestID: String) -> APIResponse {
         APIResponse(
             status: status, headers: [("Content-Type", "application/json"), ("x-amzn-RequestId", requestID)], body: body
         )
     }
 
     /// AWS-shaped error body (`__type`, `message`), plus `objects` for the answers of `/_local/wait`.
-    private func error(_ status: Int, _ code: String, _ message: String, _ requestID: String, objects: Int? = nil)
+    func error(_ status: Int, _ code: String, _ message: String, _ requestID: String, objects: Int? = nil)
         -> APIResponse
     {
         error(FirehoseError(code: code, message: message, httpStatus: status), requestID) { writer in

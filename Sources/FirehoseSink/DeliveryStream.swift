@@ -433,6 +433,17 @@ actor DeliveryStream {
     /// Partitions (the error output's included) with an open buffer.
     var openPartitions: Int { buffers.all.count }
 
+    /// The open buffers, oldest first, as the live view shows them.
+    var openPartitionFill: [FirehoseSink.OpenPartition] {
+        buffers.all.map { buffer in
+            let key = buffer.objectKey
+            let prefix = key.lastIndex(of: "/").map { String(key[...$0]) } ?? ""
+            return FirehoseSink.OpenPartition(
+                prefix: prefix, errorOutputType: buffer.partition.errorOutputType, records: buffer.recordCount,
+                bytes: buffer.uncompressedBytes, firstArrival: buffer.firstArrival)
+        }
+    }
+
     /// Records and bytes (before compression) waiting in the open and retired buffers.
     var bufferFill: (records: Int, bytes: Int) {
         let all = publishQueue.retired.map(\.buffer) + buffers.all

@@ -159,6 +159,8 @@ public final class FirehoseSink: Sendable {
     private let onDelivery: @Sendable (DeliveredObject) -> Void
     let streams = Mutex<[String: StreamEntry]>([:])
     let tracker = DeliveryTracker()
+    /// The latest deliveries, for the live view (`/_local/events`).
+    public let recentDeliveries = RecentDeliveries()
     private let observers = DeliveryObservers()
     private let failureObservers = Mutex<[@Sendable (UndeliveredStream) -> Void]>([])
     private let endpointObservers = Mutex<[@Sendable (HTTPEndpointEvent, String) -> Void]>([])
@@ -192,9 +194,11 @@ public final class FirehoseSink: Sendable {
                     transport: configuration.httpTransport, logger: logger))
         let tracker = tracker
         let observers = observers
+        let recent = recentDeliveries
         self.onDelivery = { object in
             let deliveredAt = now()
             tracker.delivered(object, at: deliveredAt)
+            recent.append(object, at: deliveredAt)
             for observer in observers.list.withLock({ $0 }) { observer(object, deliveredAt) }
             onDelivery(object)
         }
@@ -594,14 +598,29 @@ public final class FirehoseSink: Sendable {
         /// Partitions with an open buffer (1 at most without dynamic partitioning).
         public var openPartitions: Int
         public var counters: StreamCounters
+        /// The open buffers, oldest first.
+        public var partitions: [OpenPartition] = []
+    }
+
+    /// An open buffer of one partition: what it holds and since when (its interval runs from there).
+    public struct OpenPartition: Sendable, Equatable {
+        /// Where its object will be written: the key up to the object's name.
+        public var prefix: String
+        /// Set for a partition of the error output.
+        public var errorOutputType: String?
+        public var records: Int
+        /// Bytes before compression: what the size hint is measured against.
+        public var bytes: Int
+        public var firstArrival: Date
     }
 
     public func status(of name: String) async -> StreamStatus? {
         guard let entry = streams.withLock({ $0[name] }) else { return nil }
         let (records, bytes) = await entry.bufferFill
+        let partitions = await entry.actor.openPartitionFill
         return StreamStatus(
             settings: entry.settings, record: entry.record, bufferedRecords: records, bufferedBytes: bytes,
-            openPartitions: await entry.actor.openPartitions, counters: tracker.counters(name))
+            openPartitions: partitions.count, counters: tracker.counters(name), partitions: partitions)
     }
 
     public func statuses() async -> [StreamStatus] {

@@ -10,25 +10,28 @@ public enum ObjectContent {
         public var description: String { "starts like \(format) but is not valid \(format) data" }
     }
 
-    /// The content of `stored`; as stored when no compression is recognised.
-    public static func decode(_ stored: [UInt8], key: String) throws(DecodingError) -> [UInt8] {
+    /// The content of `stored`; as stored when no compression is recognised. Content over `limit`
+    /// bytes is refused as not decodable (a server reading a bucket bounds its memory).
+    public static func decode(_ stored: [UInt8], key: String, limit: Int = Int.max) throws(DecodingError) -> [UInt8] {
         if Gzip.hasMagic(stored) {
-            guard let content = try? Gzip.decompress(stored, limit: Int.max) else {
+            guard let content = try? Gzip.decompress(stored, limit: limit) else {
                 throw DecodingError(format: "gzip")
             }
             return content
         }
         if stored.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            guard let content = ZipArchive.entryContent(stored) else { throw DecodingError(format: "ZIP") }
+            guard let content = ZipArchive.entryContent(stored), content.count <= limit else {
+                throw DecodingError(format: "ZIP")
+            }
             return content
         }
         if stored.starts(with: SnappyJavaEncoding.header) {
-            guard let content = SnappyJavaEncoding().decodeStaged(stored, limit: Int.max) else {
+            guard let content = SnappyJavaEncoding().decodeStaged(stored, limit: limit) else {
                 throw DecodingError(format: "Snappy")
             }
             return content
         }
-        if key.hasSuffix(".snappy"), let content = HadoopSnappyEncoding().decodeStaged(stored, limit: Int.max) {
+        if key.hasSuffix(".snappy"), let content = HadoopSnappyEncoding().decodeStaged(stored, limit: limit) {
             return content
         }
         return stored

@@ -96,7 +96,10 @@ def test_streams_fields_after_traffic(srv):
         "bucket": BUCKET,
         "status": "ACTIVE",
         "compression": "GZIP",
-        "buffer": {"records": 0, "bytes": 0, "sizeLimitBytes": MIB, "intervalSeconds": 900, "openPartitions": 0},
+        "buffer": {
+            "records": 0, "bytes": 0, "sizeLimitBytes": MIB, "intervalSeconds": 900, "openPartitions": 0,
+            "partitions": [],
+        },
         "recordsReceived": 0,
         "bytesReceived": 0,
         "objectsWritten": 0,
@@ -113,9 +116,16 @@ def test_streams_fields_after_traffic(srv):
     total = sum(map(len, records)) + len(b"delta\n")
 
     during = streams_of(srv)["erg-streams"]
+    [partition] = during["buffer"].pop("partitions")
     assert during["buffer"] == {
         "records": 4, "bytes": total, "sizeLimitBytes": MIB, "intervalSeconds": 900, "openPartitions": 1
     }
+    # The open buffer: where its object will go, what it holds, and when its interval closes it.
+    assert re.fullmatch(r"\d{4}/\d\d/\d\d/\d\d/", partition["prefix"]), partition
+    assert (partition["errorOutputType"], partition["records"], partition["bytes"]) == (None, 4, total)
+    opened = iso_utc(partition["firstArrival"])
+    assert iso_utc(partition["closesAt"]) - opened == _dt.timedelta(seconds=900)
+    assert abs((_dt.datetime.now(_dt.timezone.utc) - opened).total_seconds()) < 60
     assert (during["recordsReceived"], during["bytesReceived"], during["objectsWritten"]) == (4, total, 0)
     assert during["lastDelivery"] is None
 

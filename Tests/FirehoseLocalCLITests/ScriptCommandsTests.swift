@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirehoseSink
 import FirehoseWire
 import Foundation
 import Testing
@@ -325,7 +326,7 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
     @Test func recordCountsForStreamsThatAppendNewlines() throws {
         let data = try prepared()
         let lister = ObjectLister(
-            dataDirectory: data.path, definitions: StreamDefinitions(appendsNewline: ["lines": true, "raw": false]))
+            dataDirectory: data.path, definitions: LineDelimitedObjects(appendsNewline: ["lines": true, "raw": false]))
         let objects = try lister.list()
         #expect(objects.map(\.records) == [nil, 3, nil, 1])
     }
@@ -333,7 +334,7 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
     @Test func plainOutputIsOneTabSeparatedLinePerObject() throws {
         let data = try prepared()
         let lister = ObjectLister(
-            dataDirectory: data.path, definitions: StreamDefinitions(appendsNewline: ["lines": true]))
+            dataDirectory: data.path, definitions: LineDelimitedObjects(appendsNewline: ["lines": true]))
         let text = String(decoding: ObjectLister.lines(try lister.list(bucket: "logs")), as: UTF8.self)
         let size = (try gzip("one\ntwo\nthree\n")).count
         #expect(
@@ -348,7 +349,7 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
     @Test func jsonOutputIsOneDocument() throws {
         let data = try prepared()
         let lister = ObjectLister(
-            dataDirectory: data.path, definitions: StreamDefinitions(appendsNewline: ["lines": true]))
+            dataDirectory: data.path, definitions: LineDelimitedObjects(appendsNewline: ["lines": true]))
         let bytes = ObjectLister.json(try lister.list())
         #expect(bytes.last == UInt8(ascii: "\n"))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
@@ -409,18 +410,18 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
                       BucketARN: arn:aws:s3:::b
                       ProcessingConfiguration: {Enabled: true, Processors: [{Type: AppendDelimiterToRecord}]}
                 """.utf8))
-        let definitions = try StreamDefinitions.load(dataDirectory: data.path, configPath: config)
+        let definitions = try LineDelimitedObjects.load(dataDirectory: data.path, configPath: config)
         #expect(
             definitions.appendsNewline == ["api-delim": true, "api-plain": false, "file-delim": true, "clash": true])
-        let withoutConfig = try StreamDefinitions.load(dataDirectory: data.path, configPath: nil)
+        let withoutConfig = try LineDelimitedObjects.load(dataDirectory: data.path, configPath: nil)
         #expect(withoutConfig.appendsNewline == ["api-delim": true, "api-plain": false, "clash": false])
         let badConfig = cliError { () throws(CLIError) in
-            _ = try StreamDefinitions.load(dataDirectory: data.path, configPath: "\(data.path)/missing.yaml")
+            _ = try LineDelimitedObjects.load(dataDirectory: data.path, configPath: "\(data.path)/missing.yaml")
         }
         #expect(badConfig?.message.contains("missing.yaml") == true)
         // No catalog at all: nothing known.
         let empty = try DataDirectory()
-        #expect(try StreamDefinitions.load(dataDirectory: empty.path, configPath: nil).appendsNewline.isEmpty)
+        #expect(try LineDelimitedObjects.load(dataDirectory: empty.path, configPath: nil).appendsNewline.isEmpty)
     }
 
     @Test("Records are counted in a stream's objects, not in its backup's, even in one bucket")
@@ -459,7 +460,7 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
                       S3BackupMode: AllData
                       S3Configuration: {BucketARN: "arn:aws:s3:::b"}
                 """.utf8))
-        let definitions = try StreamDefinitions.load(dataDirectory: data.path, configPath: config)
+        let definitions = try LineDelimitedObjects.load(dataDirectory: data.path, configPath: config)
         #expect(definitions.recordsAreLines(stream: "apart", bucket: "b", key: "events/2026/11/26/apart-1-x"))
         #expect(!definitions.recordsAreLines(stream: "apart", bucket: "b", key: "events/source/2026/apart-1-x"))
         // Error objects under their own prefix hold one JSON line per record too.

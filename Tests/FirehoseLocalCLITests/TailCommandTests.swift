@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirehoseSink
 import Foundation
 import Testing
 
@@ -34,7 +35,7 @@ import Testing
         return data
     }
 
-    func output(_ tail: inout RecordTail, _ definitions: StreamDefinitions) throws -> String {
+    func output(_ tail: inout RecordTail, _ definitions: LineDelimitedObjects) throws -> String {
         var bytes: [UInt8] = []
         for object in try tail.newObjects() {
             bytes += try tail.output(of: object, definitions: definitions).get()
@@ -44,7 +45,7 @@ import Testing
 
     @Test func recordsOfEachObjectOncePerLine() throws {
         let data = try prepared()
-        let definitions = StreamDefinitions(appendsNewline: ["lines": true])
+        let definitions = LineDelimitedObjects(appendsNewline: ["lines": true])
         var tail = RecordTail(dataDirectory: data.path, bucket: nil, stream: nil, since: nil, json: false)
         #expect(try output(&tail, definitions) == "one\ntwo\n{\"a\":1}\n{\"b\":\"x y\"}\n\u{FFFD}\u{0}A\n")
         // Each object is printed once; a new one is printed when it appears.
@@ -56,7 +57,7 @@ import Testing
     @Test func jsonLinesNameTheObjectOffsetAndSplit() throws {
         let data = try prepared()
         var tail = RecordTail(dataDirectory: data.path, bucket: "logs", stream: nil, since: nil, json: true)
-        let lines = try output(&tail, StreamDefinitions(appendsNewline: ["lines": true])).split(separator: "\n")
+        let lines = try output(&tail, LineDelimitedObjects(appendsNewline: ["lines": true])).split(separator: "\n")
         let documents = try lines.map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
@@ -76,13 +77,13 @@ import Testing
         let data = try prepared()
         var tail = RecordTail(
             dataDirectory: data.path, bucket: nil, stream: "json", since: epoch2026.addingTimeInterval(1), json: false)
-        #expect(try output(&tail, StreamDefinitions()) == "{\"a\":1}\n{\"b\":\"x y\"}\n")
+        #expect(try output(&tail, LineDelimitedObjects()) == "{\"a\":1}\n{\"b\":\"x y\"}\n")
         // Objects appearing after the first look are new whatever their time.
         try data.write("logs/json-1-2026-11-21-13-00-00-\(uuidA)", Array("[3]".utf8), modified: epoch2026)
-        #expect(try output(&tail, StreamDefinitions()) == "[3]\n")
+        #expect(try output(&tail, LineDelimitedObjects()) == "[3]\n")
         // Without the definition the lines object is taken whole.
         var all = RecordTail(dataDirectory: data.path, bucket: nil, stream: "lines", since: nil, json: false)
-        #expect(try output(&all, StreamDefinitions()) == "one\ntwo\n")
+        #expect(try output(&all, LineDelimitedObjects()) == "one\ntwo\n")
     }
 
     @Test func anUnreadableObjectIsAnErrorOfItsOwn() throws {
@@ -90,7 +91,7 @@ import Testing
         try data.write("b/s-1-2026-11-21-13-05-09-\(uuidA).gz", [0x1F, 0x8B, 0x08, 0x00, 0x01])
         var tail = RecordTail(dataDirectory: data.path, bucket: nil, stream: nil, since: nil, json: false)
         let object = try #require(try tail.newObjects().first)
-        let result = tail.output(of: object, definitions: StreamDefinitions())
+        let result = tail.output(of: object, definitions: LineDelimitedObjects())
         guard case .failure(let error) = result else {
             Issue.record("a corrupt gzip object was read")
             return

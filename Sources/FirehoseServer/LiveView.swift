@@ -1,0 +1,314 @@
+import CivilTime
+import DurableStorage
+import FirehoseSink
+import FirehoseWire
+import Hummingbird
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The live view's files, embedded in the binary (`Sources/FirehoseServer/UI`): no CDN, no build.
+enum LiveViewPage {
+    static let files: [String: (contentType: String, bytes: [UInt8])] = [
+        "/_local/ui": ("text/html; charset=utf-8", PackageResources.index_html),
+        "/_local/ui/app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
+        "/_local/ui/app.css": ("text/css; charset=utf-8", PackageResources.app_css),
+    ]
+}
+
+/// What `/_local/events` sends next: the streams document and the fault rules when they differ from
+/// what was sent, and the deliveries after the last one sent, as Server-Sent Events. Pure: the
+/// connection's loop hands it what it read and writes what comes back.
+struct LiveEventStream {
+    /// The newest delivery sent (the events' `id`, which a reconnecting browser sends back).
+    private(set) var sequence: UInt64
+    private var streams: [UInt8]?
+    private var faults: [UInt8]?
+
+    init(after sequence: UInt64) {
+        self.sequence = sequence
+    }
+
+    /// The events for what changed; empty when nothing did. `streams` and `faults` are nil when they
+    /// were not read this time.
+    mutating func changes(streams: [UInt8]?, faults: [UInt8]?, deliveries: RecentDeliveries.Page) -> [UInt8] {
+        var output: [UInt8] = []
+        if let streams, streams != self.streams {
+            self.streams = streams
+            Self.event("streams", data: streams, to: &output)
+        }
+        if let faults, faults != self.faults {
+            self.faults = faults
+            Self.event("faults", data: faults, to: &output)
+        }
+        if !deliveries.entries.isEmpty || deliveries.missed > 0 {
+            sequence = max(sequence, deliveries.latest)
+            output += Array("id: \(sequence)\n".utf8)
+            Self.event("objects", data: Self.objectsDocument(deliveries), to: &output)
+        }
+        return output
+    }
+
+    /// `event: NAME` and one `data:` line (JSON has no raw newline), then the blank line that ends it.
+    static func event(_ name: String, data: [UInt8], to output: inout [UInt8]) {
+        output += Array("event: \(name)\ndata: ".utf8)
+        output += data
+        output += Array("\n\n".utf8)
+    }
+
+    /// `{"objects": [...], "missed": N}`: each delivery as `/_local/flush` lists objects, with its
+    /// number, time and kind.
+    static func objectsDocument(_ page: RecentDeliveries.Page) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 32 + page.entries.count * 300)
+        writer.beginObject()
+        writer.key("objects")
+        writer.beginArray()
+        for entry in page.entries {
+            let object = entry.object
+            writer.beginObject()
+            writer.key("sequence")
+            writer.integer(UInt64(entry.sequence))
+            writer.key("time")
+            writer.string(ISO8601Timestamp.format(entry.time))
+            LocalEndpoints.writeMembers(of: object, to: &writer)
+            writer.key("reason")
+            writer.string(object.reason.rawValue)
+            writer.key("errorOutputType")
+            if let type = object.errorOutputType { writer.string(type) } else { writer.null() }
+            writer.key("backup")
+            writer.bool(object.isBackup)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("missed")
+        writer.integer(UInt64(page.missed))
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+/// Releases a waiting slot when the last holder lets go, whether or not the response body was ever
+/// written (a client may leave before).
+private final class WaitingSlotLease: Sendable {
+    let api: FirehoseAPI
+    init(api: FirehoseAPI) { self.api = api }
+    deinit { api.releaseWaitingSlot() }
+}
+
+extension LocalEndpoints {
+    /// Deliveries sent when a browser connects without a `Last-Event-ID`, and at most per event.
+    static let eventObjectsLimit = 1_000
+    /// How often a connection looks for deliveries, and reads the streams and faults (every 4th).
+    static let eventTick = Duration.milliseconds(250)
+    /// A comment is sent when nothing else was for this long, so a gone client is noticed.
+    static let eventHeartbeatTicks = 60
+
+    // MARK: - /_local/events
+
+    /// Server-Sent Events until the client leaves or the server shuts down. Each connection holds
+    /// one of the waiting slots that `/_local/wait` uses.
+    func events(_ request: APIRequest, requestID: String) -> APIResponse {
+        guard api.takeWaitingSlot() else {
+            let limit = api.configuration.maxWaitingRequests
+            return error(
+                503, "ServiceUnavailableException",
+                "\(limit) requests are already waiting or following events (/_local/wait, /_local/events, hanging fault rules), the most this server lets hold connections (a quarter of --max-connections); close a view or retry shortly.",
+                requestID)
+        }
+        let lease = WaitingSlotLease(api: api)
+        let sink = api.sink
+        let endpoints = self
+        // A reconnecting browser says the last delivery it saw; a new one gets the latest deliveries.
+        let resumeAfter = request.header("Last-Event-ID").flatMap { UInt64($0.trimmingASCIISpaces) }
+        var response = APIResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("x-amzn-RequestId", requestID),
+            ])
+        response.writesBody = { writer in
+            _ = lease
+            let shuttingDown = Atomic<Bool>(false)
+            try await withGracefulShutdownHandler {
+                var stream = LiveEventStream(after: min(resumeAfter ?? 0, sink.recentDeliveries.after(0).latest))
+                try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                var tick = 0
+                var quiet = 0
+                while !shuttingDown.load(ordering: .relaxed) && !Task.isCancelled {
+                    let full = tick % 4 == 0
+                    let output = stream.changes(
+                        streams: full ? await endpoints.streamsDocument() : nil,
+                        faults: full ? endpoints.faultsDocument() : nil,
+                        deliveries: sink.recentDeliveries.after(stream.sequence, limit: Self.eventObjectsLimit))
+                    if !output.isEmpty {
+                        try await writer.write(ByteBuffer(bytes: output))
+                        quiet = 0
+                    } else if quiet >= Self.eventHeartbeatTicks {
+                        try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                        quiet = 0
+                    } else {
+                        quiet += 1
+                    }
+                    tick += 1
+                    try await sink.clock.sleep(for: Self.eventTick)
+                }
+            } onGracefulShutdown: {
+                shuttingDown.store(true, ordering: .relaxed)
+            }
+            try await writer.finish(nil)
+        }
+        return response
+    }
+
+    // MARK: - /_local/object
+
+    /// Records shown per page by default and at most, and the bytes of one record shown.
+    static let objectPageDefault = 50
+    static let objectPageMaximum = 200
+    static let recordPreviewBytes = 16 * 1024
+    /// Objects larger than this, stored or decompressed, are not shown.
+    static let objectPreviewLimit = 256 * 1024 * 1024
+
+    /// `GET /_local/object?bucket=B&key=K[&start=I&count=N]`: records `start..<start+count` of the
+    /// object, decompressed and split as `firehose-local tail` splits them, each cut to
+    /// `recordPreviewBytes`.
+    func objectRecords(_ request: APIRequest, requestID: String) async -> APIResponse {
+        guard let bucket = request.queryParameter("bucket"), !bucket.isEmpty,
+            let key = request.queryParameter("key"), !key.isEmpty
+        else {
+            return error(400, "InvalidArgumentException", "bucket and key are required.", requestID)
+        }
+        func number(_ name: String, default value: Int, range: ClosedRange<Int>) -> Int?? {
+            guard let text = request.queryParameter(name) else { return .some(value) }
+            guard let number = Int(text), range.contains(number) else { return .none }
+            return .some(number)
+        }
+        guard let start = number("start", default: 0, range: 0...Int(Int32.max)) ?? nil,
+            let count = number("count", default: Self.objectPageDefault, range: 1...Self.objectPageMaximum) ?? nil
+        else {
+            return error(
+                400, "InvalidArgumentException",
+                "start must be a record index (0 or more) and count 1 to \(Self.objectPageMaximum).", requestID)
+        }
+        let folders = BucketFolders(root: api.sink.configuration.dataDirectory)
+        guard let object = folders.open(bucket: bucket, key: key) else {
+            return error(
+                404, "NoSuchKey", "No object \(key) in bucket \(bucket) of the data directory.", requestID)
+        }
+        guard object.size <= Self.objectPreviewLimit else {
+            return error(
+                413, "ObjectTooLarge",
+                "\(key) holds \(object.size) bytes; the live view shows objects up to \(Self.objectPreviewLimit).",
+                requestID)
+        }
+        let read = await BlockingIO.read { () -> Result<[UInt8], FileSystemError> in
+            Result { () throws(FileSystemError) in try object.read(at: 0, count: object.size) }
+        }
+        let content: [UInt8]
+        switch read {
+        case .failure(let failure):
+            return error(500, "InternalFailure", "\(key) could not be read: \(failure).", requestID)
+        case .success(let stored):
+            do {
+                content = try ObjectContent.decode(stored, key: key, limit: Self.objectPreviewLimit)
+            } catch let failure {
+                return error(422, "UnreadableObject", "\(key) \(failure.description).", requestID)
+            }
+        }
+        let stream = ObjectName.stream(ofKey: key)
+        var layouts = LineDelimitedObjects()
+        if let stream, let settings = api.sink.settings(of: stream) { layouts.add(settings) }
+        let linesAreRecords = stream.map { layouts.recordsAreLines(stream: $0, bucket: bucket, key: key) } ?? false
+        let split = ObjectRecords.split(content, linesAreRecords: linesAreRecords)
+        return json(
+            200,
+            Self.recordsPage(
+                bucket: bucket, key: key, stream: stream, storedBytes: object.size, content: content, split: split,
+                start: start, count: count),
+            requestID: requestID)
+    }
+
+    static func recordsPage(
+        bucket: String, key: String, stream: String?, storedBytes: Int, content: [UInt8], split: ObjectRecords.Split,
+        start: Int, count: Int
+    ) -> [UInt8] {
+        let end = min(split.ranges.count, start + count)
+        var writer = JSONWriter(reservingCapacity: 256 + max(0, end - start) * 512)
+        writer.beginObject()
+        writer.key("bucket")
+        writer.string(bucket)
+        writer.key("key")
+        writer.string(key)
+        writer.key("stream")
+        if let stream { writer.string(stream) } else { writer.null() }
+        writer.key("storedBytes")
+        writer.integer(storedBytes)
+        writer.key("contentBytes")
+        writer.integer(content.count)
+        writer.key("split")
+        writer.string(split.boundaries.rawValue)
+        writer.key("total")
+        writer.integer(split.ranges.count)
+        writer.key("start")
+        writer.integer(start)
+        writer.key("records")
+        writer.beginArray()
+        if start < end {
+            for index in start..<end {
+                let range = split.ranges[index]
+                let shown = content[range.lowerBound..<min(range.upperBound, range.lowerBound + recordPreviewBytes)]
+                writer.beginObject()
+                writer.key("index")
+                writer.integer(index)
+                writer.key("offset")
+                writer.integer(range.lowerBound)
+                writer.key("length")
+                writer.integer(range.count)
+                // A cut may split a UTF-8 sequence: the text is then taken up to the last whole one.
+                if let text = String(validating: shown, as: UTF8.self)
+                    ?? (shown.count < range.count ? Self.wholeCharacters(shown) : nil)
+                {
+                    writer.key("text")
+                    writer.string(text)
+                } else {
+                    writer.key("base64")
+                    writer.base64(shown)
+                }
+                writer.key("truncated")
+                writer.bool(shown.count < range.count)
+                writer.endObject()
+            }
+        }
+        writer.endArray()
+        writer.key("next")
+        if end < split.ranges.count { writer.integer(end) } else { writer.null() }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `bytes` as text when only its last (at most 3) bytes are an unfinished UTF-8 sequence.
+    static func wholeCharacters(_ bytes: ArraySlice<UInt8>) -> String? {
+        for drop in 1...3 where bytes.count > drop {
+            if let text = String(validating: bytes.dropLast(drop), as: UTF8.self) { return text }
+        }
+        return nil
+    }
+
+    // MARK: - /_local/ui
+
+    func page(_ path: String, requestID: String) -> APIResponse {
+        let file = LiveViewPage.files[path]!
+        return APIResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", file.contentType), ("Cache-Control", "no-store"),
+                ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'"),
+                ("X-Content-Type-Options", "nosniff"), ("x-amzn-RequestId", requestID),
+            ],
+            body: file.bytes)
+    }
+}
