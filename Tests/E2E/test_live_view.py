@@ -57,6 +57,7 @@ VIEW_STREAMS = [
     ext_stream("ui-events", **hints(1, 900), **DELIMITER, CompressionFormat="GZIP"),
     partitioned("ui-partitioned"),
     ext_stream("ui-raw", **hints(1, 900)),
+    ext_stream("ui-jumps", **hints(1, 900)),
 ]
 
 
@@ -159,6 +160,11 @@ def test_the_view_follows_streams_records_and_objects(srv, browser):
     rows = browser.find_elements("css selector", "#objects .row")
     assert sum("metadata-extraction-failed" in row.text for row in rows) == 1
     assert any("errors/metadata-extraction-failed/" in row.text for row in rows)
+    # The README's picture: objects delivered and buffers filling again.
+    fh.put_record_batch(DeliveryStreamName="ui-partitioned", Records=[{"Data": b'{"customer":"acme"}'}] * 40)
+    fh.put_record_batch(DeliveryStreamName="ui-created", Records=[{"Data": b'{"n":1}'}] * 25)
+    wait_for(lambda: "40 rec · closes in" in partitioned_card(), 10, what="the buffer filling again")
+    time.sleep(1.2)
     browser.save_screenshot(str(SHOTS / "live-view.png"))
 
     # An object opens with its records: JSON pretty-printed, text as it is.
@@ -205,6 +211,60 @@ def test_binary_records_show_as_hex_and_keyboard_reaches_everything(srv, browser
     shown = text_of(browser, "#records")
     assert "00000000  00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f" in shown, shown
     assert "00000020  20 21 22 23 24 25 26 27 ff fe" in shown and "!\"#$%&'.." in shown, shown
+    browser.find_element("id", "viewer-close").click()
+    assert console_errors(browser) == []
+
+
+def test_cards_keep_their_size_while_data_streams_in(srv, browser):
+    """No layout jumps: a card is as tall, and the objects panel where it was, before records arrive,
+    while they buffer and after a flush note."""
+    open_view(browser, srv)
+    wait_for(lambda: card(browser, "ui-jumps"), 10, what="the card")
+
+    def geometry():
+        rect = browser.execute_script(
+            "const c = document.querySelector('.stream[data-stream=\"ui-jumps\"]').getBoundingClientRect();"
+            "const o = document.getElementById('objects-title').getBoundingClientRect();"
+            "return [c.height, c.width, o.top, o.left];"
+        )
+        return [round(v, 1) for v in rect]
+
+    # The first events drawn (the objects of the tests before) settle the page's own layout.
+    wait_for(lambda: browser.find_element("id", "objects-table").is_displayed(), 10, what="the objects")
+    time.sleep(0.5)
+    before = geometry()
+    fh = srv.client()
+    for n in range(20):
+        fh.put_record_batch(DeliveryStreamName="ui-jumps", Records=[{"Data": b"x" * 500}] * 50)
+        assert geometry() == before
+    wait_for(lambda: "1,000 rec · closes in" in card(browser, "ui-jumps").text, 10, what="the buffer")
+    time.sleep(2)  # rates sampled with records in them
+    assert geometry() == before
+    card(browser, "ui-jumps").find_element("css selector", ".flush").click()
+    wait_for(lambda: "flush: 1 object written" in card(browser, "ui-jumps").get_attribute("innerHTML"), 10,
+             what="the flush note")
+    assert geometry()[:2] == before[:2]
+    assert console_errors(browser) == []
+
+
+def test_a_large_object_shows_page_after_page(srv, browser):
+    fh = srv.client()
+    fh.put_record_batch(DeliveryStreamName="ui-raw", Records=[{"Data": json.dumps({"n": n}).encode()} for n in range(120)])
+    [written] = srv.flush("ui-raw")["objects"]
+    open_view(browser, srv)
+    row = wait_for(lambda: browser.find_element("css selector", f'#objects .row[aria-label^="{written["key"]} "]'), 10,
+                   what="the object")
+    row.click()
+    items = lambda: browser.find_elements("css selector", "#records li")  # noqa: E731
+    wait_for(lambda: len(items()) == 50, 10, what="the first page")
+    assert "one record per JSON value" in text_of(browser, "#viewer-meta")
+    assert text_of(browser, "#viewer-status") == "50 of 120 records shown."
+    browser.find_element("id", "records-more").click()
+    wait_for(lambda: len(items()) == 100, 10, what="the second page")
+    browser.find_element("id", "records-more").click()
+    wait_for(lambda: len(items()) == 120, 10, what="the last page")
+    assert not browser.find_element("id", "records-more").is_displayed()
+    assert '"n": 119' in items()[-1].text
     browser.find_element("id", "viewer-close").click()
     assert console_errors(browser) == []
 

@@ -281,8 +281,14 @@ function fillPartition(row, label, numbers, fraction, isError) {
   row.children[2].firstChild.style.width = `${Math.min(100, Math.max(0, fraction * 100)).toFixed(1)}%`;
 }
 
+// Lines cut to one line by the style keep their whole text as a tooltip.
 function setText(element, text) {
-  if (element.textContent !== text) element.textContent = text;
+  if (element.textContent !== text) {
+    element.textContent = text;
+    if (element.classList.contains("rate") || element.classList.contains("counts") || element.classList.contains("config")) {
+      element.title = text;
+    }
+  }
 }
 
 function renderObjects() {
