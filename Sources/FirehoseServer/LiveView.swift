@@ -134,7 +134,10 @@ extension LocalEndpoints {
             _ = lease
             let shuttingDown = Atomic<Bool>(false)
             try await withGracefulShutdownHandler {
-                var stream = LiveEventStream(after: min(resumeAfter ?? 0, sink.recentDeliveries.after(0).latest))
+                // A number past the newest was seen before a restart (numbers start again at 1): the
+                // browser is then sent the latest deliveries, as a new one is.
+                let latest = sink.recentDeliveries.latest
+                var stream = LiveEventStream(after: resumeAfter.flatMap { $0 <= latest ? $0 : nil } ?? 0)
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 var tick = 0
                 var quiet = 0

@@ -51,6 +51,9 @@ public final class RecentDeliveries: Sendable {
         }
     }
 
+    /// The number of the newest delivery (0 before the first).
+    public var latest: UInt64 { state.withLock { $0.latest } }
+
     /// The deliveries numbered after `sequence`, oldest first, at most `limit` of them (the newest).
     public func after(_ sequence: UInt64, limit: Int = .max) -> Page {
         state.withLock { state in

@@ -182,4 +182,29 @@ import Testing
         response = nil
         #expect(await harness.local("GET", "/_local/events").status == 200)
     }
+
+    /// The first events of a connection that says it last saw `lastEventID`.
+    func firstEvents(_ harness: APIHarness, lastEventID: String) async throws -> String {
+        let response = await harness.api.handle(
+            APIRequest(method: "GET", target: "/_local/events", headers: [("Last-Event-ID", lastEventID)], body: []))
+        let chunks = CollectingWriter.Chunks()
+        var writer: any ResponseBodyWriter = CollectingWriter(chunks: chunks, limit: 2)
+        await #expect(throws: CollectingWriter.Gone.self) { try await response.writesBody?(&writer) }
+        return chunks.list[1]
+    }
+
+    @Test func aReconnectingBrowserGetsWhatCameAfterItsLastEvent() async throws {
+        let harness = try APIHarness()
+        try harness.addInstantStream("lines", newline: true)
+        for record in ["a", "b", "c"] { #expect(await harness.put([record], stream: "lines").status == 200) }
+        let resumed = try await firstEvents(harness, lastEventID: "2")
+        #expect(resumed.contains("id: 3\nevent: objects\ndata: {\"objects\":[{\"sequence\":3,"))
+        #expect(!resumed.contains("\"sequence\":2"))
+        // Up to date: no objects event at all.
+        #expect(!(try await firstEvents(harness, lastEventID: "3")).contains("event: objects"))
+        // A number from before a restart (past the newest here) gets the latest, as a new connection.
+        let restarted = try await firstEvents(harness, lastEventID: "500")
+        #expect(restarted.contains("{\"objects\":[{\"sequence\":1,"))
+        #expect(restarted.contains("\"sequence\":3,"))
+    }
 }
