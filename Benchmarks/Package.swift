@@ -1,6 +1,6 @@
 // swift-tools-version:6.2
-// Benchmarks for firehose-local: the `firehose-load` load generator, the `zlib-ceiling` program that
-// measures what zlib can do on this machine, `kinesis-read` (GetRecords to a stream's end),
+// Benchmarks for firehose-local: the `firehose-load` load generator, the `deflate-ceiling` program that
+// measures what zlib (and ISA-L, libdeflate) can do on this machine, `kinesis-read` (GetRecords to a stream's end),
 // `recorder-bench` for FirehoseRecorder, `lambda-identity`
 // (a transformation function that costs next to nothing), and ordo-one
 // micro benchmarks of the hot paths. A package of its own, as in SwiftNIO, so the main build never
@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
         .systemLibrary(name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"])]),
+        // The faster deflates deflate-ceiling compares with zlib (issue 20).
+        .systemLibrary(name: "CIsal", providers: [.apt(["libisal-dev"])]),
+        .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .target(name: "JQ", dependencies: ["CJQ"]),
         .target(name: "FirehoseWire", dependencies: ["CZlib"]),
         .target(name: "CivilTime"),
@@ -73,9 +76,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "zlib-ceiling",
+            name: "deflate-ceiling",
             dependencies: [
-                "LoadSupport", "CZlib",
+                "LoadSupport", "CZlib", "CIsal", "CLibdeflate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -404,7 +404,7 @@ def run_read(bin_dir, endpoint, pid):
 
 
 def run_ceiling(bin_dir, threads, duration, seed):
-    command = [str(bin_dir / "zlib-ceiling"), "--threads", str(threads), "--duration", str(duration),
+    command = [str(bin_dir / "deflate-ceiling"), "--threads", str(threads), "--duration", str(duration),
                "--seed", str(seed), "--level", "6", "--json"]
     wall, busy, children = time.perf_counter(), machine_busy_seconds(), os.times()
     result = json.loads(subprocess.run(command, capture_output=True, text=True, check=True, timeout=duration + 60).stdout)
@@ -493,7 +493,7 @@ def profile(binary, bin_dir, scenario, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", required=True, help="firehose-local release binary")
-    parser.add_argument("--bin-dir", required=True, help="folder with firehose-load and zlib-ceiling")
+    parser.add_argument("--bin-dir", required=True, help="folder with firehose-load and deflate-ceiling")
     parser.add_argument("--function-dir", help="folder with lambda-identity (default: --bin-dir)")
     parser.add_argument("--quick", action="store_true", help="1 run of 5 s per scenario (about 2 minutes)")
     parser.add_argument("--runs", type=int, help="runs per scenario (default 3; --quick: 1)")

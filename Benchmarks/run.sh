@@ -17,7 +17,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 
 swift build -c release --package-path "$here" --product firehose-load >&2
-swift build -c release --package-path "$here" --product zlib-ceiling >&2
+swift build -c release --package-path "$here" --product deflate-ceiling >&2
 swift build -c release --package-path "$here" --product recorder-bench >&2
 # The transformation function starts a process per batch in command mode: linked statically it starts
 # in about 4.5 ms rather than 11 (docs/benchmarks.md), in a build folder of its own (the flag applies to
