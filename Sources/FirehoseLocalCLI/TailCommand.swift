@@ -34,7 +34,9 @@ public struct TailCommand: AsyncParsableCommand {
             Firehose objects.
 
             An object that cannot be read or decompressed is reported on stderr and skipped; without \
-            --follow the exit code is then 1.
+            --follow the exit code is then 1. With --follow, a data directory that does not exist yet \
+            or a configuration file that cannot be read for a moment is reported once and looked at \
+            again.
             """
     )
 
@@ -91,14 +93,32 @@ public struct TailCommand: AsyncParsableCommand {
             var tail = RecordTail(
                 dataDirectory: directory, bucket: bucket, stream: stream,
                 since: since.flatMap { Timestamps.parseSince($0, now: Date()) }, json: json)
-            // Read once up front so a bad --config or data directory fails before any waiting.
+            // Read once up front so a bad --config fails before any waiting.
             var definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: configPath)
             var unreadable = 0
+            // With --follow a passing problem (the data directory not made yet, the configuration
+            // file half written) is told once and looked at again, not the end.
+            var lastProblem: String?
+            func passing(_ problem: CLIError) throws(CLIError) {
+                guard follow else { throw problem }
+                if problem.message != lastProblem { CLIOutput.printError(problem.message + " (still looking)") }
+                lastProblem = problem.message
+            }
             while true {
-                let fresh = try tail.newObjects()
+                var fresh: [ListedObject] = []
+                do throws(CLIError) {
+                    fresh = try tail.newObjects()
+                    lastProblem = nil
+                } catch {
+                    try passing(error)
+                }
                 if !fresh.isEmpty {
                     // Streams created through the API since the last look count too.
-                    definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: configPath)
+                    do throws(CLIError) {
+                        definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: configPath)
+                    } catch {
+                        try passing(error)
+                    }
                     for object in fresh {
                         switch tail.output(of: object, definitions: definitions) {
                         case .success(let bytes): try CLIOutput.write(bytes)
@@ -146,9 +166,9 @@ struct RecordTail {
     /// written, often long before a buffer is delivered.
     mutating func newObjects() throws(CLIError) -> [ListedObject] {
         let first = !looked
-        looked = true
         let objects = try ObjectLister(dataDirectory: dataDirectory).list(
             bucket: bucket, stream: stream, countingRecords: false)
+        looked = true
         return objects.filter { object in
             seen.insert("\(object.bucket)/\(object.key)").inserted
                 && !(first && since.map { object.modified < $0 } == true)

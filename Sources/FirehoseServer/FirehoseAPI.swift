@@ -99,6 +99,8 @@ public final class FirehoseAPI: Sendable {
     private let requestIDs = RequestIDGenerator()
     /// Requests waiting now: `/_local/wait` requests and hanging fault rules.
     private let waitingRequests = Mutex(0)
+    /// `/_local/object` reads and decodes one object at a time.
+    let objectPreviews = AsyncGate(width: 1)
 
     /// - Throws: when the Cognito endpoint's saved pools, identities or credentials, or the Kinesis
     ///   stream log, cannot be read.

@@ -25,13 +25,35 @@ enum LiveViewPage {
 /// what was sent, and the deliveries after the last one sent, as Server-Sent Events. Pure: the
 /// connection's loop hands it what it read and writes what comes back.
 struct LiveEventStream {
-    /// The newest delivery sent (the events' `id`, which a reconnecting browser sends back).
+    /// The process's deliveries are numbered in (`RecentDeliveries.boot`).
+    let boot: String
+    /// The newest delivery sent (the events' `id` is `<boot>-<sequence>`, which a reconnecting
+    /// browser sends back).
     private(set) var sequence: UInt64
+    /// Earlier deliveries not to be sent, told in the first `objects` event.
+    private var skipped: UInt64
     private var streams: [UInt8]?
     private var faults: [UInt8]?
 
-    init(after sequence: UInt64) {
+    /// A connection that resumes after delivery `sequence`, or, when `skipping` some, a new one that
+    /// starts after the first `skipping` deliveries.
+    init(boot: String, after sequence: UInt64, skipping skipped: UInt64 = 0) {
+        self.boot = boot
         self.sequence = sequence
+        self.skipped = skipped
+    }
+
+    /// Where a connection starts: after the delivery its `Last-Event-ID` names, when it is one of
+    /// this process's (`<boot>-<n>`, n no later than the newest); otherwise after all but the newest
+    /// `limit`, the earlier ones told as missed.
+    static func start(lastEventID: String?, boot: String, latest: UInt64, limit: Int) -> LiveEventStream {
+        if let lastEventID, case let parts = lastEventID.trimmingASCIISpaces.split(separator: "-"), parts.count == 2,
+            parts[0] == boot, let seen = UInt64(parts[1]), seen <= latest
+        {
+            return LiveEventStream(boot: boot, after: seen)
+        }
+        let skipped = latest - min(latest, UInt64(limit))
+        return LiveEventStream(boot: boot, after: skipped, skipping: skipped)
     }
 
     /// The events for what changed; empty when nothing did. `streams` and `faults` are nil when they
@@ -47,9 +69,12 @@ struct LiveEventStream {
             Self.event("faults", data: faults, to: &output)
         }
         if !deliveries.entries.isEmpty || deliveries.missed > 0 {
-            sequence = max(sequence, deliveries.latest)
-            output += Array("id: \(sequence)\n".utf8)
-            Self.event("objects", data: Self.objectsDocument(deliveries), to: &output)
+            var page = deliveries
+            page.missed += skipped
+            skipped = 0
+            sequence = deliveries.next(after: sequence)
+            output += Array("id: \(boot)-\(sequence)\n".utf8)
+            Self.event("objects", data: Self.objectsDocument(page, boot: boot), to: &output)
         }
         return output
     }
@@ -61,11 +86,13 @@ struct LiveEventStream {
         output += Array("\n\n".utf8)
     }
 
-    /// `{"objects": [...], "missed": N}`: each delivery as `/_local/flush` lists objects, with its
-    /// number, time and kind.
-    static func objectsDocument(_ page: RecentDeliveries.Page) -> [UInt8] {
+    /// `{"boot": B, "objects": [...], "missed": N}`: each delivery as `/_local/flush` lists objects,
+    /// with its number, time and kind.
+    static func objectsDocument(_ page: RecentDeliveries.Page, boot: String) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 32 + page.entries.count * 300)
         writer.beginObject()
+        writer.key("boot")
+        writer.string(boot)
         writer.key("objects")
         writer.beginArray()
         for entry in page.entries {
@@ -90,6 +117,14 @@ struct LiveEventStream {
         writer.endObject()
         return writer.bytes
     }
+}
+
+/// The task writing an event stream, cancelled from the graceful-shutdown handler. It is only
+/// cancelled while the handler's operation runs inside that task, so the task is alive then.
+private struct CancellableTask: @unchecked Sendable {
+    let task: UnsafeCurrentTask?
+    init(_ task: UnsafeCurrentTask?) { self.task = task }
+    func cancel() { task?.cancel() }
 }
 
 /// Releases a waiting slot when the last holder lets go, whether or not the response body was ever
@@ -124,7 +159,7 @@ extension LocalEndpoints {
         let sink = api.sink
         let endpoints = self
         // A reconnecting browser says the last delivery it saw; a new one gets the latest deliveries.
-        let resumeAfter = request.header("Last-Event-ID").flatMap { UInt64($0.trimmingASCIISpaces) }
+        let lastEventID = request.header("Last-Event-ID")
         var response = APIResponse(
             status: 200,
             headers: [
@@ -132,35 +167,44 @@ extension LocalEndpoints {
             ])
         response.writesBody = { writer in
             _ = lease
+            let recent = sink.recentDeliveries
+            var stream = LiveEventStream.start(
+                lastEventID: lastEventID, boot: recent.boot, latest: recent.latest, limit: Self.eventObjectsLimit)
             let shuttingDown = Atomic<Bool>(false)
-            try await withGracefulShutdownHandler {
-                // A number past the newest was seen before a restart (numbers start again at 1): the
-                // browser is then sent the latest deliveries, as a new one is.
-                let latest = sink.recentDeliveries.latest
-                var stream = LiveEventStream(after: resumeAfter.flatMap { $0 <= latest ? $0 : nil } ?? 0)
-                try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-                var tick = 0
-                var quiet = 0
-                while !shuttingDown.load(ordering: .relaxed) && !Task.isCancelled {
-                    let full = tick % 4 == 0
-                    let output = stream.changes(
-                        streams: full ? await endpoints.streamsDocument() : nil,
-                        faults: full ? endpoints.faultsDocument() : nil,
-                        deliveries: sink.recentDeliveries.after(stream.sequence, limit: Self.eventObjectsLimit))
-                    if !output.isEmpty {
-                        try await writer.write(ByteBuffer(bytes: output))
-                        quiet = 0
-                    } else if quiet >= Self.eventHeartbeatTicks {
-                        try await writer.write(ByteBuffer(string: ": still here\n\n"))
-                        quiet = 0
-                    } else {
-                        quiet += 1
+            // A viewer that stopped reading leaves a write waiting for room in its socket: a shutdown
+            // cancels this task so the write gives up, rather than the server waiting for the viewer.
+            let task = withUnsafeCurrentTask { CancellableTask($0) }
+            do {
+                try await withGracefulShutdownHandler {
+                    try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                    var tick = 0
+                    var quiet = 0
+                    while !shuttingDown.load(ordering: .relaxed) && !Task.isCancelled {
+                        let full = tick % 4 == 0
+                        let page = recent.after(stream.sequence, limit: Self.eventObjectsLimit)
+                        let output = stream.changes(
+                            streams: full ? await endpoints.streamsDocument() : nil,
+                            faults: full ? endpoints.faultsDocument() : nil, deliveries: page)
+                        if !output.isEmpty {
+                            try await writer.write(ByteBuffer(bytes: output))
+                            quiet = 0
+                        } else if quiet >= Self.eventHeartbeatTicks {
+                            try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                            quiet = 0
+                        } else {
+                            quiet += 1
+                        }
+                        // More kept deliveries than one event carries: the next event goes at once.
+                        if stream.sequence < page.latest, !page.entries.isEmpty { continue }
+                        tick += 1
+                        try await sink.clock.sleep(for: Self.eventTick)
                     }
-                    tick += 1
-                    try await sink.clock.sleep(for: Self.eventTick)
+                } onGracefulShutdown: {
+                    shuttingDown.store(true, ordering: .relaxed)
+                    task.cancel()
                 }
-            } onGracefulShutdown: {
-                shuttingDown.store(true, ordering: .relaxed)
+            } catch  where shuttingDown.load(ordering: .relaxed) {
+                return  // the connection closes; browsers reconnect to the next server
             }
             try await writer.finish(nil)
         }
@@ -175,6 +219,8 @@ extension LocalEndpoints {
     static let recordPreviewBytes = 16 * 1024
     /// Objects larger than this, stored or decompressed, are not shown.
     static let objectPreviewLimit = 256 * 1024 * 1024
+    /// Records of one object that can be paged to (their places take 16 bytes each).
+    static let objectPreviewRecords = 1_000_000
 
     /// `GET /_local/object?bucket=B&key=K[&start=I&count=N]`: records `start..<start+count` of the
     /// object, decompressed and split as `firehose-local tail` splits them, each cut to
@@ -208,31 +254,35 @@ extension LocalEndpoints {
                 "\(key) holds \(object.size) bytes; the live view shows objects up to \(Self.objectPreviewLimit).",
                 requestID)
         }
-        let read = await BlockingIO.read { () -> Result<[UInt8], FileSystemError> in
-            Result { () throws(FileSystemError) in try object.read(at: 0, count: object.size) }
-        }
-        let content: [UInt8]
-        switch read {
-        case .failure(let failure):
-            return error(500, "InternalFailure", "\(key) could not be read: \(failure).", requestID)
-        case .success(let stored):
-            do {
-                content = try ObjectContent.decode(stored, key: key, limit: Self.objectPreviewLimit)
-            } catch let failure {
-                return error(422, "UnreadableObject", "\(key) \(failure.description).", requestID)
-            }
-        }
         let stream = ObjectName.stream(ofKey: key)
         var layouts = LineDelimitedObjects()
         if let stream, let settings = api.sink.settings(of: stream) { layouts.add(settings) }
         let linesAreRecords = stream.map { layouts.recordsAreLines(stream: $0, bucket: bucket, key: key) } ?? false
-        let split = ObjectRecords.split(content, linesAreRecords: linesAreRecords)
-        return json(
-            200,
-            Self.recordsPage(
-                bucket: bucket, key: key, stream: stream, storedBytes: object.size, content: content, split: split,
-                start: start, count: count),
-            requestID: requestID)
+        // One object at a time is read and decoded: at most its stored and decoded bytes in memory.
+        return await api.objectPreviews.run { () async -> APIResponse in
+            let read = await BlockingIO.read { () -> Result<[UInt8], FileSystemError> in
+                Result { () throws(FileSystemError) in try object.read(at: 0, count: object.size) }
+            }
+            let content: [UInt8]
+            switch read {
+            case .failure(let failure):
+                return error(500, "InternalFailure", "\(key) could not be read: \(failure).", requestID)
+            case .success(let stored):
+                do throws(ObjectContent.DecodingError) {
+                    content = try ObjectContent.decode(stored, key: key, limit: Self.objectPreviewLimit)
+                } catch let failure {
+                    return error(422, "UnreadableObject", "\(key) \(failure.description).", requestID)
+                }
+            }
+            let split = ObjectRecords.split(
+                content, linesAreRecords: linesAreRecords, limit: Self.objectPreviewRecords)
+            return json(
+                200,
+                Self.recordsPage(
+                    bucket: bucket, key: key, stream: stream, storedBytes: object.size, content: content,
+                    split: split, start: start, count: count),
+                requestID: requestID)
+        }
     }
 
     static func recordsPage(
@@ -256,6 +306,9 @@ extension LocalEndpoints {
         writer.string(split.boundaries.rawValue)
         writer.key("total")
         writer.integer(split.ranges.count)
+        // False when the object holds more records than can be paged to: `total` is then a floor.
+        writer.key("complete")
+        writer.bool(split.complete)
         writer.key("start")
         writer.integer(start)
         writer.key("records")

@@ -3,7 +3,7 @@ import Synchronization
 /// Lets at most `width` tasks at a time through, the others in arrival order, and stays closed across
 /// suspension points (which an actor's method does not: it can be re-entered at every `await`). With
 /// width 1 it serializes; wider, it bounds how much of something runs at once.
-final class AsyncGate: Sendable {
+package final class AsyncGate: Sendable {
     private struct State {
         var inside = 0
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -12,7 +12,7 @@ final class AsyncGate: Sendable {
     let width: Int
     private let state = Mutex(State())
 
-    init(width: Int = 1) {
+    package init(width: Int = 1) {
         precondition(width > 0, "a gate lets at least one task through")
         self.width = width
     }
@@ -21,7 +21,9 @@ final class AsyncGate: Sendable {
     var waiting: Int { state.withLock { $0.waiting.count } }
 
     /// Runs `body` once fewer than `width` tasks that arrived earlier are still running theirs.
-    func run<Result, Failure: Error>(_ body: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+    package func run<Result, Failure: Error>(_ body: () async throws(Failure) -> Result) async throws(Failure)
+        -> Result
+    {
         await enter()
         defer { leave() }
         return try await body()

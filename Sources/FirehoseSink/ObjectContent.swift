@@ -20,7 +20,7 @@ public enum ObjectContent {
             return content
         }
         if stored.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            guard let content = ZipArchive.entryContent(stored), content.count <= limit else {
+            guard let content = ZipArchive.entryContent(stored, limit: limit) else {
                 throw DecodingError(format: "ZIP")
             }
             return content

@@ -17,32 +17,44 @@ public enum ObjectRecords {
         public var boundaries: Boundaries
         /// Byte ranges of the records in the content, in order.
         public var ranges: [Range<Int>]
+        /// False when the split stopped at the record limit: more records follow.
+        public var complete = true
     }
 
     /// The records of `content`; `linesAreRecords` when the object's stream appends a newline to
-    /// each record. Empty content holds no record.
-    public static func split(_ content: [UInt8], linesAreRecords: Bool) -> Split {
-        if linesAreRecords { return Split(boundaries: .lines, ranges: lines(content)) }
-        if let documents = jsonDocuments(content) { return Split(boundaries: .json, ranges: documents) }
+    /// each record. Empty content holds no record. At most `limit` records are split out (16 bytes
+    /// each: a server bounds its memory).
+    public static func split(_ content: [UInt8], linesAreRecords: Bool, limit: Int = .max) -> Split {
+        if linesAreRecords {
+            let (ranges, complete) = lines(content, limit: limit)
+            return Split(boundaries: .lines, ranges: ranges, complete: complete)
+        }
+        if let (documents, complete) = jsonDocuments(content, limit: limit) {
+            return Split(boundaries: .json, ranges: documents, complete: complete)
+        }
         return Split(boundaries: .object, ranges: content.isEmpty ? [] : [0..<content.count])
     }
 
     /// Ranges between newlines; a last line without one is a record too.
-    static func lines(_ content: [UInt8]) -> [Range<Int>] {
+    static func lines(_ content: [UInt8], limit: Int = .max) -> (ranges: [Range<Int>], complete: Bool) {
         var ranges: [Range<Int>] = []
         var start = 0
         for index in content.indices where content[index] == UInt8(ascii: "\n") {
+            guard ranges.count < limit else { return (ranges, false) }
             ranges.append(start..<index)
             start = index + 1
         }
-        if start < content.count { ranges.append(start..<content.count) }
-        return ranges
+        if start < content.count {
+            guard ranges.count < limit else { return (ranges, false) }
+            ranges.append(start..<content.count)
+        }
+        return (ranges, true)
     }
 
     /// The top-level objects and arrays of `content` when it is nothing but those (and whitespace),
     /// with brackets balanced and matched outside strings; nil otherwise. Scalars between them make
     /// it nil: `12` could be one record or two.
-    static func jsonDocuments(_ content: [UInt8]) -> [Range<Int>]? {
+    static func jsonDocuments(_ content: [UInt8], limit: Int = .max) -> (ranges: [Range<Int>], complete: Bool)? {
         var ranges: [Range<Int>] = []
         var open: [UInt8] = []
         var index = 0
@@ -78,8 +90,10 @@ public enum ObjectRecords {
                 }
             }
             guard open.isEmpty, !inString, index <= content.count else { return nil }
+            // Past the limit the rest is not checked: the records shown are still whole documents.
+            guard ranges.count < limit else { return (ranges, false) }
             ranges.append(start..<index)
         }
-        return ranges.isEmpty ? nil : ranges
+        return ranges.isEmpty ? nil : (ranges, true)
     }
 }

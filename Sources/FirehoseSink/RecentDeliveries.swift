@@ -8,7 +8,8 @@ import Synchronization
 
 /// The latest deliveries, numbered from 1, for the live view: a reader asks for what came after the
 /// last number it saw. Only the newest `capacity` are kept; a reader that fell further behind gets
-/// those and learns how many it missed.
+/// those and learns how many it missed. Numbers start again at 1 in every process: `boot` tells one
+/// process's numbers from another's.
 public final class RecentDeliveries: Sendable {
     public struct Entry: Sendable, Equatable {
         public var sequence: UInt64
@@ -17,14 +18,20 @@ public final class RecentDeliveries: Sendable {
     }
 
     public struct Page: Sendable, Equatable {
+        /// The oldest kept deliveries after the asked-for number, at most the limit asked for.
         public var entries: [Entry]
-        /// Deliveries after the asked-for number that are no longer kept.
+        /// Deliveries after the asked-for number that are no longer kept (before `entries`).
         public var missed: UInt64
-        /// The number of the newest delivery: what to ask after next time.
+        /// The number of the newest delivery.
         public var latest: UInt64
+
+        /// The number to ask after next time: the last one here, or the asked-for one plus the missed.
+        public func next(after sequence: UInt64) -> UInt64 { entries.last?.sequence ?? sequence + missed }
     }
 
     public let capacity: Int
+    /// This process's: random, so numbers seen before a restart are told apart.
+    public let boot: String
     private struct State {
         var ring: [Entry] = []
         /// Index in `ring` of the oldest entry once it is full.
@@ -36,6 +43,7 @@ public final class RecentDeliveries: Sendable {
     public init(capacity: Int = 10_000) {
         precondition(capacity > 0)
         self.capacity = capacity
+        boot = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     }
 
     func append(_ object: DeliveredObject, at time: Date) {
@@ -54,7 +62,8 @@ public final class RecentDeliveries: Sendable {
     /// The number of the newest delivery (0 before the first).
     public var latest: UInt64 { state.withLock { $0.latest } }
 
-    /// The deliveries numbered after `sequence`, oldest first, at most `limit` of them (the newest).
+    /// The deliveries numbered after `sequence` that are kept, oldest first, at most `limit` of them;
+    /// ask again after the last one for the rest.
     public func after(_ sequence: UInt64, limit: Int = .max) -> Page {
         state.withLock { state in
             guard state.latest > sequence else { return Page(entries: [], missed: 0, latest: state.latest) }
@@ -63,10 +72,11 @@ public final class RecentDeliveries: Sendable {
             let taken = min(kept, max(limit, 0))
             var entries: [Entry] = []
             entries.reserveCapacity(taken)
-            for offset in (state.ring.count - taken)..<state.ring.count {
+            let first = state.ring.count - kept
+            for offset in first..<(first + taken) {
                 entries.append(state.ring[(state.start + offset) % state.ring.count])
             }
-            return Page(entries: entries, missed: UInt64(wanted - taken), latest: state.latest)
+            return Page(entries: entries, missed: UInt64(wanted - kept), latest: state.latest)
         }
     }
 }

@@ -128,7 +128,8 @@ enum ZipArchive {
 extension ZipArchive {
     /// The content of the one entry of a ZIP object as firehose-local writes it (the sizes read from
     /// the central directory), checked against its CRC-32; nil when it is not such an archive.
-    static func entryContent(_ object: [UInt8]) -> [UInt8]? {
+    /// The entry's content; nil when it is not one deflated entry, or declares more than `limit` bytes.
+    static func entryContent(_ object: [UInt8], limit: Int = Int.max) -> [UInt8]? {
         func u16(_ at: Int) -> Int { Int(object[at]) | Int(object[at + 1]) << 8 }
         func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
         let end = object.count - 22
@@ -139,7 +140,7 @@ extension ZipArchive {
             return nil
         }
         let (crc, compressed, uncompressed) = (u32(directory + 16), u32(directory + 20), u32(directory + 24))
-        guard dataStart + compressed <= directory else { return nil }
+        guard dataStart + compressed <= directory, uncompressed <= limit else { return nil }
         // The deflate stream inside a gzip member with the entry's CRC and size: zlib checks both.
         let member =
             GzipMember.header + object[dataStart..<dataStart + compressed]

@@ -39,7 +39,7 @@ if not any(ep.value.startswith("pytest_firehose_local") for ep in importlib.meta
 
 # Hard backstop: if the whole session ever exceeds this, dump stacks and exit
 # (child servers die with us through PR_SET_PDEATHSIG).
-SESSION_HARD_LIMIT = 900
+SESSION_HARD_LIMIT = 1800
 DEFAULT_TEST_TIMEOUT = 120
 
 

@@ -573,6 +573,28 @@ def test_cli_tail(srv, firehose_bin):
     assert p.returncode != 0 and b"--since" in p.stderr
 
 
+def test_cli_tail_follow_waits_for_the_data_directory(firehose_bin, tmp_path):
+    data = tmp_path / "not-yet"
+    follower = subprocess.Popen(
+        [str(firehose_bin), "tail", "-f", "--data-dir", str(data), "--interval", "0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=fhlocal.clean_env(),
+    )
+    try:
+        time.sleep(0.5)
+        assert follower.poll() is None, follower.stderr.read()
+        name = "s-1-2026-11-21-13-05-09-3f1c9c0e-8d3b-4a63-9a57-2c1bd0f3f0a1"
+        (data / "b").mkdir(parents=True)
+        (data / "b" / name).write_bytes(b'{"late":true}')
+        assert LineReader(follower).lines(1) == [b'{"late":true}']
+    finally:
+        follower.send_signal(signal.SIGINT)
+        follower.wait(10)
+        follower.stdout.close()
+    err = follower.stderr.read().decode()
+    follower.stderr.close()
+    assert err.count("does not exist") == 1 and "(still looking)" in err, err
+
+
 def test_cli_help_lists_the_subcommands(firehose_bin):
     p = cli(firehose_bin, "--help")
     assert p.returncode == 0

@@ -331,15 +331,16 @@ def test_events_for_scripts_resume_and_end_with_the_server(make_server):
     assert [(o["stream"], o["bucket"], o["key"], o["records"], o["reason"]) for o in first["objects"]] == [
         ("ev", BUCKET, key1, 1, "flush")
     ] and first["missed"] == 0
-    assert reader.last_id == "1"
+    boot = first["boot"]
+    assert reader.last_id == f"{boot}-1"
     reader.close()
 
     # A browser reconnecting with the last id it saw gets only what came after.
     fh.put_record(DeliveryStreamName="ev", Record={"Data": b"two"})
     srv.flush("ev")
-    resumed = EventReader(srv, last_event_id="1")
+    resumed = EventReader(srv, last_event_id=f"{boot}-1")
     later = resumed.next("objects")
-    assert [o["sequence"] for o in later["objects"]] == [2] and resumed.last_id == "2"
+    assert [o["sequence"] for o in later["objects"]] == [2] and resumed.last_id == f"{boot}-2"
 
     # SIGTERM ends the stream; the server does not wait for the viewer to leave.
     started = time.monotonic()

@@ -102,5 +102,11 @@ import Testing
             _ = try tail.newObjects()
         }
         #expect(missing?.message.contains("does not exist") == true)
+        // A first look that failed does not count: --since still sorts out what is there after.
+        var early = RecordTail(
+            dataDirectory: "\(data.path)/later", bucket: nil, stream: nil, since: Date(), json: false)
+        #expect(cliError { () throws(CLIError) in _ = try early.newObjects() } != nil)
+        try data.write("later/b/s-1-2026-11-21-13-05-09-\(uuidA)", Array("old".utf8), modified: epoch2026)
+        #expect(try early.newObjects().isEmpty)
     }
 }

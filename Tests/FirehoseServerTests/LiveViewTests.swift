@@ -3,6 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycleTestKit
+import Synchronization
 import Testing
 
 @testable import FirehoseServer
@@ -29,15 +31,37 @@ import Testing
         #expect(recent.after(3).entries.map(\.sequence) == [4, 5])
         #expect(recent.after(3).missed == 0)
         #expect(recent.after(5).entries.isEmpty)
-        let limited = recent.after(1, limit: 1)
-        #expect(limited.entries.map(\.sequence) == [5])
-        #expect(limited.missed == 3)
         // A number from before a restart (larger than any here) asks for nothing.
         #expect(recent.after(99).entries.isEmpty)
+        // The oldest kept first; the rest by asking again after the last one.
+        let oldest = recent.after(1, limit: 1)
+        #expect(oldest.entries.map(\.sequence) == [3])
+        #expect(oldest.missed == 1)
+        #expect(oldest.next(after: 1) == 3)
+        #expect(recent.after(3, limit: 1).entries.map(\.sequence) == [4])
+        #expect(recent.latest == 5)
+        #expect(RecentDeliveries().boot != RecentDeliveries().boot)
+    }
+
+    @Test func aNewConnectionStartsWithTheLatestAndTellsWhatItLeftOut() {
+        #expect(LiveEventStream.start(lastEventID: nil, boot: "b", latest: 1_500, limit: 1_000).sequence == 500)
+        let recent = RecentDeliveries(capacity: 10)
+        var stream = LiveEventStream(boot: "b", after: 5, skipping: 5)
+        for n in 1...7 { recent.append(delivered("k\(n)"), at: Date(timeIntervalSince1970: 0)) }
+        let text = String(
+            decoding: stream.changes(streams: nil, faults: nil, deliveries: recent.after(5)), as: UTF8.self)
+        #expect(text.contains("\"sequence\":6,"))
+        #expect(text.hasSuffix("\"missed\":5}\n\n"))
+        // Told once.
+        recent.append(delivered("k8"), at: Date(timeIntervalSince1970: 0))
+        let next = String(
+            decoding: stream.changes(streams: nil, faults: nil, deliveries: recent.after(7)), as: UTF8.self)
+        #expect(next.hasSuffix("\"missed\":0}\n\n"))
+        #expect(LiveEventStream.start(lastEventID: "b-7", boot: "b", latest: 8, limit: 1_000).sequence == 7)
     }
 
     @Test func eventsCarryOnlyWhatChanged() throws {
-        var stream = LiveEventStream(after: 0)
+        var stream = LiveEventStream(boot: "b00t", after: 0)
         let none = RecentDeliveries.Page(entries: [], missed: 0, latest: 0)
         let first = String(
             decoding: stream.changes(
@@ -55,7 +79,7 @@ import Testing
             decoding: stream.changes(streams: nil, faults: nil, deliveries: recent.after(0)), as: UTF8.self)
         #expect(
             text.hasPrefix(
-                "id: 1\nevent: objects\ndata: {\"objects\":[{\"sequence\":1,\"time\":\"2026-11-21T13:05:09.000Z\",\"stream\":\"s\",\"bucket\":\"b\",\"key\":\"a/k1\",\"records\":2,\"bytes\":10,\"storedBytes\":8,\"reason\":\"flush\",\"errorOutputType\":null,\"backup\":false}],\"missed\":0}\n\n"
+                "id: b00t-1\nevent: objects\ndata: {\"boot\":\"b00t\",\"objects\":[{\"sequence\":1,\"time\":\"2026-11-21T13:05:09.000Z\",\"stream\":\"s\",\"bucket\":\"b\",\"key\":\"a/k1\",\"records\":2,\"bytes\":10,\"storedBytes\":8,\"reason\":\"flush\",\"errorOutputType\":null,\"backup\":false}],\"missed\":0}\n\n"
             ))
         #expect(stream.sequence == 1)
         let changed = String(
@@ -174,13 +198,70 @@ import Testing
         #expect(chunks.list[0] == "retry: 2000\n\n")
         let events = chunks.list[1]
         #expect(events.hasPrefix("event: streams\ndata: {\"streams\":[{\"name\":\"events\""))
+        let boot = harness.sink.recentDeliveries.boot
         #expect(
             events.contains(
-                "\n\nevent: faults\ndata: {\"faults\":[]}\n\nid: 1\nevent: objects\ndata: {\"objects\":[{\"sequence\":1,"
+                "\n\nevent: faults\ndata: {\"faults\":[]}\n\nid: \(boot)-1\nevent: objects\ndata: {\"boot\":\"\(boot)\",\"objects\":[{\"sequence\":1,"
             ))
         #expect(events.contains(key))
         response = nil
         #expect(await harness.local("GET", "/_local/events").status == 200)
+    }
+
+    /// A viewer that stopped reading: the first write goes through, the next waits for room that
+    /// never comes, until its task is cancelled.
+    struct StalledWriter: ResponseBodyWriter {
+        final class Progress: Sendable {
+            let writes = Mutex(0)
+            let stalled = AsyncStream<Void>.makeStream()
+        }
+        let progress: Progress
+
+        mutating func write(_ buffer: ByteBuffer) async throws {
+            let count = progress.writes.withLock {
+                $0 += 1
+                return $0
+            }
+            guard count > 1 else { return }
+            progress.stalled.continuation.yield()
+            let waiting = Mutex<CheckedContinuation<Void, Never>?>(nil)
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if Task.isCancelled { continuation.resume() } else { waiting.withLock { $0 = continuation } }
+                }
+            } onCancel: {
+                waiting.withLock {
+                    $0?.resume(); $0 = nil
+                }
+            }
+            try Task.checkCancellation()
+        }
+
+        mutating func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
+            for buffer in buffers { try await write(buffer) }
+        }
+
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aShutdownEndsAStreamWhoseViewerStoppedReading() async throws {
+        let harness = try APIHarness()
+        let response = await harness.local("GET", "/_local/events")
+        let progress = StalledWriter.Progress()
+        await testGracefulShutdown { trigger in
+            let writing = Task {
+                var writer: any ResponseBodyWriter = StalledWriter(progress: progress)
+                try await response.writesBody?(&writer)
+            }
+            var stalls = progress.stalled.stream.makeAsyncIterator()
+            _ = await stalls.next()
+            trigger.triggerGracefulShutdown()
+            // The stream ends (quietly: the connection closes) instead of waiting for the viewer.
+            let outcome = await writing.result
+            #expect((try? outcome.get()) != nil)
+        }
+        #expect(progress.writes.withLock { $0 } == 2)
     }
 
     /// The first events of a connection that says it last saw `lastEventID`.
@@ -197,14 +278,21 @@ import Testing
         let harness = try APIHarness()
         try harness.addInstantStream("lines", newline: true)
         for record in ["a", "b", "c"] { #expect(await harness.put([record], stream: "lines").status == 200) }
-        let resumed = try await firstEvents(harness, lastEventID: "2")
-        #expect(resumed.contains("id: 3\nevent: objects\ndata: {\"objects\":[{\"sequence\":3,"))
+        let boot = harness.sink.recentDeliveries.boot
+        let resumed = try await firstEvents(harness, lastEventID: "\(boot)-2")
+        #expect(
+            resumed.contains("id: \(boot)-3\nevent: objects\ndata: {\"boot\":\"\(boot)\",\"objects\":[{\"sequence\":3,")
+        )
         #expect(!resumed.contains("\"sequence\":2"))
         // Up to date: no objects event at all.
-        #expect(!(try await firstEvents(harness, lastEventID: "3")).contains("event: objects"))
-        // A number from before a restart (past the newest here) gets the latest, as a new connection.
-        let restarted = try await firstEvents(harness, lastEventID: "500")
-        #expect(restarted.contains("{\"objects\":[{\"sequence\":1,"))
-        #expect(restarted.contains("\"sequence\":3,"))
+        #expect(!(try await firstEvents(harness, lastEventID: "\(boot)-3")).contains("event: objects"))
+        // Another process's numbers (a restart), a number past the newest, or no number: the latest,
+        // as for a new connection.
+        for other in ["0a0a-2", "\(boot)-500", "2", "junk"] {
+            let restarted = try await firstEvents(harness, lastEventID: other)
+            #expect(restarted.contains("\"objects\":[{\"sequence\":1,"), "\(other)")
+            #expect(restarted.contains("\"sequence\":3,"), "\(other)")
+            #expect(restarted.contains("\"missed\":0}"), "\(other)")
+        }
     }
 }

@@ -83,6 +83,12 @@ struct CompressionFormatTests {
             #expect(entry.content == Self.content)
             #expect(UUID(uuidString: entry.name) != nil && entry.name == entry.name.lowercased())
             #expect(stored.count < Self.content.count / 2)
+            // Read back, the entry is refused before it is inflated when it declares more than the
+            // reader takes (a server reading a bucket bounds its memory).
+            #expect(try ObjectContent.decode(stored, key: object.key) == Self.content)
+            #expect(throws: ObjectContent.DecodingError.self) {
+                try ObjectContent.decode(stored, key: object.key, limit: Self.content.count - 1)
+            }
         }
     }
 

@@ -30,6 +30,19 @@ import Testing
         #expect(pieces(text) == (.object, [text]))
     }
 
+    @Test func aLimitStopsTheSplitAndSaysSo() {
+        let lines = ObjectRecords.split(Array("a\nb\nc\n".utf8), linesAreRecords: true, limit: 2)
+        #expect(lines.ranges == [0..<1, 2..<3])
+        #expect(!lines.complete)
+        #expect(ObjectRecords.split(Array("a\nb\n".utf8), linesAreRecords: true, limit: 2).complete)
+        #expect(!ObjectRecords.split(Array("a\nb\nc".utf8), linesAreRecords: true, limit: 2).complete)
+        let json = ObjectRecords.split(Array("{}[]{}".utf8), linesAreRecords: false, limit: 2)
+        #expect(json.boundaries == .json)
+        #expect(json.ranges == [0..<2, 2..<4])
+        #expect(!json.complete)
+        #expect(ObjectRecords.split(Array("{}[]".utf8), linesAreRecords: false, limit: 2).complete)
+    }
+
     @Test func emptyContentHoldsNoRecord() {
         #expect(pieces("") == (.object, []))
         #expect(pieces(" \n") == (.object, [" \n"]))

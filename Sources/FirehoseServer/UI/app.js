@@ -76,7 +76,11 @@ function connect() {
   source.addEventListener("objects", (event) => {
     const document = JSON.parse(event.data);
     state.missed += document.missed;
-    for (const object of document.objects) state.objects.push(object);
+    // Numbers start again with each server process: the process's boot id keeps rows apart.
+    for (const object of document.objects) {
+      object.id = `${document.boot}-${object.sequence}`;
+      state.objects.push(object);
+    }
     if (state.objects.length > MAX_OBJECTS) {
       state.missed += state.objects.length - MAX_OBJECTS;
       state.objects.splice(0, state.objects.length - MAX_OBJECTS);
@@ -301,7 +305,7 @@ function renderObjects() {
 
   const body = $("objects");
   const focused = document.activeElement && body.contains(document.activeElement)
-    ? document.activeElement.dataset.sequence : null;
+    ? document.activeElement.dataset.id : null;
   const shown = [];
   let matching = 0;
   for (let i = state.objects.length - 1; i >= 0; i--) {
@@ -315,7 +319,7 @@ function renderObjects() {
   shown.forEach((object, index) => fragment.appendChild(objectRow(object, index === 0)));
   body.replaceChildren(fragment);
   if (focused) {
-    const row = body.querySelector(`[data-sequence="${focused}"]`) || body.firstChild;
+    const row = Array.from(body.children).find((r) => r.dataset.id === focused) || body.firstChild;
     if (row) focusRow(row);
   }
   $("objects-empty").hidden = state.objects.length > 0;
@@ -334,7 +338,7 @@ function objectRow(object, first) {
   row.className = "row" + (object.errorOutputType ? " error" : "");
   row.setAttribute("role", "row");
   row.tabIndex = first ? 0 : -1;
-  row.dataset.sequence = String(object.sequence);
+  row.dataset.id = object.id;
   const ratio = object.storedBytes > 0 && object.bytes > 0 ? (object.bytes / object.storedBytes) : 0;
   const cells = [
     [clock(object.time), ""],
@@ -428,12 +432,15 @@ async function flush(name, card) {
   }
 }
 
-const viewer = { object: null, next: 0, opener: null };
+// `opened` counts the objects opened, so a page that arrives after its object was closed (or opened
+// again) is dropped.
+const viewer = { object: null, next: 0, opener: null, opened: 0 };
 
 function openObject(object, opener) {
   viewer.object = object;
   viewer.next = 0;
   viewer.opener = opener;
+  viewer.opened += 1;
   $("viewer-title").textContent = object.key;
   $("viewer-meta").textContent = `${object.bucket} · ${object.stream}`;
   $("records").replaceChildren();
@@ -445,6 +452,7 @@ function openObject(object, opener) {
 
 async function loadRecords() {
   const object = viewer.object;
+  const opened = viewer.opened;
   const status = $("viewer-status");
   status.textContent = "Loading…";
   $("records-more").hidden = true;
@@ -452,11 +460,11 @@ async function loadRecords() {
     const query = `bucket=${encodeURIComponent(object.bucket)}&key=${encodeURIComponent(object.key)}&start=${viewer.next}&count=${PAGE}`;
     const response = await fetch(`/_local/object?${query}`);
     const page = await response.json();
-    if (viewer.object !== object) return;
+    if (viewer.opened !== opened || !$("viewer").open) return;
     if (!response.ok) { status.textContent = page.message || `HTTP ${response.status}`; return; }
     const how = { lines: "one record per line", json: "one record per JSON value", object: "record boundaries unknown: the object whole" }[page.split];
     $("viewer-meta").textContent =
-      `${object.bucket} · ${page.stream || "not a Firehose object name"} · ${count(page.total)} record${page.total === 1 ? "" : "s"} · ` +
+      `${object.bucket} · ${page.stream || "not a Firehose object name"} · ${page.complete ? "" : "at least "}${count(page.total)} record${page.total === 1 ? "" : "s"} · ` +
       `${bytes(page.contentBytes)} (${bytes(page.storedBytes)} stored) · ${how}`;
     const list = $("records");
     for (const record of page.records) list.appendChild(recordItem(record));
@@ -519,6 +527,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("records-more").addEventListener("click", loadRecords);
   $("viewer").addEventListener("close", () => {
     viewer.object = null;
+    viewer.opened += 1;
     if (viewer.opener && viewer.opener.isConnected) viewer.opener.focus();
   });
   connect();

@@ -86,6 +86,23 @@ def test_two_servers(firehose_local, firehose_local_factory):
     result.assert_outcomes(passed=3)
 
 
+def test_a_configuration_file_named_relative_to_the_run(pytester, inner):
+    pytester.makefile(".yaml", streams="""
+DeliveryStreams:
+  - DeliveryStreamName: from-file
+    ExtendedS3DestinationConfiguration: {BucketARN: "arn:aws:s3:::file-bucket"}
+""")
+    pytester.makepyfile("""
+from pathlib import Path
+import pytest
+
+@pytest.mark.firehose_local(config=Path("streams.yaml"))
+def test_file(firehose_local):
+    assert firehose_local.firehose.list_delivery_streams()["DeliveryStreamNames"] == ["from-file"]
+""")
+    inner().assert_outcomes(passed=1)
+
+
 def test_a_failing_test_reports_the_server_log(pytester, inner):
     pytester.makepyfile('''
 def test_fails(firehose_local):

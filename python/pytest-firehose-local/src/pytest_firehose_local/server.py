@@ -60,7 +60,10 @@ def find_binary(
     )
 
 
-def _die_with_parent() -> None:  # between fork and exec: a crashed test run leaves no server behind
+# Between fork and exec: a crashed test run leaves no server behind. Linux ties this to the thread that
+# started the server, so start servers from the main thread (as pytest runs fixtures), not from a
+# thread that ends before them.
+def _die_with_parent() -> None:
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -88,8 +91,9 @@ class FirehoseLocal:
         region: str = "us-east-1",
         startup_timeout: float = 30.0,
     ):
-        self.binary = Path(binary)
-        self.workdir = Path(workdir)
+        # Absolute: the server runs in `workdir`, and relative paths would then point elsewhere.
+        self.binary = Path(binary).resolve()
+        self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.data_dir = self.workdir / "data"
         self.log_path = self.workdir / "firehose-local.log"
@@ -110,7 +114,7 @@ class FirehoseLocal:
             self.config_path = self.workdir / "firehose.yaml"
             self.config_path.write_text(config)
         else:
-            self.config_path = Path(config)
+            self.config_path = Path(config).resolve()
             if not self.config_path.is_file():
                 raise FirehoseLocalError(f"configuration file {self.config_path} does not exist.")
 
