@@ -172,6 +172,21 @@ struct StreamLogTests {
         #expect(batch == [6])
     }
 
+    @Test("Group commit's batches are bounded in bytes too; an item larger than the bound goes alone")
+    func writeBatchingBytes() {
+        var batching = WriteBatching<String>(maxItems: 10, maxBytes: 100)
+        let started = batching.enqueue("a", bytes: 60)
+        #expect(started)
+        for (item, bytes) in [("b", 40), ("c", 1), ("huge", 500), ("d", 10), ("e", 95)] {
+            let startsAnother = batching.enqueue(item, bytes: bytes)
+            #expect(!startsAnother)
+        }
+        var batches: [[String]] = []
+        while case let batch = batching.next(), !batch.isEmpty { batches.append(batch) }
+        // 100 is at the bound; c + huge would pass it; huge goes alone; d + e is 105.
+        #expect(batches == [["a", "b"], ["c"], ["huge"], ["d"], ["e"]])
+    }
+
     @Test("Names are unique; a deleted stream's records go, and its positions are never reused")
     func lifecycle() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -26,7 +26,8 @@ final class GroupedAppends: Sendable {
     /// Runs to the end whatever happens to the calling task: once queued, the records are written.
     func append(_ group: AppendGroup) async throws(StreamLogError) -> [Int64] {
         let result = await withCheckedContinuation { continuation in
-            if state.withLock({ $0.enqueue(Waiting(group: group, continuation: continuation)) }) {
+            let bytes = group.records.reduce(0) { $0 + $1.data.count + $1.partitionKey.utf8.count }
+            if state.withLock({ $0.enqueue(Waiting(group: group, continuation: continuation), bytes: bytes) }) {
                 queue.async { self.writeNext() }
             }
         }
