@@ -39,6 +39,28 @@ public struct ObjectsCommand: ParsableCommand {
             """
     )
 
+    @OptionGroup var selection: ObjectSelection
+
+    @Flag(help: "Print one JSON document instead of one line per object.")
+    var json = false
+
+    public init() {}
+
+    public func run() throws {
+        try CLIOutput.run { () throws(CLIError) in
+            let directory = selection.directory
+            let definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: selection.configPath)
+            let lister = ObjectLister(dataDirectory: directory, definitions: definitions)
+            let objects = try lister.list(
+                bucket: selection.bucket, stream: selection.stream, since: selection.sinceDate(now: Date()))
+            try CLIOutput.write(json ? ObjectLister.json(objects) : ObjectLister.lines(objects))
+        }
+    }
+}
+
+/// Which objects `objects` and `tail` read: the data directory, bucket, stream and time, and the
+/// configuration file that says which streams' records are lines.
+struct ObjectSelection: ParsableArguments {
     @Option(
         name: .customLong("data-dir"),
         help: "Data directory the server writes into. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
@@ -53,7 +75,8 @@ public struct ObjectsCommand: ParsableCommand {
     @Option(
         help: """
             Only objects written at or after this time: ISO 8601 (2026-11-21T13:05:09Z; no zone means \
-            UTC; 2026-11-21 is midnight UTC) or a time ago (90s, 10m, 1.5h, 2d; a bare number is seconds).
+            UTC; 2026-11-21 is midnight UTC) or a time ago (90s, 10m, 1.5h, 2d; a bare number is \
+            seconds; 0s: from now).
             """)
     var since: String?
 
@@ -64,29 +87,17 @@ public struct ObjectsCommand: ParsableCommand {
             """)
     var config: String?
 
-    @Flag(help: "Print one JSON document instead of one line per object.")
-    var json = false
-
-    public init() {}
-
-    public func validate() throws {
+    func validate() throws {
         if let since, Timestamps.parseSince(since, now: Date()) == nil {
             throw ValidationError(
                 "--since '\(since)' is neither an ISO 8601 time (2026-11-21T13:05:09Z) nor a time ago (10m, 2h, 30s).")
         }
     }
 
-    public func run() throws {
-        try CLIOutput.run { () throws(CLIError) in
-            let directory = Environment.dataDirectory(dataDirectory)
-            let definitions = try LineDelimitedObjects.load(
-                dataDirectory: directory, configPath: Environment.value(config, "FIREHOSE_LOCAL_CONFIG"))
-            let lister = ObjectLister(dataDirectory: directory, definitions: definitions)
-            let objects = try lister.list(
-                bucket: bucket, stream: stream, since: since.flatMap { Timestamps.parseSince($0, now: Date()) })
-            try CLIOutput.write(json ? ObjectLister.json(objects) : ObjectLister.lines(objects))
-        }
-    }
+    /// The data directory, as `serve` resolves it.
+    var directory: String { Environment.dataDirectory(dataDirectory) }
+    var configPath: String? { Environment.value(config, "FIREHOSE_LOCAL_CONFIG") }
+    func sinceDate(now: Date) -> Date? { since.flatMap { Timestamps.parseSince($0, now: now) } }
 }
 
 /// One object file in the data directory.

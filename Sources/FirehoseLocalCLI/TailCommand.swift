@@ -40,30 +40,7 @@ public struct TailCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .customLong("data-dir"),
-        help: "Data directory the server writes into. [FIREHOSE_LOCAL_DATA_DIR] (default: ./firehose-data)")
-    var dataDirectory: String?
-
-    @Option(help: "Only objects in this bucket (default: every bucket).")
-    var bucket: String?
-
-    @Option(help: "Only objects of this delivery stream (matched on the object's name).")
-    var stream: String?
-
-    @Option(
-        help: """
-            Only objects written at or after this time: ISO 8601 (2026-11-21T13:05:09Z) or a time \
-            ago (90s, 10m, 1.5h, 2d; 0s: from now).
-            """)
-    var since: String?
-
-    @Option(
-        help: """
-            Configuration file of the server, to learn which streams append a newline to each record. \
-            Streams created through the API are read from the data directory. [FIREHOSE_LOCAL_CONFIG]
-            """)
-    var config: String?
+    @OptionGroup var selection: ObjectSelection
 
     @Flag(name: [.short, .long], help: "Keep printing the records of new objects until interrupted.")
     var follow = false
@@ -77,10 +54,6 @@ public struct TailCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if let since, Timestamps.parseSince(since, now: Date()) == nil {
-            throw ValidationError(
-                "--since '\(since)' is neither an ISO 8601 time (2026-11-21T13:05:09Z) nor a time ago (10m, 2h, 30s).")
-        }
         guard interval.isFinite, interval >= 0.05, interval <= 3600 else {
             throw ValidationError("--interval must be between 0.05 and 3600 seconds.")
         }
@@ -88,11 +61,11 @@ public struct TailCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try await CLIOutput.run { () async throws(CLIError) in
-            let directory = Environment.dataDirectory(dataDirectory)
-            let configPath = Environment.value(config, "FIREHOSE_LOCAL_CONFIG")
+            let directory = selection.directory
+            let configPath = selection.configPath
             var tail = RecordTail(
-                dataDirectory: directory, bucket: bucket, stream: stream,
-                since: since.flatMap { Timestamps.parseSince($0, now: Date()) }, json: json)
+                dataDirectory: directory, bucket: selection.bucket, stream: selection.stream,
+                since: selection.sinceDate(now: Date()), json: json)
             // Read once up front so a bad --config fails before any waiting.
             var definitions = try LineDelimitedObjects.load(dataDirectory: directory, configPath: configPath)
             var unreadable = 0

@@ -182,11 +182,11 @@ func asyncCLIError(_ body: () async throws(CLIError) -> Void) async -> CLIError?
                 "objects", "--data-dir", "/d", "--bucket", "b", "--stream", "s", "--since", "10m", "--config", "c.yaml",
                 "--json",
             ]) as? ObjectsCommand)
-        #expect(objects.dataDirectory == "/d")
-        #expect(objects.bucket == "b")
-        #expect(objects.stream == "s")
-        #expect(objects.since == "10m")
-        #expect(objects.config == "c.yaml")
+        #expect(objects.selection.dataDirectory == "/d")
+        #expect(objects.selection.bucket == "b")
+        #expect(objects.selection.stream == "s")
+        #expect(objects.selection.since == "10m")
+        #expect(objects.selection.config == "c.yaml")
         #expect(objects.json)
 
         let cat = try #require(try FirehoseLocalCommand.parseAsRoot(["cat", "a/b.gz", "--bucket", "x"]) as? CatCommand)

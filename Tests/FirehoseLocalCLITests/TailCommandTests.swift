@@ -11,11 +11,11 @@ import Testing
             try FirehoseLocalCommand.parseAsRoot([
                 "tail", "--stream", "s", "-f", "--json", "--since", "0s", "--interval", "0.2", "--data-dir", "/d",
             ]) as? TailCommand)
-        #expect(tail.stream == "s")
+        #expect(tail.selection.stream == "s")
         #expect(tail.follow)
         #expect(tail.json)
         #expect(tail.interval == 0.2)
-        #expect(tail.dataDirectory == "/d")
+        #expect(tail.selection.dataDirectory == "/d")
         for bad in [["tail", "--interval", "0"], ["tail", "--interval", "nan"], ["tail", "--since", "soon"]] {
             #expect(throws: (any Error).self, "\(bad)") { try FirehoseLocalCommand.parseAsRoot(bad) }
         }
