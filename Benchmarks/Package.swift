@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "FirehoseSink",
             dependencies: [
-                "CZlib", "CSnappy", "JQ", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage", "HTTPTransports",
+                "CZlib", "CSnappy", "CLibdeflate", "JQ", "FirehoseWire", "FirehoseKeyLayout", "DurableStorage", "HTTPTransports",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -39,6 +39,12 @@ SCENARIOS = [
          compression="GZIP", durability="none", streams=1, load="batch"),
     dict(name="gzip-8-streams-fsync", what="same load over 8 GZIP-6 streams, fsync",
          compression="GZIP", durability="fsync", streams=8, load="batch"),
+    # Issue 20: the same loads with GzipImplementation: libdeflate (records staged as they are, each
+    # object compressed whole at delivery).
+    dict(name="gzip-1-stream-fsync-libdeflate", what="as gzip-1-stream-fsync, GzipImplementation: libdeflate",
+         compression="GZIP", durability="fsync", streams=1, load="batch", gzip_implementation="libdeflate"),
+    dict(name="gzip-8-streams-fsync-libdeflate", what="as gzip-8-streams-fsync, GzipImplementation: libdeflate",
+         compression="GZIP", durability="fsync", streams=8, load="batch", gzip_implementation="libdeflate"),
     # Not a target: with gzip-1-stream-none, tells how much of the eight-stream figure fsync costs.
     dict(name="gzip-8-streams-none", what="diagnostic: as gzip-8-streams-fsync with durability none",
          compression="GZIP", durability="none", streams=8, load="batch"),
@@ -151,8 +157,10 @@ def flush(port, timeout=600):
 # --- firehose-local ------------------------------------------------------------------------------
 
 def write_config(path, compression, streams, gzip_level, partitioning=None, function=None, store_endpoint=None,
-                 kinesis_shards=None):
+                 kinesis_shards=None, gzip_implementation=None):
     lines = ["Authentication: verify", f"GzipLevel: {gzip_level}"]
+    if gzip_implementation:
+        lines.append(f"GzipImplementation: {gzip_implementation}")
     if kinesis_shards:
         lines += ["KinesisStreams:", f"  - {{StreamName: bench-0, ShardCount: {kinesis_shards}}}"]
     if store_endpoint:
@@ -198,7 +206,8 @@ class Server:
     """A firehose-local process on a free port, with its own data directory."""
 
     def __init__(self, binary, work_root, compression="GZIP", durability="fsync", streams=1, gzip_level=6,
-                 partitioning=None, transformation=None, bin_dir=None, store_endpoint=None, kinesis_shards=None):
+                 partitioning=None, transformation=None, bin_dir=None, store_endpoint=None, kinesis_shards=None,
+                 gzip_implementation=None):
         self.binary = binary
         self.root = Path(tempfile.mkdtemp(prefix="firehose-bench-", dir=work_root))
         self.config = self.root / "firehose.yaml"
@@ -217,7 +226,7 @@ class Server:
                 time.sleep(0.01)
             function = {"Endpoint": f"http://127.0.0.1:{function_port.read_text().strip()}"}
         write_config(self.config, compression, streams, gzip_level, partitioning, function, store_endpoint,
-                     kinesis_shards)
+                     kinesis_shards, gzip_implementation)
         self.durability = durability
         self.process = None
         self.port = None
@@ -455,7 +464,8 @@ def profile(binary, bin_dir, scenario, args):
     measured phase; prints the functions with the most samples (self time) and where the server's
     time goes by library."""
     server = Server(binary, scenario.get("work_dir", args.work_dir), scenario["compression"], scenario["durability"],
-                    scenario["streams"], partitioning=scenario.get("partitioning")).start()
+                    scenario["streams"], partitioning=scenario.get("partitioning"),
+                    gzip_implementation=scenario.get("gzip_implementation")).start()
     data = server.root / "perf.data"
     try:
         perf = None
@@ -587,7 +597,8 @@ def main():
                                         transformation=scenario.get("transformation"),
                                         bin_dir=Path(args.function_dir or bin_dir),
                                         store_endpoint=store.endpoint if store else None,
-                                        kinesis_shards=scenario.get("kinesis_shards")).start()
+                                        kinesis_shards=scenario.get("kinesis_shards"),
+                                        gzip_implementation=scenario.get("gzip_implementation")).start()
                     except BaseException:
                         if store:
                             store.stop()

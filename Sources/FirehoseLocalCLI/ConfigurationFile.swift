@@ -35,6 +35,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 /// Credentials:                    # default: test / test
 ///   - {AccessKeyId: test, SecretAccessKey: test}
 /// GzipLevel: 6
+/// GzipImplementation: zlib        # or libdeflate: GZIP objects compressed whole at delivery
 /// LambdaFunctions:                # where Lambda processors' functions run here
 ///   - {FunctionName: enrich, Command: [python3, enrich.py], Timeout: 60}
 ///   - {FunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:tag", Endpoint: "http://127.0.0.1:3001"}
@@ -57,6 +58,8 @@ public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
     public var credentials: [AWSCredentials]
     public var gzipLevel: Int32?
+    /// `GzipImplementation`: the deflate that writes GZIP objects.
+    public var gzipImplementation: DeliveryStreamSettings.GzipImplementation?
     public var durability: Durability?
     public var deliveryStreams: [CreateDeliveryStreamInput]
     /// `LambdaFunctions`, in order.
@@ -272,6 +275,7 @@ private struct FileShape: Decodable {
     var authentication: String?
     var credentials: [CredentialShape]?
     var gzipLevel: Int?
+    var gzipImplementation: String?
     var durability: String?
     var deliveryStreams: [CreateDeliveryStreamInput]?
     var lambdaFunctions: [FunctionShape]?
@@ -286,6 +290,7 @@ private struct FileShape: Decodable {
         case authentication = "Authentication"
         case credentials = "Credentials"
         case gzipLevel = "GzipLevel"
+        case gzipImplementation = "GzipImplementation"
         case durability = "Durability"
         case deliveryStreams = "DeliveryStreams"
         case lambdaFunctions = "LambdaFunctions"
@@ -303,6 +308,7 @@ private struct FileShape: Decodable {
         authentication = try container.decodeIfPresent(String.self, forKey: .authentication)
         credentials = try container.decodeIfPresent([CredentialShape].self, forKey: .credentials)
         gzipLevel = try container.decodeIfPresent(Int.self, forKey: .gzipLevel)
+        gzipImplementation = try container.decodeIfPresent(String.self, forKey: .gzipImplementation)
         durability = try container.decodeIfPresent(String.self, forKey: .durability)
         deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
         lambdaFunctions = try container.decodeIfPresent([FunctionShape].self, forKey: .lambdaFunctions)
@@ -365,6 +371,17 @@ private struct FileShape: Decodable {
                     file: path, field: "GzipLevel", message: "must be between 1 and 9, not \(gzipLevel).")
             }
             file.gzipLevel = Int32(gzipLevel)
+        }
+        if let gzipImplementation {
+            guard
+                let implementation = DeliveryStreamSettings.GzipImplementation(
+                    rawValue: gzipImplementation.lowercased())
+            else {
+                throw ConfigurationError(
+                    file: path, field: "GzipImplementation",
+                    message: "must be 'zlib' or 'libdeflate', not '\(gzipImplementation)'.")
+            }
+            file.gzipImplementation = implementation
         }
         if let durability {
             guard let mode = Durability(rawValue: durability.lowercased()) else {

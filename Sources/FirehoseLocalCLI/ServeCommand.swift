@@ -209,15 +209,17 @@ public struct ServeCommand: AsyncParsableCommand {
             file = ConfigurationFile()
         }
         let gzipLevel = file.gzipLevel ?? 6
+        let gzipImplementation = file.gzipImplementation ?? .zlib
         let durability = settings.durability ?? file.durability ?? .fsync
         let lambdaFunctions = LambdaFunctionDirectory(
             entries: file.lambdaFunctions, defaultEndpoint: settings.lambdaEndpoint)
         var streams: [DeliveryStreamSettings] = []
         for (index, definition) in file.deliveryStreams.enumerated() {
             do {
-                let stream = try DeliveryStreamSettings(
+                var stream = try DeliveryStreamSettings(
                     validating: definition, gzipLevel: gzipLevel, dataDirectory: settings.dataDirectory,
                     lambdaFunctions: lambdaFunctions, region: settings.region, accountID: settings.accountID)
+                stream.compressGzip(with: gzipImplementation)
                 if streams.contains(where: { $0.name == stream.name }) {
                     throw ServeError(
                         description:
@@ -290,10 +292,11 @@ public struct ServeCommand: AsyncParsableCommand {
                 continue
             }
             do {
-                let settings = try DeliveryStreamSettings(
+                var settings = try DeliveryStreamSettings(
                     validating: record.definition, gzipLevel: gzipLevel, versionID: record.versionID,
                     dataDirectory: settings.dataDirectory, lambdaFunctions: lambdaFunctions, region: settings.region,
                     accountID: settings.accountID)
+                settings.compressGzip(with: gzipImplementation)
                 try sink.createStream(settings, record: record)
             } catch {
                 logger.error(
@@ -323,6 +326,7 @@ public struct ServeCommand: AsyncParsableCommand {
         var apiConfiguration = FirehoseAPI.Configuration(
             region: settings.region, accountID: settings.accountID, authentication: authentication,
             streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel)
+        apiConfiguration.gzipImplementation = gzipImplementation
         apiConfiguration.localEndpointsOpen = settings.localEndpointsOpen
         apiConfiguration.lambdaFunctions = lambdaFunctions
         apiConfiguration.faults = file.faults

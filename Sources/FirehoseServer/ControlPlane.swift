@@ -446,11 +446,13 @@ struct ControlPlane {
         _ definition: CreateDeliveryStreamInput, versionID: Int, destinationMember: String? = nil
     ) throws(FirehoseError) -> DeliveryStreamSettings {
         do {
-            return try DeliveryStreamSettings(
+            var settings = try DeliveryStreamSettings(
                 validating: definition, gzipLevel: configuration.gzipLevel, versionID: versionID, requireRoleARN: true,
                 destinationMember: destinationMember, dataDirectory: sink.configuration.dataDirectory,
                 lambdaFunctions: configuration.lambdaFunctions, region: configuration.region,
                 accountID: configuration.accountID)
+            settings.compressGzip(with: configuration.gzipImplementation)
+            return settings
         } catch {
             throw error.error
         }

@@ -15,7 +15,8 @@ import FirehoseWire
 /// The encoding stage run at delivery, for buffers staged as they are
 /// (`DeliveryStreamSettings.encodesAtDelivery`): reads the staged content a chunk at a time and
 /// writes the object beside it, so memory holds one chunk and one encoder whatever the buffer size,
-/// and one warm compressor sees megabytes at a time.
+/// and one warm compressor sees megabytes at a time. A `WholeObjectEncoding` gets the content whole:
+/// memory then holds it and its object, at most one of each per core (`gate`).
 enum DeliveryEncoding {
     /// Content encoded per step. The task yields between steps: a 128 MiB buffer must not hold one of
     /// the cooperative threads, which serve requests too, for seconds.
@@ -39,6 +40,16 @@ enum DeliveryEncoding {
             let output = try POSIX.open(destination, flags: O_WRONLY | O_CREAT | O_TRUNC)
             defer { POSIX.close(output) }
             do throws(FileSystemError) {
+                if let whole = encoding as? any WholeObjectEncoding {
+                    let content = try POSIX.read(input, upTo: length, at: 0, path: source)
+                    // Shorter than its journal says, or changed since it was written: from outside.
+                    guard content.count == length, CRC32.checksum(content[...]) == expectedCRC else {
+                        throw FileSystemError(operation: "read", path: source, errno: EIO)
+                    }
+                    let object = try whole.encodeObject(content, contentCRC: expectedCRC)
+                    try POSIX.writeAll(output, object, at: 0, path: destination)
+                    return object.count
+                }
                 let encoder = encoding.makeSegmentEncoder()
                 var written = 0
                 func write(_ bytes: [UInt8]) throws(FileSystemError) {

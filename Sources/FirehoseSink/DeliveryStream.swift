@@ -964,7 +964,8 @@ actor DeliveryStream {
     /// built-in one of that name (the stream's compression changed since).
     func encoding(named name: String) -> (any ObjectEncoding)? {
         if settings.encoding.name == name { return settings.encoding }
-        return DeliveryStreamSettings.Compression(rawValue: name)?.encoding(gzipLevel: settings.gzipLevel)
+        return DeliveryStreamSettings.Compression(rawValue: name)?.encoding(
+            gzipLevel: settings.gzipLevel, implementation: settings.gzipImplementation)
     }
 
     func announce(_ object: DeliveredObject) {

@@ -43,6 +43,17 @@ public struct DeliveryStreamSettings: Sendable {
         }
     }
 
+    /// The deflate that writes GZIP objects (the configuration's `GzipImplementation`). Both write
+    /// one gzip member per object at the level `gzipLevel` names (libdeflate's levels 1–9 trade speed
+    /// for size as zlib's do; docs/benchmarks.md compares them).
+    public enum GzipImplementation: String, Sendable, Codable, CaseIterable {
+        /// zlib, compressing each request's records as they arrive, on every core.
+        case zlib
+        /// libdeflate, compressing each object in one call at delivery: records are staged as they
+        /// are, and a delivery holds the object's content and its compressed bytes in memory.
+        case libdeflate
+    }
+
     public var name: String
     /// The S3 bucket name: the folder `<data-dir>/<bucket>/`.
     public var bucket: String
@@ -50,6 +61,7 @@ public struct DeliveryStreamSettings: Sendable {
     // Read-only: the stages below are made from them once.
     public private(set) var compression: Compression
     public private(set) var gzipLevel: Int32
+    public private(set) var gzipImplementation: GzipImplementation
     /// The encoding stage that writes `compression` (tests may plug in another).
     package var encoding: any ObjectEncoding
     /// `SizeInMBs` in bytes, counted before compression.
@@ -101,7 +113,8 @@ public struct DeliveryStreamSettings: Sendable {
     /// - Precondition: `gzipLevel` is 1...9, `bufferSizeBytes` > 0, `bufferIntervalSeconds` >= 0.
     public init(
         name: String, bucket: String, keyLayout: ObjectKeyLayout, compression: Compression, gzipLevel: Int32 = 6,
-        bufferSizeBytes: Int, bufferIntervalSeconds: Int, appendsNewline: Bool, versionID: Int = 1,
+        gzipImplementation: GzipImplementation = .zlib, bufferSizeBytes: Int, bufferIntervalSeconds: Int,
+        appendsNewline: Bool, versionID: Int = 1,
         definition: CreateDeliveryStreamInput
     ) {
         precondition((1...9).contains(gzipLevel), "gzip level \(gzipLevel) is not 1...9")
@@ -111,7 +124,8 @@ public struct DeliveryStreamSettings: Sendable {
         self.keyLayout = keyLayout
         self.compression = compression
         self.gzipLevel = gzipLevel
-        self.encoding = compression.encoding(gzipLevel: gzipLevel)
+        self.gzipImplementation = gzipImplementation
+        self.encoding = compression.encoding(gzipLevel: gzipLevel, implementation: gzipImplementation)
         self.bufferSizeBytes = bufferSizeBytes
         self.bufferIntervalSeconds = bufferIntervalSeconds
         self.appendsNewline = appendsNewline
@@ -127,9 +141,18 @@ public struct DeliveryStreamSettings: Sendable {
     /// staged as they are and `encoding` runs over each whole buffer at delivery. So are a transformed
     /// stream's: what the function gives back arrives one source buffer at a time, from one task,
     /// where compressing it would hold up the next transformation; at delivery, buffers compress on
-    /// every core (docs/benchmarks.md).
+    /// every core (docs/benchmarks.md). So are the buffers of an encoding that compresses a whole
+    /// object in one call (`WholeObjectEncoding`).
     var stagingEncoding: any ObjectEncoding {
-        partitioner is WholeStream && transformation == nil ? encoding : UncompressedEncoding()
+        partitioner is WholeStream && transformation == nil && !(encoding is any WholeObjectEncoding)
+            ? encoding : UncompressedEncoding()
+    }
+
+    /// Writes GZIP objects (this stream's and its backup's) with `implementation`.
+    public mutating func compressGzip(with implementation: GzipImplementation) {
+        gzipImplementation = implementation
+        encoding = compression.encoding(gzipLevel: gzipLevel, implementation: implementation)
+        for index in backupStorage.indices { backupStorage[index].compressGzip(with: implementation) }
     }
 
     /// Runs `steps` on every request's records, in order, before partitioning.

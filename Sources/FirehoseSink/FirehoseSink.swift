@@ -256,16 +256,18 @@ public final class FirehoseSink: Sendable {
             return true
         }
         guard inserted else { throw .streamExists(settings.name) }
-        logger.info(
-            "Delivery stream ready",
-            metadata: [
-                "stream": .string(settings.name), "bucket": .string(settings.bucket),
-                "compression": .string(settings.compression.rawValue),
-                "buffer_bytes": .stringConvertible(settings.bufferSizeBytes),
-                "buffer_seconds": .stringConvertible(settings.bufferIntervalSeconds),
-                "origin": .string(record.origin.rawValue),
-                "backup_bucket": .string(settings.backupStage?.bucket ?? "none"),
-            ])
+        var metadata: Logger.Metadata = [
+            "stream": .string(settings.name), "bucket": .string(settings.bucket),
+            "compression": .string(settings.compression.rawValue),
+            "buffer_bytes": .stringConvertible(settings.bufferSizeBytes),
+            "buffer_seconds": .stringConvertible(settings.bufferIntervalSeconds),
+            "origin": .string(record.origin.rawValue),
+            "backup_bucket": .string(settings.backupStage?.bucket ?? "none"),
+        ]
+        if settings.compression == .gzip {
+            metadata["gzip"] = .string("\(settings.gzipImplementation.rawValue) level \(settings.gzipLevel)")
+        }
+        logger.info("Delivery stream ready", metadata: metadata)
     }
 
     /// The stages of a stream that deliver objects (or, with `transformation`, that stage source

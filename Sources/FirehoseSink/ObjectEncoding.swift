@@ -32,6 +32,14 @@ extension ObjectEncoding {
     }
 }
 
+/// An encoding that compresses a whole object in one call, at delivery: its buffers are staged as
+/// they are (`DeliveryStreamSettings.stagingEncoding`), and `DeliveryEncoding` reads a buffer's
+/// content whole and hands it over.
+package protocol WholeObjectEncoding: ObjectEncoding {
+    /// The object holding `content`, whose CRC-32 is `contentCRC` (already computed and checked).
+    func encodeObject(_ content: [UInt8], contentCRC: UInt32) throws(FileSystemError) -> [UInt8]
+}
+
 /// Encodes one buffer's segments, called on the stream's actor in reservation order. The object is
 /// `header`, then every segment's stored bytes in that order, then `trailer`; each prefix ending at a
 /// segment must decode on its own (`ObjectEncoding.decodeStaged`), since that is what a crash leaves.
@@ -68,9 +76,12 @@ package enum PlannedSegment {
 
 extension DeliveryStreamSettings.Compression {
     /// The encoding stage that writes this format.
-    func encoding(gzipLevel: Int32) -> any ObjectEncoding {
+    func encoding(gzipLevel: Int32, implementation: DeliveryStreamSettings.GzipImplementation = .zlib)
+        -> any ObjectEncoding
+    {
         switch self {
         case .uncompressed: UncompressedEncoding()
+        case .gzip where implementation == .libdeflate: WholeObjectGzipEncoding(level: gzipLevel)
         case .gzip: GzipEncoding(level: gzipLevel)
         case .zip: ZipEncoding(level: gzipLevel)
         case .snappy: SnappyJavaEncoding()

@@ -337,6 +337,9 @@ BAD_CONFIGS = {
     "prefix-1024-emoji": (
         bad_stream(Prefix="\U0001F600" * 1024), ["Prefix", "length less than or equal to 1024"], []),
     "gzip-level-10": ({"GzipLevel": 10, **bad_stream()}, ["GzipLevel"], []),
+    "gzip-implementation-pigz": (
+        {"GzipImplementation": "pigz", **bad_stream()}, ["GzipImplementation", "'zlib' or 'libdeflate', not 'pigz'"],
+        []),
     "authentication-maybe": ({"Authentication": "maybe", **bad_stream()}, ["Authentication"], []),
     "unknown-top-level-key": ({"Bogus": 1, **bad_stream()}, ["Bogus"], []),
     "unreadable-yaml": ("DeliveryStreams:\n  - DeliveryStreamName: [unclosed\n    : : :\n\t-\n", [], []),

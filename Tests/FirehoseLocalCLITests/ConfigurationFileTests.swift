@@ -263,6 +263,15 @@ import Testing
         #expect(error.field == "GzipLevel")
     }
 
+    @Test func gzipImplementationNamesADeflate() throws {
+        #expect(try parse("GzipLevel: 6\n").gzipImplementation == nil)
+        #expect(try parse("GzipImplementation: libdeflate\n").gzipImplementation == .libdeflate)
+        #expect(try parse("GzipImplementation: ZLIB\n").gzipImplementation == .zlib)
+        let error = try #require(failure("GzipImplementation: isal\n"))
+        #expect(error.field == "GzipImplementation")
+        #expect(error.message == "must be 'zlib' or 'libdeflate', not 'isal'.")
+    }
+
     @Test func credentialExpirationIsISO8601() throws {
         let file = try parse(
             "Credentials:\n  - {AccessKeyId: A, SecretAccessKey: s, SessionToken: t, Expiration: '2026-11-21T15:00:00Z'}\n"

@@ -1,2 +1,0 @@
-// libdeflate (Debian: libdeflate-dev): whole-buffer deflate, for the comparison in deflate-ceiling.
-#include <libdeflate.h>

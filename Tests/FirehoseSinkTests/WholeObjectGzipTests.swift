@@ -1,0 +1,128 @@
+import FirehoseWire
+import Foundation
+import Testing
+
+@testable import FirehoseSink
+
+@Suite("GZIP written by libdeflate: whole objects compressed at delivery")
+struct WholeObjectGzipTests {
+    /// JSON events of varied sizes and fields, compressible as app events are (about 4:1 with zlib).
+    static func events(_ count: Int) -> [[UInt8]] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let names = ["tap", "view", "purchase", "search", "error", "session_start"]
+        let words = ["alpha", "beta", "gamma", "delta", "home", "cart", "settings", "profile", "feed"]
+        return (0..<count).map { index in
+            let tags = (0..<Int(next() % 12)).map { _ in words[Int(next() % 9)] }.joined(separator: ",")
+            let text =
+                #"{"id":"\#(next())-\#(next() % 9000)","event":"\#(names[Int(next() % 6)])","n":\#(index),"#
+                + #""user":"u\#(next() % 2000)","screen":"s\#(next() % 40)","value":\#(next() % 100_000),"#
+                + #""tags":"\#(tags)"}"# + "\n"
+            return Array(text.utf8)
+        }
+    }
+
+    @Test(
+        "An object is one gzip member: zlib's header, one deflate stream, the content's CRC-32 and size",
+        arguments: [0, 1, 5_000])
+    func oneMember(records: Int) throws {
+        let content = Self.events(records).flatMap { $0 }
+        let encoding = WholeObjectGzipEncoding(level: 6)
+        let object = try encoding.encodeWhole(content)
+        #expect(Array(object.prefix(10)) == GzipMember.header)
+        #expect(Array(object.suffix(8)) == GzipMember.checks(crc: CRC32.checksum(content[...]), length: content.count))
+        #expect(try Gzip.decompress(object, limit: 1 << 26) == content)
+        // Read as staged GZIP too (a stream switched to zlib across a restart reads it so).
+        #expect(encoding.decodeStaged(object, limit: 1 << 26) == content)
+    }
+
+    @Test(
+        "At each level the objects are within 5 % of zlib's at that level, and inflate back", arguments: [1, 5, 6, 9])
+    func ratioAgainstZlib(level: Int32) throws {
+        let content = Self.events(20_000).flatMap { $0 }
+        let libdeflate = try WholeObjectGzipEncoding(level: level).encodeWhole(content)
+        let zlib = try GzipEncoding(level: level).encodeWhole(content)
+        #expect(try Gzip.decompress(libdeflate, limit: 1 << 26) == content)
+        #expect(
+            Double(libdeflate.count) <= Double(zlib.count) * 1.05, "\(libdeflate.count) against zlib's \(zlib.count)")
+        #expect(libdeflate.count < content.count / 2)
+    }
+
+    func libdeflateSettings(_ destination: ExtendedS3DestinationConfiguration) throws -> DeliveryStreamSettings {
+        var stream = try settings(destination)
+        stream.compressGzip(with: .libdeflate)
+        return stream
+    }
+
+    @Test("A stream delivers GZIP objects compressed at delivery, its buffers staged as they are")
+    func delivery() async throws {
+        try await SinkHarness.with { harness in
+            let stream = try libdeflateSettings(destination(compression: "GZIP", delimiter: true))
+            #expect(stream.stagingEncoding.name == "UNCOMPRESSED" && stream.encoding.name == "GZIP")
+            try harness.sink.createStream(stream)
+            let requests = stride(from: 0, to: 3_000, by: 500).map { Self.events(3_000)[$0..<$0 + 500].map { $0 } }
+            for request in requests { try await harness.put(request) }
+            // Staged as they are: the staged file holds the records plus their newlines.
+            let partial = "\(harness.stagingDirectory)/\(try #require(harness.stagedFiles.first))"
+            let content: [UInt8] = requests.joined().flatMap { record -> [UInt8] in record + [0x0A] }
+            #expect(try harness.contents(partial) == content)
+            let object = try #require(try await harness.sink.flush(stream: "demo").first)
+            #expect(object.key.hasSuffix(".gz") && object.records == 3_000 && object.bytes == content.count)
+            let stored = try harness.contents(of: object)
+            #expect(object.storedBytes == stored.count && stored.count < content.count / 3)
+            #expect(try Gzip.decompress(stored, limit: 1 << 26) == content)
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
+    @Test("Acknowledged records are recovered after a crash, staged by either deflate and delivered by libdeflate")
+    func recovery() async throws {
+        for stagedBy in DeliveryStreamSettings.GzipImplementation.allCases {
+            let crashed = try SinkHarness()
+            defer { try? FileManager.default.removeItem(atPath: crashed.directory) }
+            var stream = try settings(destination(compression: "GZIP"))
+            stream.compressGzip(with: stagedBy)
+            try crashed.sink.createStream(stream)
+            let records = Self.events(800)
+            try await crashed.put(Array(records[..<400]))
+            try await crashed.put(Array(records[400...]))
+
+            let restarted = try restartedSink(
+                over: crashed.directory, streams: [try libdeflateSettings(destination(compression: "GZIP"))])
+            let report = await restarted.recoverStagedBuffers()
+            let object = try #require(report.delivered.first)
+            #expect(report.delivered.count == 1 && report.corrupt.isEmpty, "staged by \(stagedBy)")
+            #expect(object.records == 800)
+            #expect(try Gzip.decompress(crashed.contents(of: object), limit: 1 << 26) == records.flatMap { $0 })
+            #expect(crashed.stagingIsEmpty)
+        }
+    }
+
+    @Test("Staged content changed from outside is not delivered: the delivery fails and the buffer stays staged")
+    func changedStagedContentIsRefused() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try libdeflateSettings(destination(compression: "GZIP")))
+            try await harness.put(Self.events(50))
+            let partial = "\(harness.stagingDirectory)/\(try #require(harness.stagedFiles.first))"
+            var bytes = try harness.contents(partial)
+            bytes[bytes.count - 3] ^= 0x01  // same length, one bit flipped
+            try Data(bytes).write(to: URL(fileURLWithPath: partial))
+            await #expect(throws: (any Error).self) { try await harness.sink.flush(stream: "demo") }
+            #expect(harness.files(under: harness.directory).allSatisfy { $0.hasPrefix(".firehose-local/") })
+            #expect(harness.stagedFiles.count == 1)
+        }
+    }
+
+    @Test("A backup of source records follows the stream's deflate")
+    func backupFollows() throws {
+        var stream = try settings(destination(compression: "GZIP"))
+        var backup = try settings(destination(bucket: "backup-bucket", compression: "GZIP"))
+        backup.compressGzip(with: .zlib)
+        stream.backUp(with: backup)
+        stream.compressGzip(with: .libdeflate)
+        #expect(stream.backupStage?.encoding is WholeObjectGzipEncoding)
+    }
+}
