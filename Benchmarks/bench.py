@@ -464,7 +464,7 @@ def profile(binary, bin_dir, scenario, args):
     measured phase; prints the functions with the most samples (self time) and where the server's
     time goes by library."""
     server = Server(binary, scenario.get("work_dir", args.work_dir), scenario["compression"], scenario["durability"],
-                    scenario["streams"], partitioning=scenario.get("partitioning"),
+                    scenario["streams"], gzip_level=args.gzip_level, partitioning=scenario.get("partitioning"),
                     gzip_implementation=scenario.get("gzip_implementation")).start()
     data = server.root / "perf.data"
     try:
@@ -519,6 +519,8 @@ def main():
     parser.add_argument("--quiet-budget", type=float, default=240,
                         help="seconds the whole run may spend waiting for the machine to be idle")
     parser.add_argument("--retries", type=int, default=2, help="repeats of a noisy run")
+    parser.add_argument("--gzip-level", type=int, default=6,
+                        help="GzipLevel of every server in this invocation (the ceiling stays zlib level 6)")
     parser.add_argument("--profile", help="instead of measuring: perf-profile the server under these scenarios")
     parser.add_argument("--baseline", help="another firehose-local release binary (e.g. built from the commit before a "
                         "change): every scenario run is also made against it, interleaved, and the report compares them")
@@ -545,6 +547,7 @@ def main():
         "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "machine": {"cores": os.cpu_count(), "kernel": platform.release()},
         "server": str(binary), "runs": args.runs, "durationSeconds": args.duration, "seed": args.seed,
+        "gzipLevel": args.gzip_level,
         "scenarios": {}, "ceiling": {}, "moto": {}, "idle": {}, "recorder": {},
     }
     if args.baseline:
@@ -592,7 +595,7 @@ def main():
                     store = Moto(streams=0).start() if scenario.get("store") else None
                     try:
                         server = Server(build, scenario.get("work_dir", args.work_dir), scenario["compression"],
-                                        scenario["durability"], scenario["streams"],
+                                        scenario["durability"], scenario["streams"], gzip_level=args.gzip_level,
                                         partitioning=scenario.get("partitioning"),
                                         transformation=scenario.get("transformation"),
                                         bin_dir=Path(args.function_dir or bin_dir),
@@ -612,11 +615,14 @@ def main():
                         report["startSeconds"] = server.start_seconds
                         if scenario.get("kinesis_shards"):
                             report["read"] = run_read(bin_dir, server.endpoint, server.process.pid)
-                        if scenario.get("transformation") or scenario.get("store"):
+                        if scenario.get("transformation") or scenario.get("store") or scenario.get("gzip_implementation"):
                             # Puts are acknowledged once staged, before the function runs (or the
-                            # store answers): what counts is the rate records come out delivered, so
-                            # the time to deliver the backlog the load left (warmup's included) is added.
-                            drain = flush(server.port)
+                            # store answers, or libdeflate compresses the object at delivery): what
+                            # counts is the rate records come out delivered, so the time to deliver the
+                            # backlog the load left (warmup's included) is added, counted from the end of
+                            # the measured phase (the server goes on delivering while the generator stops).
+                            flush(server.port)
+                            drain = max(0.0, time.time() - report["windowEndedAt"])
                             accepted = report["payloadMBPerSecond"]
                             report["acceptedMBPerSecond"] = accepted
                             report["drainSeconds"] = drain

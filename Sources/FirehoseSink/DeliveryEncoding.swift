@@ -1,5 +1,7 @@
+import Dispatch
 import DurableStorage
 import FirehoseWire
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -26,6 +28,32 @@ enum DeliveryEncoding {
     /// (a chunk and an encoder each) however many partitions deliver together.
     static let gate = AsyncGate(width: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
+    /// Threads of their own for whole objects, one per place in `gate`: a whole object is one call
+    /// that cannot yield (libdeflate takes about 70 ms for 5 MiB, 1.8 s for 128 MiB), which on the
+    /// cooperative pool's threads, one per core, would stop every request while it runs.
+    private static let wholeObjectThreads = ThreadShelf(
+        (0..<gate.width).map { DispatchQueue(label: "firehose-local.whole-object-\($0)") })
+
+    /// Serial queues lent one at a time; the gate lets no more borrowers in than there are queues.
+    private final class ThreadShelf: Sendable {
+        private let free: Mutex<[DispatchQueue]>
+
+        init(_ queues: [DispatchQueue]) {
+            free = Mutex(queues)
+        }
+
+        func take() -> DispatchQueue {
+            guard let queue = free.withLock({ $0.popLast() }) else {
+                preconditionFailure("more whole-object encodings than places in the gate")
+            }
+            return queue
+        }
+
+        func put(_ queue: DispatchQueue) {
+            free.withLock { $0.append(queue) }
+        }
+    }
+
     /// Writes `encoding` of the first `length` bytes of the file `source`, whose CRC-32 must be
     /// `contentCRC` (what was staged: anything else is refused, EIO, rather than delivered), to
     /// `destination` (replaced if it exists; removed on failure). Returns the object's length.
@@ -41,14 +69,18 @@ enum DeliveryEncoding {
             defer { POSIX.close(output) }
             do throws(FileSystemError) {
                 if let whole = encoding as? any WholeObjectEncoding {
-                    let content = try POSIX.read(input, upTo: length, at: 0, path: source)
-                    // Shorter than its journal says, or changed since it was written: from outside.
-                    guard content.count == length, CRC32.checksum(content[...]) == expectedCRC else {
-                        throw FileSystemError(operation: "read", path: source, errno: EIO)
+                    let thread = wholeObjectThreads.take()
+                    defer { wholeObjectThreads.put(thread) }
+                    return try await BlockingIO.perform(on: thread) { () throws(FileSystemError) -> Int in
+                        let content = try POSIX.read(input, upTo: length, at: 0, path: source)
+                        // Shorter than its journal says, or changed since it was written: from outside.
+                        guard content.count == length, CRC32.checksum(content[...]) == expectedCRC else {
+                            throw FileSystemError(operation: "read", path: source, errno: EIO)
+                        }
+                        let object = try whole.encodeObject(content, contentCRC: expectedCRC)
+                        try POSIX.writeAll(output, object, at: 0, path: destination)
+                        return object.count
                     }
-                    let object = try whole.encodeObject(content, contentCRC: expectedCRC)
-                    try POSIX.writeAll(output, object, at: 0, path: destination)
-                    return object.count
                 }
                 let encoder = encoding.makeSegmentEncoder()
                 var written = 0

@@ -96,6 +96,8 @@ actor DeliveryStream {
     private let durability: Durability
     /// Beyond this many active partitions, records of a new one go to the error output.
     private let maxActivePartitions: Int
+    /// See `encodingBacklogLimit`.
+    private let encodingBacklogBytes: Int
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -123,6 +125,8 @@ actor DeliveryStream {
     /// Delivery encodings under way or done, by buffer, until the buffer's publishing takes them.
     private var deliveryEncodings: [UUID: DeliveryEncodingTask] = [:]
     typealias DeliveryEncodingTask = Task<Result<Int, FileSystemError>, Never>
+    /// Requests waiting for the buffers encoded at delivery to catch up (`waitForEncodingRoom`).
+    private var encodingRoomWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Every reserved segment gets the next ticket; segments are written in ticket order.
     private var tickets = Tickets()
@@ -146,7 +150,8 @@ actor DeliveryStream {
 
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
-        durability: Durability, maxActivePartitions: Int = 500, consumer: StagedBufferConsumer? = nil,
+        durability: Durability, maxActivePartitions: Int = 500, encodingBacklogBytes: Int = 64 << 20,
+        consumer: StagedBufferConsumer? = nil,
         retryJitter: ClosedRange<Double> = DeliveryStream.retryJitter,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
         onDelivery: @escaping @Sendable (DeliveredObject) -> Void,
@@ -161,6 +166,7 @@ actor DeliveryStream {
         self.stagingDirectory = stagingDirectory
         self.durability = durability
         self.maxActivePartitions = maxActivePartitions
+        self.encodingBacklogBytes = encodingBacklogBytes
         self.retryJitterRange = retryJitter
         self.clock = clock
         self.now = now
@@ -253,6 +259,7 @@ actor DeliveryStream {
     private func reserve(_ request: RecordPipeline.Prepared, context: RecordContext) async throws(FileSystemError)
         -> Reservation
     {
+        await waitForEncodingRoom()
         let arrival = context.arrival
         var partitions = request.partitions
         let current = currentPipeline.withLock { $0 }
@@ -321,6 +328,43 @@ actor DeliveryStream {
             return .finished(try await finish(reserved, encoded: []))
         }
         return .encode(tickets: reserved, jobs: jobs)
+    }
+
+    /// Content of retired buffers still to be encoded at delivery beyond which a request waits before
+    /// it stages anything (`waitForEncodingRoom`): the configured bytes (64 MiB), and at least twice
+    /// the size hint, so that one full buffer being encoded never holds requests back.
+    private func encodingBacklogLimit() -> Int {
+        max(encodingBacklogBytes, 2 * settings.bufferSizeBytes)
+    }
+
+    /// Holds a request back while the buffers waiting to be encoded at delivery (GZIP by libdeflate, a
+    /// partitioned stream's) hold more content than `encodingBacklogLimit`. Staging as they are takes
+    /// records in far faster than the encodings on their own threads compress them, so without this
+    /// the backlog, its files and descriptors, and the time a flush or a shutdown takes would grow as
+    /// long as the load lasts; with it, intake runs at the rate objects are delivered, as it does when
+    /// records are compressed as they arrive. Only where this stream publishes into a folder itself:
+    /// an upload to a store, a function or an endpoint may be down for long, and staging durably
+    /// while it is, is the point. Never while publishing fails (the retry timer has the backlog then).
+    private func waitForEncodingRoom() async {
+        guard consumer == nil, settings.transformation == nil, !destination.isRemote(bucket: settings.bucket) else {
+            return
+        }
+        while !discarded.load(ordering: .relaxed), publishQueue.consecutiveFailures == 0 {
+            var backlog = 0
+            for (buffer, _) in publishQueue.retired where buffer.encodesAtDelivery {
+                backlog += buffer.uncompressedBytes
+            }
+            guard backlog > encodingBacklogLimit() else { return }
+            await withCheckedContinuation { encodingRoomWaiters.append($0) }
+        }
+    }
+
+    /// Lets waiting requests look again (`waitForEncodingRoom`): a buffer left the queue, publishing
+    /// failed, or the stream went.
+    private func wakeEncodingRoomWaiters() {
+        let waiters = encodingRoomWaiters
+        encodingRoomWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// The partitions with records not yet delivered (their buffers open, or retired and not yet
@@ -576,6 +620,7 @@ actor DeliveryStream {
         consuming.removeAll()
         retryTask?.cancel()
         retryTask = nil
+        wakeEncodingRoomWaiters()
     }
 
     // MARK: Durability
@@ -675,6 +720,7 @@ actor DeliveryStream {
     private let retryJitterRange: ClosedRange<Double>
 
     private func scheduleRetry() {
+        defer { wakeEncodingRoomWaiters() }  // they stage while publishing fails
         guard case .arm(let seconds) = publishQueue.failed() else { return }
         let delay = DeliveryBackoff.delay(seconds: seconds, jitter: retryJitterRange)
         retryTask = Task { [clock] in
@@ -719,7 +765,10 @@ actor DeliveryStream {
             case .publish: break turn
             }
         }
-        defer { for waiter in publishQueue.endTurn() { waiter.resume() } }
+        defer {
+            for waiter in publishQueue.endTurn() { waiter.resume() }
+            wakeEncodingRoomWaiters()
+        }
         var outcome = PublishOutcome()
         publishing: while let (buffer, reason) = publishQueue.next, buffer.pendingSegments == 0 {
             // Buffers retired while this turn runs start encoding too, so encodings keep every core busy.
@@ -808,6 +857,7 @@ actor DeliveryStream {
                 firstArrival: buffer.firstArrival, errorOutputType: buffer.partition.errorOutputType,
                 isBackup: settings.isBackupStage)
             publishQueue.published(buffer, as: [object])
+            if buffer.encodesAtDelivery { wakeEncodingRoomWaiters() }
             announce(object)
             outcome.delivered.append((buffer.id, [object]))
         }

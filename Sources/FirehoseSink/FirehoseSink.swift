@@ -119,6 +119,9 @@ public final class FirehoseSink: Sendable {
         /// Partitions a dynamically partitioned stream may have with records not yet delivered;
         /// records of further partitions go to the error output (AWS's default quota: 500).
         public var maxActivePartitions = 500
+        /// Content waiting in retired buffers to be encoded at delivery beyond which requests wait
+        /// (`DeliveryStream.waitForEncodingRoom`); at least twice a stream's size hint.
+        package var encodingBacklogBytes = 64 << 20
         /// How HTTP endpoint destinations and Lambda Invoke API endpoints are reached (tests plug in
         /// another).
         package var httpTransport: any HTTPTransport = AsyncHTTPClientTransport()
@@ -279,7 +282,8 @@ public final class FirehoseSink: Sendable {
             settings: settings,
             destination: destination,
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
-            maxActivePartitions: configuration.maxActivePartitions, consumer: consumer,
+            maxActivePartitions: configuration.maxActivePartitions,
+            encodingBacklogBytes: configuration.encodingBacklogBytes, consumer: consumer,
             retryJitter: configuration.retryJitter, clock: clock,
             now: wallClock, logger: logger, onDelivery: onDelivery,
             onDeliveryFailure: { [weak self] error, staged in

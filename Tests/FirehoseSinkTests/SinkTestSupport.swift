@@ -95,7 +95,7 @@ final class SinkHarness: Sendable {
     /// - Parameter httpTransport: what HTTP endpoint destinations are sent through.
     init(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
-        httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:]
+        httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:], encodingBacklogBytes: Int = 64 << 20
     ) throws {
         let path = try Self.makeDirectory()
         directory = path
@@ -108,6 +108,7 @@ final class SinkHarness: Sendable {
         // Retries exactly on their backoff, so tests can time them.
         configuration.retryJitter = 1.0...1.0
         configuration.maxActivePartitions = maxActivePartitions
+        configuration.encodingBacklogBytes = encodingBacklogBytes
         if let httpTransport { configuration.httpTransport = httpTransport }
         sink = try FirehoseSink(
             configuration: configuration, clock: clock, now: clock.wallClock,
@@ -137,11 +138,12 @@ final class SinkHarness: Sendable {
     static func with(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
         httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:],
+        encodingBacklogBytes: Int = 64 << 20,
         _ body: (SinkHarness) async throws -> Void
     ) async throws {
         let harness = try SinkHarness(
             now: now, destination: destination, maxActivePartitions: maxActivePartitions, httpTransport: httpTransport,
-            stores: stores)
+            stores: stores, encodingBacklogBytes: encodingBacklogBytes)
         do {
             try await body(harness)
         } catch {

@@ -1,5 +1,8 @@
+import Dispatch
+import DurableStorage
 import FirehoseWire
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FirehoseSink
@@ -124,5 +127,60 @@ struct WholeObjectGzipTests {
         stream.backUp(with: backup)
         stream.compressGzip(with: .libdeflate)
         #expect(stream.backupStage?.encoding is WholeObjectGzipEncoding)
+    }
+}
+
+/// GZIP by libdeflate, each object held until the test lets it go (on the encoding's own thread).
+struct HeldGzipEncoding: WholeObjectEncoding {
+    final class Hold: Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+        let started = Atomic(0)
+    }
+
+    let hold: Hold
+    var name: String { "GZIP" }
+
+    func makeSegmentEncoder() -> any SegmentEncoder { GzipSegmentEncoder(level: 1) }
+
+    func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? { try? Gzip.decompressPrefix(stored, limit: limit) }
+
+    func encodeObject(_ content: [UInt8], contentCRC: UInt32) throws(FileSystemError) -> [UInt8] {
+        hold.started.add(1, ordering: .relaxed)
+        hold.semaphore.wait()
+        return try WholeObjectGzipEncoding(level: 1).encodeObject(content, contentCRC: contentCRC)
+    }
+}
+
+@Suite("Intake waits for the encodings at delivery to catch up")
+struct EncodingBacklogTests {
+    @Test("Past twice the size hint of content waiting to be encoded, a put waits until objects are delivered")
+    func putWaitsForTheBacklog() async throws {
+        // The size hint 1 MiB; the configured backlog 1 byte, so the limit is two buffers' worth.
+        try await SinkHarness.with(encodingBacklogBytes: 1) { harness in
+            var stream = try settings(destination(sizeInMBs: 1, compression: "GZIP"))
+            let hold = HeldGzipEncoding.Hold()
+            stream.encoding = HeldGzipEncoding(hold: hold)
+            try harness.sink.createStream(stream)
+            let request = [[UInt8](repeating: 0x61, count: 1 << 20)]  // fills and retires a buffer
+            // The first put publishes its buffer, so it waits for its encoding, held.
+            let publisher = Task { try await harness.put(request) }
+            try await eventually("the first encoding to start") { hold.started.load(ordering: .relaxed) == 1 }
+            // Two more fit in the backlog (2 then 3 MiB waiting: the limit is passed only by the third).
+            try await harness.put(request)
+            try await harness.put(request)
+            let waiting = Task { try await harness.put(request) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(
+                harness.stagedFiles.count == 3, "the fourth put staged nothing while the backlog was over its limit")
+            for _ in 0..<8 { hold.semaphore.signal() }
+            _ = try await publisher.value
+            _ = try await waiting.value
+            let delivered = try await harness.sink.flush(stream: "demo")
+            let objects = try await harness.log.wait(count: 4)
+            #expect(objects.count == 4 && objects.allSatisfy { $0.records == 1 }, "\(delivered)")
+            for object in objects {
+                #expect(try Gzip.decompress(harness.contents(of: object), limit: 1 << 21) == request[0])
+            }
+        }
     }
 }

@@ -133,6 +133,7 @@ struct FirehoseLoadCommand: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(Int(duration * 1_000)))
         phase.set(.stopping)
         let measured = ContinuousClock.now - started
+        let windowEndedAt = Date().timeIntervalSince1970
         let serverAfter = serverPid.flatMap(ProcessStats.read(pid:))
         let generatorCPU = ownCPUSeconds() - generatorBefore
 
@@ -151,6 +152,7 @@ struct FirehoseLoadCommand: AsyncParsableCommand {
             label: label, endpoint: endpoint, operation: operation.rawValue, recordProfile: recordProfile.rawValue,
             connections: connections, recordsPerRequest: perRequest, streams: streams, seed: seed,
             seconds: Double(measured.components.seconds) + Double(measured.components.attoseconds) / 1e18,
+            windowEndedAt: windowEndedAt,
             connectionsStats: collector.all, generatorCPUSeconds: generatorCPU, serverPID: serverPid,
             serverBefore: serverBefore, serverAfter: serverAfter)
         print(json ? report.json() : report.table())

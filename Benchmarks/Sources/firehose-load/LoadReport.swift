@@ -37,6 +37,9 @@ struct LoadReport: Encodable {
     var streams: Int
     var seed: UInt64
     var seconds: Double
+    /// When the measured phase ended, in seconds since 1970: a backlog the server delivers later (records
+    /// encoded at delivery, a slow function) is timed from here.
+    var windowEndedAt: Double
     var requests: Int
     var successfulRequests: Int
     var records: Int
@@ -55,7 +58,8 @@ struct LoadReport: Encodable {
 
     init(
         label: String, endpoint: String, operation: String, recordProfile: String, connections: Int,
-        recordsPerRequest: Int, streams: Int, seed: UInt64, seconds: Double, connectionsStats: [ConnectionStats],
+        recordsPerRequest: Int, streams: Int, seed: UInt64, seconds: Double, windowEndedAt: Double,
+        connectionsStats: [ConnectionStats],
         generatorCPUSeconds: Double, serverPID: Int32?, serverBefore: ProcessStats?, serverAfter: ProcessStats?
     ) {
         var histogram = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
@@ -80,6 +84,7 @@ struct LoadReport: Encodable {
         self.streams = streams
         self.seed = seed
         self.seconds = seconds
+        self.windowEndedAt = windowEndedAt
         self.requests = requests
         self.successfulRequests = requests - errors
         self.records = records
