@@ -54,6 +54,26 @@ enum DeliveryEncoding {
         }
     }
 
+    /// Content of the encodings started and not yet finished, across every stream, and the requests
+    /// waiting for it to shrink (`DeliveryStream.waitForEncodingRoom`).
+    private static let backlog = Mutex((bytes: 0, waiters: [CheckedContinuation<Void, Never>]()))
+
+    /// Content of the encodings under way or queued, across every stream.
+    static var backlogBytes: Int { backlog.withLock { $0.bytes } }
+
+    /// Returns at once when the encodings under way or queued hold at most `limit` bytes of content;
+    /// otherwise once one of them has finished (the caller looks again).
+    static func waitForProgress(below limit: Int) async {
+        await withCheckedContinuation { continuation in
+            let waits = backlog.withLock { backlog -> Bool in
+                guard backlog.bytes > limit else { return false }
+                backlog.waiters.append(continuation)
+                return true
+            }
+            if !waits { continuation.resume() }
+        }
+    }
+
     /// Writes `encoding` of the first `length` bytes of the file `source`, whose CRC-32 must be
     /// `contentCRC` (what was staged: anything else is refused, EIO, rather than delivered), to
     /// `destination` (replaced if it exists; removed on failure). Returns the object's length.
@@ -62,7 +82,16 @@ enum DeliveryEncoding {
         _ source: String, length: Int, contentCRC expectedCRC: UInt32, with encoding: any ObjectEncoding,
         into destination: String
     ) async throws(FileSystemError) -> Int {
-        try await gate.run { () async throws(FileSystemError) -> Int in
+        backlog.withLock { $0.bytes += length }
+        defer {
+            let waiters = backlog.withLock { backlog in
+                backlog.bytes -= length
+                defer { backlog.waiters = [] }
+                return backlog.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+        return try await gate.run { () async throws(FileSystemError) -> Int in
             let input = try POSIX.open(source, flags: O_RDONLY)
             defer { POSIX.close(input) }
             let output = try POSIX.open(destination, flags: O_WRONLY | O_CREAT | O_TRUNC)

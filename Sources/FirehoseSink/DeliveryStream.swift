@@ -338,7 +338,8 @@ actor DeliveryStream {
     }
 
     /// Holds a request back while the buffers waiting to be encoded at delivery (GZIP by libdeflate, a
-    /// partitioned stream's) hold more content than `encodingBacklogLimit`. Staging as they are takes
+    /// partitioned stream's) hold more content than `encodingBacklogLimit`, this stream's or every
+    /// stream's encodings under way. Staging as they are takes
     /// records in far faster than the encodings on their own threads compress them, so without this
     /// the backlog, its files and descriptors, and the time a flush or a shutdown takes would grow as
     /// long as the load lasts; with it, intake runs at the rate objects are delivered, as it does when
@@ -354,8 +355,14 @@ actor DeliveryStream {
             for (buffer, _) in publishQueue.retired where buffer.encodesAtDelivery {
                 backlog += buffer.uncompressedBytes
             }
-            guard backlog > encodingBacklogLimit() else { return }
-            await withCheckedContinuation { encodingRoomWaiters.append($0) }
+            if backlog > encodingBacklogLimit() {
+                await withCheckedContinuation { encodingRoomWaiters.append($0) }
+                continue
+            }
+            // Every stream's encodings share the cores (`DeliveryEncoding.gate`): with a backlog each,
+            // a stream's next object would wait behind all of theirs.
+            guard DeliveryEncoding.backlogBytes > encodingBacklogLimit() else { return }
+            await DeliveryEncoding.waitForProgress(below: encodingBacklogLimit())
         }
     }
 

@@ -151,7 +151,7 @@ struct HeldGzipEncoding: WholeObjectEncoding {
     }
 }
 
-@Suite("Intake waits for the encodings at delivery to catch up")
+@Suite("Intake waits for the encodings at delivery to catch up", .serialized)
 struct EncodingBacklogTests {
     @Test("Past twice the size hint of content waiting to be encoded, a put waits until objects are delivered")
     func putWaitsForTheBacklog() async throws {
@@ -181,6 +181,30 @@ struct EncodingBacklogTests {
             for object in objects {
                 #expect(try Gzip.decompress(harness.contents(of: object), limit: 1 << 21) == request[0])
             }
+        }
+    }
+
+    @Test("Past the limit of content being encoded across streams, a put to another stream waits too")
+    func putWaitsForEveryStreamsEncodings() async throws {
+        try await SinkHarness.with(encodingBacklogBytes: 1) { harness in
+            let hold = HeldGzipEncoding.Hold()
+            for name in ["a", "b", "c", "d"] {
+                var stream = try settings(stream: name, destination(sizeInMBs: 1, compression: "GZIP"))
+                stream.encoding = HeldGzipEncoding(hold: hold)
+                try harness.sink.createStream(stream)
+            }
+            let request = [[UInt8](repeating: 0x62, count: 1 << 20)]
+            // Three objects to encode (two held on the encoding threads, one queued for a place): 3 MiB
+            // under way across the streams, 1 MiB in each stream's own backlog.
+            let publishers = ["a", "b", "c"].map { name in Task { try await harness.put(request, to: name) } }
+            try await eventually("two encodings held") { hold.started.load(ordering: .relaxed) == 2 }
+            let waiting = Task { try await harness.put(request, to: "d") }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(harness.stagedFiles.count == 3, "the put to d staged nothing while 3 MiB were being encoded")
+            for _ in 0..<8 { hold.semaphore.signal() }
+            for publisher in publishers { _ = try await publisher.value }
+            _ = try await waiting.value
+            #expect(try await harness.log.wait(count: 4).count == 4)
         }
     }
 }
