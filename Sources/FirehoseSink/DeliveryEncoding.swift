@@ -55,19 +55,36 @@ enum DeliveryEncoding {
     }
 
     /// Content of the encodings started and not yet finished, across every stream, and the requests
-    /// waiting for it to shrink (`DeliveryStream.waitForEncodingRoom`).
-    private static let backlog = Mutex((bytes: 0, waiters: [CheckedContinuation<Void, Never>]()))
+    /// waiting for it to shrink, in arrival order (`waitForRoom`).
+    private static let backlog = Mutex(Backlog())
+
+    private struct Backlog {
+        var bytes = 0
+        var waiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The waiters whose turn has come, oldest first: each goes once the content under way is
+        /// within its limit, and none before an older one.
+        mutating func ready() -> [CheckedContinuation<Void, Never>] {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            while let first = waiters.first, bytes <= first.limit {
+                ready.append(first.continuation)
+                waiters.removeFirst()
+            }
+            return ready
+        }
+    }
 
     /// Content of the encodings under way or queued, across every stream.
     static var backlogBytes: Int { backlog.withLock { $0.bytes } }
 
-    /// Returns at once when the encodings under way or queued hold at most `limit` bytes of content;
-    /// otherwise once one of them has finished (the caller looks again).
-    static func waitForProgress(below limit: Int) async {
+    /// Returns once the encodings under way or queued hold at most `limit` bytes of content and every
+    /// request that began waiting earlier has gone (in order: a request that just arrived does not
+    /// pass one that has waited, which under a steady load could wait for seconds).
+    static func waitForRoom(below limit: Int) async {
         await withCheckedContinuation { continuation in
             let waits = backlog.withLock { backlog -> Bool in
-                guard backlog.bytes > limit else { return false }
-                backlog.waiters.append(continuation)
+                guard !backlog.waiters.isEmpty || backlog.bytes > limit else { return false }
+                backlog.waiters.append((limit, continuation))
                 return true
             }
             if !waits { continuation.resume() }
@@ -84,12 +101,11 @@ enum DeliveryEncoding {
     ) async throws(FileSystemError) -> Int {
         backlog.withLock { $0.bytes += length }
         defer {
-            let waiters = backlog.withLock { backlog in
+            let ready = backlog.withLock { backlog in
                 backlog.bytes -= length
-                defer { backlog.waiters = [] }
-                return backlog.waiters
+                return backlog.ready()
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in ready { waiter.resume() }
         }
         return try await gate.run { () async throws(FileSystemError) -> Int in
             let input = try POSIX.open(source, flags: O_RDONLY)

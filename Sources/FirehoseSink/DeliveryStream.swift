@@ -150,7 +150,7 @@ actor DeliveryStream {
 
     init(
         settings: DeliveryStreamSettings, destination: any ObjectDestination, stagingDirectory: String,
-        durability: Durability, maxActivePartitions: Int = 500, encodingBacklogBytes: Int = 64 << 20,
+        durability: Durability, maxActivePartitions: Int = 500, encodingBacklogBytes: Int = 32 << 20,
         consumer: StagedBufferConsumer? = nil,
         retryJitter: ClosedRange<Double> = DeliveryStream.retryJitter,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, logger: Logger,
@@ -331,15 +331,17 @@ actor DeliveryStream {
     }
 
     /// Content of retired buffers still to be encoded at delivery beyond which a request waits before
-    /// it stages anything (`waitForEncodingRoom`): the configured bytes (64 MiB), and at least twice
+    /// it stages anything (`waitForEncodingRoom`): the configured bytes (32 MiB), and at least twice
     /// the size hint, so that one full buffer being encoded never holds requests back.
     private func encodingBacklogLimit() -> Int {
         max(encodingBacklogBytes, 2 * settings.bufferSizeBytes)
     }
 
-    /// Holds a request back while the buffers waiting to be encoded at delivery (GZIP by libdeflate, a
-    /// partitioned stream's) hold more content than `encodingBacklogLimit`, this stream's or every
-    /// stream's encodings under way. Staging as they are takes
+    /// Holds a request to a stream whose objects are encoded whole at delivery (GZIP by libdeflate)
+    /// back while the buffers waiting to be encoded hold more content than `encodingBacklogLimit`,
+    /// this stream's or every stream's encodings under way. (A partitioned stream's buffers, encoded
+    /// a chunk at a time, do not wait: its ~120 partitions retire in bursts of ~120 MiB, and waiting
+    /// for a burst to drain took its p99.9 from 0.6 to 2.1 s.) Staging as they are takes
     /// records in far faster than the encodings on their own threads compress them, so without this
     /// the backlog, its files and descriptors, and the time a flush or a shutdown takes would grow as
     /// long as the load lasts; with it, intake runs at the rate objects are delivered, as it does when
@@ -347,9 +349,9 @@ actor DeliveryStream {
     /// an upload to a store, a function or an endpoint may be down for long, and staging durably
     /// while it is, is the point. Never while publishing fails (the retry timer has the backlog then).
     private func waitForEncodingRoom() async {
-        guard consumer == nil, settings.transformation == nil, !destination.isRemote(bucket: settings.bucket) else {
-            return
-        }
+        guard settings.encoding is any WholeObjectEncoding, consumer == nil, settings.transformation == nil,
+            !destination.isRemote(bucket: settings.bucket)
+        else { return }
         while !discarded.load(ordering: .relaxed), publishQueue.consecutiveFailures == 0 {
             var backlog = 0
             for (buffer, _) in publishQueue.retired where buffer.encodesAtDelivery {
@@ -361,8 +363,8 @@ actor DeliveryStream {
             }
             // Every stream's encodings share the cores (`DeliveryEncoding.gate`): with a backlog each,
             // a stream's next object would wait behind all of theirs.
-            guard DeliveryEncoding.backlogBytes > encodingBacklogLimit() else { return }
-            await DeliveryEncoding.waitForProgress(below: encodingBacklogLimit())
+            await DeliveryEncoding.waitForRoom(below: encodingBacklogLimit())
+            return
         }
     }
 

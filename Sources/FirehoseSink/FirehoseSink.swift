@@ -121,7 +121,7 @@ public final class FirehoseSink: Sendable {
         public var maxActivePartitions = 500
         /// Content waiting in retired buffers to be encoded at delivery beyond which requests wait
         /// (`DeliveryStream.waitForEncodingRoom`); at least twice a stream's size hint.
-        package var encodingBacklogBytes = 64 << 20
+        package var encodingBacklogBytes = 32 << 20
         /// How HTTP endpoint destinations and Lambda Invoke API endpoints are reached (tests plug in
         /// another).
         package var httpTransport: any HTTPTransport = AsyncHTTPClientTransport()

@@ -95,7 +95,7 @@ final class SinkHarness: Sendable {
     /// - Parameter httpTransport: what HTTP endpoint destinations are sent through.
     init(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
-        httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:], encodingBacklogBytes: Int = 64 << 20
+        httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:], encodingBacklogBytes: Int = 32 << 20
     ) throws {
         let path = try Self.makeDirectory()
         directory = path
@@ -138,7 +138,7 @@ final class SinkHarness: Sendable {
     static func with(
         now: Date = fixedNow, destination: (any ObjectDestination)? = nil, maxActivePartitions: Int = 500,
         httpTransport: (any HTTPTransport)? = nil, stores: [String: S3Store] = [:],
-        encodingBacklogBytes: Int = 64 << 20,
+        encodingBacklogBytes: Int = 32 << 20,
         _ body: (SinkHarness) async throws -> Void
     ) async throws {
         let harness = try SinkHarness(
