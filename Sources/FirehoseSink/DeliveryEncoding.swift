@@ -54,8 +54,8 @@ enum DeliveryEncoding {
         }
     }
 
-    /// Content of the encodings started and not yet finished, across every stream, and the requests
-    /// waiting for it to shrink, in arrival order (`waitForRoom`).
+    /// Content of the whole-object encodings started and not yet finished, across every stream, and
+    /// the requests waiting for it to shrink, in arrival order (`waitForRoom`).
     private static let backlog = Mutex(Backlog())
 
     private struct Backlog {
@@ -99,10 +99,13 @@ enum DeliveryEncoding {
         _ source: String, length: Int, contentCRC expectedCRC: UInt32, with encoding: any ObjectEncoding,
         into destination: String
     ) async throws(FileSystemError) -> Int {
-        backlog.withLock { $0.bytes += length }
+        // Only whole objects count: those are the encodings whose streams' requests wait for room
+        // (a partitioned stream's bursts, encoded a chunk at a time, would hold them back for long).
+        let counted = encoding is any WholeObjectEncoding ? length : 0
+        backlog.withLock { $0.bytes += counted }
         defer {
             let ready = backlog.withLock { backlog in
-                backlog.bytes -= length
+                backlog.bytes -= counted
                 return backlog.ready()
             }
             for waiter in ready { waiter.resume() }

@@ -238,6 +238,8 @@ actor DeliveryStream {
             return delivered
         case .memorySpent:
             throw .memorySpent
+        case .streamDeleted:
+            throw .unknownStream(name)
         case .encode(let tickets, let jobs):
             // Off the actor: this is where one stream's compression spreads over the cores.
             let segments = jobs.map { (ticket: $0.ticket, segment: $0.job.encode()) }
@@ -254,12 +256,17 @@ actor DeliveryStream {
         case encode(tickets: Range<UInt64>, jobs: [(ticket: UInt64, job: SegmentJob)])
         /// Processing again under new settings was refused memory: nothing was reserved.
         case memorySpent
+        /// The stream was deleted while the request waited for room (`waitForEncodingRoom`).
+        case streamDeleted
     }
 
     private func reserve(_ request: RecordPipeline.Prepared, context: RecordContext) async throws(FileSystemError)
         -> Reservation
     {
         await waitForEncodingRoom()
+        // Deleted while the request waited: nothing of it may be staged (a new buffer would outlive
+        // the stream).
+        guard !discarded.load(ordering: .relaxed) else { return .streamDeleted }
         let arrival = context.arrival
         var partitions = request.partitions
         let current = currentPipeline.withLock { $0 }
@@ -529,6 +536,7 @@ actor DeliveryStream {
         dropDeliveryEncoding(of: buffer)
         consuming.removeValue(forKey: buffer.id)
         buffer.discard()
+        wakeEncodingRoomWaiters()
     }
 
     /// The open buffer of `partition`, opened now if it has none.

@@ -184,6 +184,29 @@ struct EncodingBacklogTests {
         }
     }
 
+    @Test("A put waiting for room when its stream is deleted fails as an unknown stream and stages nothing")
+    func deletedWhileWaiting() async throws {
+        try await SinkHarness.with(encodingBacklogBytes: 1) { harness in
+            var stream = try settings(destination(sizeInMBs: 1, compression: "GZIP"))
+            let hold = HeldGzipEncoding.Hold()
+            stream.encoding = HeldGzipEncoding(hold: hold)
+            try harness.sink.createStream(stream)
+            let request = [[UInt8](repeating: 0x63, count: 1 << 20)]
+            let publisher = Task { try await harness.put(request) }
+            try await eventually("the first encoding to start") { hold.started.load(ordering: .relaxed) == 1 }
+            try await harness.put(request)
+            try await harness.put(request)
+            let waiting = Task { try await harness.put(request) }
+            try await Task.sleep(for: .milliseconds(200))
+            try await harness.sink.deleteStream("demo")
+            await #expect(throws: SinkError.unknownStream("demo")) { try await waiting.value }
+            for _ in 0..<8 { hold.semaphore.signal() }
+            _ = try? await publisher.value
+            try await eventually("the staging folder to be empty") { harness.stagingIsEmpty }
+            #expect(harness.files(under: harness.bucketPath()).isEmpty)
+        }
+    }
+
     @Test("Past the limit of content being encoded across streams, a put to another stream waits too")
     func putWaitsForEveryStreamsEncodings() async throws {
         try await SinkHarness.with(encodingBacklogBytes: 1) { harness in
