@@ -153,28 +153,37 @@ struct HeldGzipEncoding: WholeObjectEncoding {
 
 @Suite("Intake waits for the encodings at delivery to catch up", .serialized)
 struct EncodingBacklogTests {
+    /// A stream of 1 MiB buffers encoded by `HeldGzipEncoding`, its backlog limit two buffers (the
+    /// configured bytes are 1): the first put publishes its buffer and waits for the held encoding,
+    /// two more fit in the backlog (2 then 3 MiB waiting), and a fourth is started. Returns the
+    /// first and fourth puts, the hold, and the request (one 1 MiB record, which fills a buffer).
+    func fillBacklog(_ harness: SinkHarness, byte: UInt8) async throws -> (
+        publisher: Task<[DeliveredObject], any Error>, fourth: Task<[DeliveredObject], any Error>,
+        hold: HeldGzipEncoding.Hold, request: [[UInt8]]
+    ) {
+        var stream = try settings(destination(sizeInMBs: 1, compression: "GZIP"))
+        let hold = HeldGzipEncoding.Hold()
+        stream.encoding = HeldGzipEncoding(hold: hold)
+        try harness.sink.createStream(stream)
+        let request = [[UInt8](repeating: byte, count: 1 << 20)]
+        let publisher = Task { try await harness.put(request) }
+        try await eventually("the first encoding to start") { hold.started.load(ordering: .relaxed) == 1 }
+        try await harness.put(request)
+        try await harness.put(request)
+        let fourth = Task { try await harness.put(request) }
+        try await Task.sleep(for: .milliseconds(300))
+        return (publisher, fourth, hold, request)
+    }
+
     @Test("Past twice the size hint of content waiting to be encoded, a put waits until objects are delivered")
     func putWaitsForTheBacklog() async throws {
-        // The size hint 1 MiB; the configured backlog 1 byte, so the limit is two buffers' worth.
         try await SinkHarness.with(encodingBacklogBytes: 1) { harness in
-            var stream = try settings(destination(sizeInMBs: 1, compression: "GZIP"))
-            let hold = HeldGzipEncoding.Hold()
-            stream.encoding = HeldGzipEncoding(hold: hold)
-            try harness.sink.createStream(stream)
-            let request = [[UInt8](repeating: 0x61, count: 1 << 20)]  // fills and retires a buffer
-            // The first put publishes its buffer, so it waits for its encoding, held.
-            let publisher = Task { try await harness.put(request) }
-            try await eventually("the first encoding to start") { hold.started.load(ordering: .relaxed) == 1 }
-            // Two more fit in the backlog (2 then 3 MiB waiting: the limit is passed only by the third).
-            try await harness.put(request)
-            try await harness.put(request)
-            let waiting = Task { try await harness.put(request) }
-            try await Task.sleep(for: .milliseconds(300))
+            let (publisher, fourth, hold, request) = try await fillBacklog(harness, byte: 0x61)
             #expect(
                 harness.stagedFiles.count == 3, "the fourth put staged nothing while the backlog was over its limit")
             for _ in 0..<8 { hold.semaphore.signal() }
             _ = try await publisher.value
-            _ = try await waiting.value
+            _ = try await fourth.value
             let delivered = try await harness.sink.flush(stream: "demo")
             let objects = try await harness.log.wait(count: 4)
             #expect(objects.count == 4 && objects.allSatisfy { $0.records == 1 }, "\(delivered)")
@@ -187,19 +196,9 @@ struct EncodingBacklogTests {
     @Test("A put waiting for room when its stream is deleted fails as an unknown stream and stages nothing")
     func deletedWhileWaiting() async throws {
         try await SinkHarness.with(encodingBacklogBytes: 1) { harness in
-            var stream = try settings(destination(sizeInMBs: 1, compression: "GZIP"))
-            let hold = HeldGzipEncoding.Hold()
-            stream.encoding = HeldGzipEncoding(hold: hold)
-            try harness.sink.createStream(stream)
-            let request = [[UInt8](repeating: 0x63, count: 1 << 20)]
-            let publisher = Task { try await harness.put(request) }
-            try await eventually("the first encoding to start") { hold.started.load(ordering: .relaxed) == 1 }
-            try await harness.put(request)
-            try await harness.put(request)
-            let waiting = Task { try await harness.put(request) }
-            try await Task.sleep(for: .milliseconds(200))
+            let (publisher, fourth, hold, _) = try await fillBacklog(harness, byte: 0x63)
             try await harness.sink.deleteStream("demo")
-            await #expect(throws: SinkError.unknownStream("demo")) { try await waiting.value }
+            await #expect(throws: SinkError.unknownStream("demo")) { try await fourth.value }
             for _ in 0..<8 { hold.semaphore.signal() }
             _ = try? await publisher.value
             try await eventually("the staging folder to be empty") { harness.stagingIsEmpty }
