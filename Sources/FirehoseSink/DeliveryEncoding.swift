@@ -101,7 +101,8 @@ enum DeliveryEncoding {
     ) async throws(FileSystemError) -> Int {
         // Only whole objects count: those are the encodings whose streams' requests wait for room
         // (a partitioned stream's bursts, encoded a chunk at a time, would hold them back for long).
-        let counted = encoding is any WholeObjectEncoding ? length : 0
+        let whole = encoding as? any WholeObjectEncoding
+        let counted = whole == nil ? 0 : length
         backlog.withLock { $0.bytes += counted }
         defer {
             let ready = backlog.withLock { backlog in
@@ -116,7 +117,7 @@ enum DeliveryEncoding {
             let output = try POSIX.open(destination, flags: O_WRONLY | O_CREAT | O_TRUNC)
             defer { POSIX.close(output) }
             do throws(FileSystemError) {
-                if let whole = encoding as? any WholeObjectEncoding {
+                if let whole {
                     let thread = wholeObjectThreads.take()
                     defer { wholeObjectThreads.put(thread) }
                     return try await BlockingIO.perform(on: thread) { () throws(FileSystemError) -> Int in

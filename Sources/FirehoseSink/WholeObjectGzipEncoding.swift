@@ -15,18 +15,19 @@ import FirehoseWire
 /// header the zlib encoding writes, libdeflate's raw deflate stream, and the content's CRC-32 and size.
 ///
 /// Buffers staged by the zlib encoding (a stream switched from one to the other across a restart)
-/// still decode and deliver: staged GZIP is GZIP whichever deflate wrote it.
+/// still decode and deliver: staged GZIP is GZIP whichever deflate wrote it, so staging is the zlib
+/// encoding's own.
 struct WholeObjectGzipEncoding: WholeObjectEncoding {
     /// zlib's 1–9, passed to libdeflate as they are (its 1–9 mean the same trade; 10–12 are not offered).
     var level: Int32
 
-    var name: String { DeliveryStreamSettings.Compression.gzip.rawValue }
+    private var staged: GzipEncoding { GzipEncoding(level: level) }
 
-    func makeSegmentEncoder() -> any SegmentEncoder { GzipSegmentEncoder(level: level) }
+    var name: String { staged.name }
 
-    func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? {
-        try? Gzip.decompressPrefix(stored, limit: limit)
-    }
+    func makeSegmentEncoder() -> any SegmentEncoder { staged.makeSegmentEncoder() }
+
+    func decodeStaged(_ stored: [UInt8], limit: Int) -> [UInt8]? { staged.decodeStaged(stored, limit: limit) }
 
     func encodeWhole(_ content: [UInt8]) throws(FileSystemError) -> [UInt8] {
         try encodeObject(content, contentCRC: CRC32.checksum(content[...]))

@@ -191,6 +191,18 @@ final class SinkHarness: Sendable {
         try contents(object.path)
     }
 
+    /// Flips one bit of the one staged buffer of "demo" (a buffer staged as it is, encoded at
+    /// delivery) and checks that its delivery fails, nothing reaches a bucket and the buffer stays.
+    func expectChangedStagedContentRefused() async throws {
+        let partial = "\(stagingDirectory)/\(try #require(stagedFiles.first))"
+        var bytes = try contents(partial)
+        bytes[bytes.count - 3] ^= 0x01  // same length, one bit flipped
+        try Data(bytes).write(to: URL(fileURLWithPath: partial))
+        await #expect(throws: (any Error).self) { try await sink.flush(stream: "demo") }
+        #expect(files(under: directory).allSatisfy { $0.hasPrefix(".firehose-local/") })
+        #expect(stagedFiles.count == 1)
+    }
+
     @discardableResult
     func put(_ records: [[UInt8]], to stream: String = "demo") async throws -> [DeliveredObject] {
         try await sink.put(RecordBatch(records), to: stream)
