@@ -170,6 +170,9 @@ final class StagingBuffer: Identifiable {
         return [(dup(dataFD), dataPath), (dup(journalFD), journalPath)].filter { $0.descriptor >= 0 }
     }
 
+    /// Segments joined into one write up to this many bytes.
+    static let joinedWriteBytes = 256 * 1024
+
     /// Writes the staged bytes, extending the CRC of the not yet journaled range. Stops at the first
     /// failure, keeping what was not written.
     private func writePending() throws(FileSystemError) {
@@ -178,11 +181,29 @@ final class StagingBuffer: Identifiable {
         let reopened = dataFD < 0
         let file = reopened ? try POSIX.open(dataPath, flags: O_WRONLY) : dataFD
         defer { if reopened { POSIX.close(file) } }
-        while let (bytes, crc) = unwritten.first {
-            try POSIX.writeAll(file, bytes, at: Int64(storedBytes), path: dataPath)
-            uncommittedCRC = CRC32.combine(uncommittedCRC, crc, secondLength: bytes.count)
-            storedBytes += bytes.count
-            unwritten.removeFirst()
+        while !unwritten.isEmpty {
+            // Consecutive segments go out in one write (requests that share a commit: a PutRecord's is
+            // ~100 bytes); a large one alone, rather than be copied.
+            var count = 1
+            var length = unwritten[0].bytes.count
+            while count < unwritten.count, length + unwritten[count].bytes.count <= Self.joinedWriteBytes {
+                length += unwritten[count].bytes.count
+                count += 1
+            }
+            if count == 1 {
+                try POSIX.writeAll(file, unwritten[0].bytes, at: Int64(storedBytes), path: dataPath)
+            } else {
+                var joined: [UInt8] = []
+                joined.reserveCapacity(length)
+                for index in 0..<count { joined += unwritten[index].bytes }
+                try POSIX.writeAll(file, joined, at: Int64(storedBytes), path: dataPath)
+            }
+            for index in 0..<count {
+                uncommittedCRC = CRC32.combine(
+                    uncommittedCRC, unwritten[index].crc, secondLength: unwritten[index].bytes.count)
+            }
+            storedBytes += length
+            unwritten.removeFirst(count)
         }
     }
 

@@ -63,6 +63,40 @@ struct DurabilityTests {
         try? FileManager.default.removeItem(atPath: crashed.directory)
     }
 
+    @Test(
+        "Concurrent puts share writes: fewer journal commits than requests, every record recovered once",
+        arguments: ["GZIP", "UNCOMPRESSED"])
+    func concurrentPutsShareCommits(compression: String) async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination(compression: compression, delimiter: true))
+        try crashed.sink.createStream(stream)
+        let requests = 200
+        try await withThrowingTaskGroup { group in
+            for request in 0..<requests {
+                group.addTask { _ = try await crashed.put(["r\(request)"]) }
+            }
+            try await group.waitForAll()
+        }
+        let journal = try #require(crashed.files(under: crashed.stagingDirectory).first { $0.hasSuffix(".journal") })
+        let lines = String(decoding: try crashed.contents("\(crashed.stagingDirectory)/\(journal)"), as: UTF8.self)
+            .split(separator: "\n")
+        let commits = lines.filter { $0.hasPrefix("C ") }
+        // A write and a journal line each without the shared write.
+        #expect(commits.count < requests)
+        #expect(commits.last.map { $0.split(separator: " ")[3] } == "\(requests)")
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        let object = try #require(report.delivered.first)
+        #expect(report.delivered.count == 1 && report.corrupt.isEmpty)
+        var stored = try crashed.contents(of: object)
+        if compression == "GZIP" { stored = try Gzip.decompress(stored, limit: 1 << 20) }
+        let recovered = String(decoding: stored, as: UTF8.self).split(separator: "\n")
+        #expect(recovered.count == requests)
+        #expect(Set(recovered).count == requests)
+        try? FileManager.default.removeItem(atPath: crashed.directory)
+    }
+
     @Test("A torn write after the last commit is dropped; every committed record is kept whole")
     func tornTailIsDropped() async throws {
         let crashed = try SinkHarness()
