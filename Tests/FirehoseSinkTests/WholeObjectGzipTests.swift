@@ -124,6 +124,10 @@ struct WholeObjectGzipTests {
     }
 }
 
+final class Flag: Sendable {
+    let value = Atomic(false)
+}
+
 /// GZIP by libdeflate, each object held until the test lets it go (on the encoding's own thread).
 struct HeldGzipEncoding: WholeObjectEncoding {
     final class Hold: Sendable {
@@ -148,7 +152,7 @@ struct HeldGzipEncoding: WholeObjectEncoding {
 @Suite("Intake waits for the encodings at delivery to catch up", .serialized)
 struct EncodingBacklogTests {
     /// A stream of 1 MiB buffers encoded by `HeldGzipEncoding`, its backlog limit two buffers (the
-    /// configured bytes are 1): the first put publishes its buffer and waits for the held encoding,
+    /// configured bytes are 1): the first put's buffer is published in the background, its encoding held;
     /// two more fit in the backlog (2 then 3 MiB waiting), and a fourth is started. Returns the
     /// first and fourth puts, the hold, and the request (one 1 MiB record, which fills a buffer).
     func fillBacklog(_ harness: SinkHarness, byte: UInt8) async throws -> (
@@ -167,6 +171,33 @@ struct EncodingBacklogTests {
         let fourth = Task { try await harness.put(request) }
         try await Task.sleep(for: .milliseconds(300))
         return (publisher, fourth, hold, request)
+    }
+
+    @Test("The put that fills a buffer returns before its object is encoded; the object is delivered after")
+    func fillingPutDoesNotWaitForTheEncoding() async throws {
+        try await SinkHarness.with { harness in
+            var stream = try settings(destination(sizeInMBs: 1, compression: "GZIP"))
+            let hold = HeldGzipEncoding.Hold()
+            stream.encoding = HeldGzipEncoding(hold: hold)
+            try harness.sink.createStream(stream)
+            let request = [[UInt8](repeating: 0x64, count: 1 << 20)]
+            let returned = Flag()
+            let put = Task {
+                let objects = try await harness.put(request)
+                returned.value.store(true, ordering: .relaxed)
+                return objects
+            }
+            try await eventually("the encoding to start") { hold.started.load(ordering: .relaxed) == 1 }
+            let returnedWhileHeld =
+                (try? await eventually(timeout: .seconds(10), "the put to return") {
+                    returned.value.load(ordering: .relaxed)
+                }) != nil
+            hold.semaphore.signal()
+            #expect(returnedWhileHeld, "the put waited for its object's encoding")
+            #expect(try await put.value.isEmpty)
+            let object = try #require(try await harness.log.wait(count: 1).first)
+            #expect(try Gzip.decompress(harness.contents(of: object), limit: 1 << 21) == request[0])
+        }
     }
 
     @Test("Past twice the size hint of content waiting to be encoded, a put waits until objects are delivered")
