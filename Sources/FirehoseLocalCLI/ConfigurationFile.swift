@@ -35,7 +35,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 /// Credentials:                    # default: test / test
 ///   - {AccessKeyId: test, SecretAccessKey: test}
 /// GzipLevel: 6
-/// GzipImplementation: zlib        # or libdeflate: GZIP objects compressed whole at delivery
+/// GzipImplementation: libdeflate  # or zlib; default: libdeflate for SizeInMBs up to 32, zlib above
 /// LambdaFunctions:                # where Lambda processors' functions run here
 ///   - {FunctionName: enrich, Command: [python3, enrich.py], Timeout: 60}
 ///   - {FunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:tag", Endpoint: "http://127.0.0.1:3001"}

@@ -209,7 +209,7 @@ public struct ServeCommand: AsyncParsableCommand {
             file = ConfigurationFile()
         }
         let gzipLevel = file.gzipLevel ?? 6
-        let gzipImplementation = file.gzipImplementation ?? .zlib
+        let gzipImplementation = file.gzipImplementation
         let durability = settings.durability ?? file.durability ?? .fsync
         let lambdaFunctions = LambdaFunctionDirectory(
             entries: file.lambdaFunctions, defaultEndpoint: settings.lambdaEndpoint)

@@ -35,8 +35,9 @@ public final class FirehoseAPI: Sendable {
         public var streamActivationDelay: TimeInterval
         /// zlib level of GZIP streams created through the API.
         public var gzipLevel: Int32
-        /// The deflate that writes the GZIP objects of streams created through the API.
-        public var gzipImplementation = DeliveryStreamSettings.GzipImplementation.zlib
+        /// The deflate that writes the GZIP objects of streams created through the API; nil: each
+        /// stream's default (`DeliveryStreamSettings.defaultGzipImplementation`).
+        public var gzipImplementation: DeliveryStreamSettings.GzipImplementation?
         /// Whether `/_local` answers clients that are not on this machine (`/_local/health` always does).
         public var localEndpointsOpen = false
         /// `/_local/wait` requests waiting at once; more are refused with 503, so waiters cannot take

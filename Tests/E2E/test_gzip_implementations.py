@@ -142,3 +142,30 @@ def test_acknowledged_records_survive_kill_9(make_server, implementation):
     [key] = second.stream_keys("gz")
     assert one_member(second.read_object(fhlocal.BUCKET, key, decompress=False)) == b"".join(r + b"\n" for r in recs)
 
+
+
+def test_without_a_setting_small_hints_get_libdeflate_and_large_ones_zlib(make_server, java_reader):
+    """The default: libdeflate (faster, objects as small) for SizeInMBs up to 32, zlib above it, where a
+    whole-object deflate would hold the object and its compressed copy in memory per core."""
+    srv = make_server({
+        "Credentials": fhlocal.DEFAULT_CREDENTIALS,
+        "DeliveryStreams": [
+            fhlocal.ext_stream("small", CompressionFormat="GZIP", **fhlocal.hints(32, 900)),
+            fhlocal.ext_stream("large", CompressionFormat="GZIP", **fhlocal.hints(33, 900)),
+        ],
+    }, name="gzip-default")
+    fh = srv.client()
+    fh.create_delivery_stream(
+        DeliveryStreamName="api-default",
+        ExtendedS3DestinationConfiguration=fhlocal.destination(CompressionFormat="GZIP"),
+    )
+    lines = srv.stderr_text().splitlines()
+    for stream, implementation in [("small", "libdeflate"), ("large", "zlib"), ("api-default", "libdeflate")]:
+        assert any(f"stream={stream} " in line + " " and f"gzip={implementation} level 6" in line
+                   for line in lines), (stream, srv.stderr_tail())
+    for stream in ["small", "large", "api-default"]:
+        for n in range(3):
+            fh.put_record(DeliveryStreamName=stream, Record={"Data": f"{stream} {n}|".encode()})
+        [obj] = srv.flush(stream)["objects"]
+        contents = read_with_every_reader(srv.bucket_dir() / obj["key"], java_reader)
+        assert set(contents.values()) == {f"{stream} 0|{stream} 1|{stream} 2|".encode()}, contents

@@ -113,6 +113,20 @@ struct WholeObjectGzipTests {
         }
     }
 
+    @Test("Without a configured deflate, hints up to 32 MiB get libdeflate and larger ones zlib; a named one wins")
+    func defaultDeflateFollowsTheSizeHint() throws {
+        for (megabytes, expected) in [(1, "libdeflate"), (32, "libdeflate"), (33, "zlib"), (128, "zlib")] {
+            var stream = try settings(destination(sizeInMBs: megabytes, compression: "GZIP"))
+            stream.compressGzip(with: nil)
+            #expect(stream.gzipImplementation.rawValue == expected, "SizeInMBs \(megabytes)")
+            #expect((stream.encoding is WholeObjectGzipEncoding) == (expected == "libdeflate"))
+            stream.compressGzip(with: .zlib)
+            #expect(stream.gzipImplementation == .zlib && stream.encoding is GzipEncoding)
+            stream.compressGzip(with: .libdeflate)
+            #expect(stream.encoding is WholeObjectGzipEncoding)
+        }
+    }
+
     @Test("A backup of source records follows the stream's deflate")
     func backupFollows() throws {
         var stream = try settings(destination(compression: "GZIP"))
