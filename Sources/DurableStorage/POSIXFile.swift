@@ -62,6 +62,12 @@ package enum POSIX {
         }
     }
 
+    /// `dup`, closed on exec as `open`'s descriptors are (a plain `dup` is not), so a command the
+    /// server runs (a Lambda function's) holds none of its files. -1 on failure.
+    package static func duplicate(_ fd: Int32) -> Int32 {
+        fcntl(fd, F_DUPFD_CLOEXEC, 0)
+    }
+
     /// Writes all of `bytes` at `offset` (pwrite), so a retried write lands on the same bytes.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64, path: String) throws(FileSystemError)
     {

@@ -471,7 +471,7 @@ package struct BucketFolders: Sendable {
     /// The entries of an open folder (which stays open), each with its `fstatat` (a link as a link
     /// unless `followingLinks`).
     static func entries(in folder: Int32, followingLinks: Bool = false) -> [Entry] {
-        let listing = dup(folder)
+        let listing = POSIX.duplicate(folder)
         guard listing >= 0, let handle = fdopendir(listing) else {
             if listing >= 0 { closeFile(listing) }
             return []

@@ -167,7 +167,9 @@ final class StagingBuffer: Identifiable {
     /// buffer goes on accepting (and may even be published and closed). The caller closes them.
     func syncDescriptors() -> [(descriptor: Int32, path: String)] {
         guard dataFD >= 0 else { return [] }
-        return [(dup(dataFD), dataPath), (dup(journalFD), journalPath)].filter { $0.descriptor >= 0 }
+        return [(POSIX.duplicate(dataFD), dataPath), (POSIX.duplicate(journalFD), journalPath)].filter {
+            $0.descriptor >= 0
+        }
     }
 
     /// Segments joined into one write up to this many bytes.
@@ -225,7 +227,7 @@ final class StagingBuffer: Identifiable {
     /// stream's executor. The caller closes it.
     func duplicateDataDescriptor() throws(FileSystemError) -> Int32 {
         if dataFD < 0 { return try POSIX.open(dataPath, flags: O_RDONLY) }
-        let descriptor = dup(dataFD)
+        let descriptor = POSIX.duplicate(dataFD)
         guard descriptor >= 0 else { throw FileSystemError(operation: "dup", path: dataPath, errno: errno) }
         return descriptor
     }

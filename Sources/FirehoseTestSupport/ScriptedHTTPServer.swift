@@ -44,10 +44,14 @@ public final class ScriptedHTTPServer: Sendable {
 
     /// - Parameter resetOnAccept: reset every connection as soon as it is accepted, reading nothing.
     public init(resetOnAccept: Bool = false, answer: @escaping @Sendable (Int) -> Answer) throws {
+        // Closed on exec, as are the connections: a command another suite spawns meanwhile (a Lambda
+        // function's) would otherwise hold a connection open after `close`, and a client reading its
+        // body until the close waits for that command to exit.
         #if canImport(Darwin)
             let listener = socket(AF_INET, SOCK_STREAM, 0)
+            _ = fcntl(listener, F_SETFD, FD_CLOEXEC)
         #else
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #endif
         var on: Int32 = 1
         _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -74,6 +78,7 @@ public final class ScriptedHTTPServer: Sendable {
                 // The thread closes the listener itself: closed in `stop()`, its descriptor number could
                 // be reused (by the next test's listener) while this thread still calls accept on it.
                 let connection = accept(listener, nil, nil)
+                if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
                 if connection < 0 {
                     _ = close(listener)
                     return

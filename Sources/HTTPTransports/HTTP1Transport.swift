@@ -329,11 +329,18 @@ final class Connection: @unchecked Sendable {
     }
 
     private func connect(_ info: addrinfo, deadline: ContinuousClock.Instant) throws {
-        let socket = systemSocket(info.ai_family, info.ai_socktype, info.ai_protocol)
+        // Closed on exec from the start: set afterwards, a command another thread spawns in between
+        // would keep the connection open (no FIN when it is closed here).
+        #if canImport(Darwin)
+            let socket = systemSocket(info.ai_family, info.ai_socktype, info.ai_protocol)
+            if socket >= 0 { _ = fcntl(socket, F_SETFD, FD_CLOEXEC) }
+        #else
+            let socket = systemSocket(
+                info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+        #endif
         guard socket >= 0 else { throw TransportFailure.system("socket") }
         var done = false
         defer { if !done { _ = systemClose(socket) } }
-        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
         var on: Int32 = 1
         // Requests are written as head then body: without this the body waits for the head's ACK.
