@@ -431,7 +431,8 @@ actor DeliveryStream {
         for (ticket, segment) in segments { tickets.encoded(segment, for: ticket) }
         if writeScheduled {
             // A request before this one writes once the queue has reached the actor; this one's
-            // segments go with it, and it waits for them as it waits for earlier tickets.
+            // segments (large ones too) go with it, and it waits for them as it waits for earlier
+            // tickets.
         } else if sharesWrite {
             // The requests already queued on the actor stage their segments first, and this one
             // writes them all: one write and one journal line for many small requests.
@@ -730,8 +731,12 @@ actor DeliveryStream {
         // A buffer retired behind one being consumed starts its consumption now.
         if consumer != nil { startConsuming() }
         // After a failure the retry timer publishes, with backoff: a request must not run the
-        // function again for every put meanwhile.
-        if !publishQueue.isEmpty, backgroundPublisher == nil, !publishQueue.retryArmed {
+        // function again for every put meanwhile. Once a publishing (a flush's, an interval's)
+        // succeeded, requests publish again, though the timer is still armed: it may be a minute
+        // away, and a stream whose intake waits for its encodings would wait for it.
+        if !publishQueue.isEmpty, backgroundPublisher == nil,
+            !publishQueue.retryArmed || publishQueue.consecutiveFailures == 0
+        {
             backgroundPublisher = Task {
                 _ = await self.publishLoggingFailure()
                 self.backgroundPublisherEnded()

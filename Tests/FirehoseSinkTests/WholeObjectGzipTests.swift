@@ -104,6 +104,23 @@ struct WholeObjectGzipTests {
         }
     }
 
+    @Test("After a failed delivery, once a flush delivers again, filled buffers are delivered without the retry timer")
+    func publishingResumesOnceAFlushDelivers() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try libdeflateSettings(destination(sizeInMBs: 1, compression: "GZIP")))
+            try FailureTests.blockBucket(harness)
+            try await harness.put(["first"])
+            // Arms the retry timer, which the manual clock never fires.
+            await #expect(throws: SinkError.self) { try await harness.sink.flush() }
+            try FailureTests.unblockBucket(harness)
+            #expect(try await harness.sink.flush().count == 1)
+            let request = [[UInt8](repeating: 0x65, count: 1 << 20)]
+            try await harness.put(request)
+            let objects = try await harness.log.wait(count: 2, timeout: .seconds(10))
+            #expect(try Gzip.decompress(harness.contents(of: objects[1]), limit: 1 << 21) == request[0])
+        }
+    }
+
     @Test("Staged content changed from outside is not delivered: the delivery fails and the buffer stays staged")
     func changedStagedContentIsRefused() async throws {
         try await SinkHarness.with { harness in
