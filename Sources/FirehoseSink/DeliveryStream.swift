@@ -147,7 +147,7 @@ actor DeliveryStream {
     private var writeScheduled = false
     /// A request staging less content than this lets the requests queued behind it stage theirs
     /// before it writes, so they share a write and a journal line: with 100-byte PutRecords, a write
-    /// each was most of a request's time on the actor (docs/benchmarks.md: 1.18 × the requests/s).
+    /// each was most of a request's time on the actor (docs/benchmarks.md: 1.19–1.23 × the requests/s).
     /// A larger request writes at once: its write costs far more than the system call, and waiting
     /// for the queue (behind other requests' decoding) took uncompressed PutRecordBatch to 0.90 ×.
     static let sharedWriteBytes = 64 * 1024
@@ -368,9 +368,7 @@ actor DeliveryStream {
     /// an upload to a store, a function or an endpoint may be down for long, and staging durably
     /// while it is, is the point. Never while publishing fails (the retry timer has the backlog then).
     private func waitForEncodingRoom() async {
-        guard settings.encoding is any WholeObjectEncoding, consumer == nil, settings.transformation == nil,
-            !destination.isRemote(bucket: settings.bucket)
-        else { return }
+        guard settings.encoding is any WholeObjectEncoding, !receiverMayBeAway else { return }
         while !discarded.load(ordering: .relaxed), publishQueue.consecutiveFailures == 0 {
             var backlog = 0
             for (buffer, _) in publishQueue.retired where buffer.encodesAtDelivery {
@@ -722,27 +720,27 @@ actor DeliveryStream {
         // object encoded whole at delivery: the request that filled its buffer would wait for the
         // whole object's compression, queued behind every other stream's (eight libdeflate streams:
         // p99 421 ms, where records compressed as they arrive gave 123).
-        guard
-            consumer != nil || settings.transformation != nil || destination.isRemote(bucket: settings.bucket)
-                || settings.encoding is any WholeObjectEncoding
-        else {
+        guard receiverMayBeAway || settings.encoding is any WholeObjectEncoding else {
             return await publishLoggingFailure()
         }
         // A buffer retired behind one being consumed starts its consumption now.
         if consumer != nil { startConsuming() }
         // After a failure the retry timer publishes, with backoff: a request must not run the
-        // function again for every put meanwhile. Once a publishing (a flush's, an interval's)
-        // succeeded, requests publish again, though the timer is still armed: it may be a minute
-        // away, and a stream whose intake waits for its encodings would wait for it.
-        if !publishQueue.isEmpty, backgroundPublisher == nil,
-            !publishQueue.retryArmed || publishQueue.consecutiveFailures == 0
-        {
+        // function again for every put meanwhile (but does once a publishing succeeded: a stream whose
+        // intake waits for its encodings would otherwise wait for the timer).
+        if !publishQueue.isEmpty, backgroundPublisher == nil, !publishQueue.awaitsRetry {
             backgroundPublisher = Task {
                 _ = await self.publishLoggingFailure()
                 self.backgroundPublisherEnded()
             }
         }
         return []
+    }
+
+    /// The buffers go to a function, an endpoint or a store, any of which may be down for long: they
+    /// are published in the background, and requests go on staging while the receiver is away.
+    private var receiverMayBeAway: Bool {
+        consumer != nil || settings.transformation != nil || destination.isRemote(bucket: settings.bucket)
     }
 
     private func backgroundPublisherEnded() {

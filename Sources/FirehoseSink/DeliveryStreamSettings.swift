@@ -113,8 +113,7 @@ public struct DeliveryStreamSettings: Sendable {
     /// - Precondition: `gzipLevel` is 1...9, `bufferSizeBytes` > 0, `bufferIntervalSeconds` >= 0.
     public init(
         name: String, bucket: String, keyLayout: ObjectKeyLayout, compression: Compression, gzipLevel: Int32 = 6,
-        gzipImplementation: GzipImplementation = .zlib, bufferSizeBytes: Int, bufferIntervalSeconds: Int,
-        appendsNewline: Bool, versionID: Int = 1,
+        bufferSizeBytes: Int, bufferIntervalSeconds: Int, appendsNewline: Bool, versionID: Int = 1,
         definition: CreateDeliveryStreamInput
     ) {
         precondition((1...9).contains(gzipLevel), "gzip level \(gzipLevel) is not 1...9")
@@ -124,8 +123,9 @@ public struct DeliveryStreamSettings: Sendable {
         self.keyLayout = keyLayout
         self.compression = compression
         self.gzipLevel = gzipLevel
-        self.gzipImplementation = gzipImplementation
-        self.encoding = compression.encoding(gzipLevel: gzipLevel, implementation: gzipImplementation)
+        // zlib's until `compressGzip` chooses (the server always does, by the configuration).
+        self.gzipImplementation = .zlib
+        self.encoding = compression.encoding(gzipLevel: gzipLevel, implementation: .zlib)
         self.bufferSizeBytes = bufferSizeBytes
         self.bufferIntervalSeconds = bufferIntervalSeconds
         self.appendsNewline = appendsNewline
@@ -160,9 +160,9 @@ public struct DeliveryStreamSettings: Sendable {
     /// The deflate of a GZIP stream whose configuration names none: libdeflate, the faster (1.46 ×
     /// zlib's throughput on a saturated server, objects 3.4 % smaller: docs/benchmarks.md), for size
     /// hints up to `libdeflateDefaultMaxBufferBytes`; zlib above it. libdeflate compresses a whole
-    /// object at once, so memory holds the content and its compressed copy per core: at most 2 × 32
-    /// MiB each with the default bound, but up to 2 × 256 MiB at AWS's largest hint (128 MiB),
-    /// where zlib's memory does not grow with the hint at all.
+    /// object at once, so memory holds the content and its compressed copy per core: by the sizes
+    /// (not measured), up to 2 × (32 + 32) MiB with this bound, but 2 × (128 + 128) MiB at AWS's largest
+    /// hint, where zlib's memory does not grow with the hint at all.
     public static func defaultGzipImplementation(bufferSizeBytes: Int) -> GzipImplementation {
         bufferSizeBytes <= libdeflateDefaultMaxBufferBytes ? .libdeflate : .zlib
     }

@@ -83,6 +83,11 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
         return .arm(afterSeconds: DeliveryBackoff.seconds(after: consecutiveFailures))
     }
 
+    /// Publishing failed and the retry timer, not the next request, publishes next. Not once a
+    /// publishing succeeded (a flush's, an interval's) though the timer is still armed: it may be a
+    /// minute away.
+    var awaitsRetry: Bool { retryArmed && consecutiveFailures > 0 }
+
     /// The delay the next failure would wait, for logging it before it happens.
     var nextRetryDelay: Int { DeliveryBackoff.seconds(after: consecutiveFailures + 1) }
 

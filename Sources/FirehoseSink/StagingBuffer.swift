@@ -192,14 +192,8 @@ final class StagingBuffer: Identifiable {
                 length += unwritten[count].bytes.count
                 count += 1
             }
-            if count == 1 {
-                try POSIX.writeAll(file, unwritten[0].bytes, at: Int64(storedBytes), path: dataPath)
-            } else {
-                var joined: [UInt8] = []
-                joined.reserveCapacity(length)
-                for index in 0..<count { joined += unwritten[index].bytes }
-                try POSIX.writeAll(file, joined, at: Int64(storedBytes), path: dataPath)
-            }
+            let bytes = count == 1 ? unwritten[0].bytes : Array(unwritten[..<count].map(\.bytes).joined())
+            try POSIX.writeAll(file, bytes, at: Int64(storedBytes), path: dataPath)
             for index in 0..<count {
                 uncommittedCRC = CRC32.combine(
                     uncommittedCRC, unwritten[index].crc, secondLength: unwritten[index].bytes.count)

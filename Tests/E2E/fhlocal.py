@@ -306,6 +306,14 @@ def sigv4_headers(
     return dict(req.headers.items())
 
 
+def put_in_batches(fh, stream: str, recs: list[bytes], per_request: int) -> None:
+    """PutRecordBatch of ``recs``, ``per_request`` at a time, each answered with no failed record."""
+    for start in range(0, len(recs), per_request):
+        batch = [{"Data": r} for r in recs[start:start + per_request]]
+        resp = fh.put_record_batch(DeliveryStreamName=stream, Records=batch)
+        assert resp["FailedPutCount"] == 0
+
+
 def b64(data: bytes) -> str:
     import base64
 

@@ -80,9 +80,7 @@ def records() -> list[bytes]:
 
 
 def send(fh, stream: str, recs: list[bytes]) -> None:
-    for start in range(0, len(recs), 25):
-        resp = fh.put_record_batch(DeliveryStreamName=stream, Records=[{"Data": r} for r in recs[start:start + 25]])
-        assert resp["FailedPutCount"] == 0
+    fhlocal.put_in_batches(fh, stream, recs, 25)
 
 
 @pytest.fixture(scope="module")

@@ -50,9 +50,7 @@ def records() -> list[bytes]:
 
 
 def send(fh, stream: str, recs: list[bytes]) -> None:
-    for start in range(0, len(recs), 250):
-        resp = fh.put_record_batch(DeliveryStreamName=stream, Records=[{"Data": r} for r in recs[start:start + 250]])
-        assert resp["FailedPutCount"] == 0
+    fhlocal.put_in_batches(fh, stream, recs, 250)
 
 
 def one_member(data: bytes) -> bytes:

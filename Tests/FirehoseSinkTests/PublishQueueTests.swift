@@ -44,6 +44,7 @@ struct PublishQueueTests {
         // The publish fails: the buffer stays queued, a 1 s timer is armed.
         #expect(queue.nextRetryDelay == 1)
         #expect(queue.failed() == .arm(afterSeconds: 1))
+        #expect(queue.awaitsRetry)
         #expect(queue.endTurn().isEmpty)
         #expect(queue.next?.buffer == buffer)
         // Another request fails again before the timer fires: no second timer, but a longer wait next.
@@ -69,6 +70,12 @@ struct PublishQueueTests {
         #expect(queue.endFlush(awaited: awaited, own: []) == ["object-1"])
         // The next failure starts the backoff from the beginning.
         #expect(queue.nextRetryDelay == 1)
+        // A failure arms a timer; a flush then publishes: requests publish again, the timer still armed.
+        queue.retire(Buffer(id: 2), reason: "size")
+        #expect(queue.failed() == .arm(afterSeconds: 1))
+        #expect(queue.awaitsRetry)
+        queue.published(Buffer(id: 2), as: "object-2")
+        #expect(queue.retryArmed && !queue.awaitsRetry)
     }
 
     @Test("A flush reports the buffers it awaited and those it published itself, each once")
