@@ -720,7 +720,9 @@ actor DeliveryStream {
         // object encoded whole at delivery: the request that filled its buffer would wait for the
         // whole object's compression, queued behind every other stream's (eight libdeflate streams:
         // p99 421 ms, where records compressed as they arrive gave 123).
-        guard receiverMayBeAway || settings.encoding is any WholeObjectEncoding else {
+        // (Not with `IntervalInSeconds: 0`, which promises the object by the time the put returns.)
+        guard receiverMayBeAway || (settings.encoding is any WholeObjectEncoding && settings.bufferIntervalSeconds > 0)
+        else {
             return await publishLoggingFailure()
         }
         // A buffer retired behind one being consumed starts its consumption now.

@@ -121,6 +121,19 @@ struct WholeObjectGzipTests {
         }
     }
 
+    @Test("With IntervalInSeconds 0 the put returns once its object is delivered, not in the background")
+    func intervalZeroDeliversWithinThePut() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(
+                try libdeflateSettings(destination(intervalInSeconds: 0, compression: "GZIP", delimiter: true)))
+            let delivered = try await harness.put(["now"])
+            #expect(delivered.count == 1)
+            #expect(
+                try Gzip.decompress(harness.contents(of: try #require(delivered.first)), limit: 64)
+                    == Array("now\n".utf8))
+        }
+    }
+
     @Test("Staged content changed from outside is not delivered: the delivery fails and the buffer stays staged")
     func changedStagedContentIsRefused() async throws {
         try await SinkHarness.with { harness in
