@@ -212,6 +212,24 @@ def test_missing_objects_and_refused_signatures(srv, s3):
     expect_s3_error(lambda: s3.get_bucket_versioning(Bucket=SEEDED), "NotImplemented", 501)
 
 
+def test_subresources_not_served_are_not_taken_for_other_operations(srv, s3):
+    """S3's newer operations, as boto3 sends them: once answered as an overwrite of the object with the
+    request's body, a listing, or a bucket's creation (200)."""
+    seed(srv, SEEDED, "kept.txt", b"kept")
+    expect_s3_error(lambda: s3.rename_object(Bucket=SEEDED, Key="renamed.txt", RenameSource=f"{SEEDED}/kept.txt"),
+                    "NotImplemented", 501)
+    expect_s3_error(lambda: s3.rename_object(Bucket=SEEDED, Key="kept.txt", RenameSource=f"{SEEDED}/kept.txt"),
+                    "NotImplemented", 501)
+    expect_s3_error(lambda: s3.get_bucket_abac(Bucket=SEEDED), "NotImplemented", 501)
+    expect_s3_error(lambda: s3.put_bucket_abac(Bucket="abac-made", AbacStatus={"Status": "Enabled"}),
+                    "NotImplemented", 501)
+    expect_s3_error(lambda: s3.get_bucket_metadata_configuration(Bucket=SEEDED), "NotImplemented", 501)
+    resp = signed_raw(srv, "PUT", f"/{SEEDED}/kept.txt?encryption")
+    assert resp.status == 501 and b"NotImplemented" in resp.body, resp.body
+    assert (srv.data_dir / SEEDED / "kept.txt").read_bytes() == b"kept"
+    assert not (srv.data_dir / SEEDED / "renamed.txt").exists() and not (srv.data_dir / "abac-made").exists()
+
+
 def test_no_request_reads_outside_its_bucket(srv, s3, tmp_path):
     seed(srv, SEEDED, "inside.txt", b"inside")
     (srv.data_dir / "secret.txt").write_bytes(b"TOP-SECRET-CONTENT")
@@ -440,7 +458,7 @@ def test_aws_cli_uploads_syncs_and_removes(srv, tmp_path):
 
 
 def chunked_put(srv, key: str, data: bytes, *, signed: bool, chunk_size: int = 64 * 1024,
-                tamper: bool = False) -> fhlocal.RawResponse:
+                tamper: bool = False, decoded_length: int | None = None) -> fhlocal.RawResponse:
     """An aws-chunked PutObject as the Java and Go v2 SDKs send it, written from sigv4-streaming.html
     (signed: STREAMING-AWS4-HMAC-SHA256-PAYLOAD) and sigv4-streaming-trailers.html (unsigned chunks
     with a trailing CRC32: STREAMING-UNSIGNED-PAYLOAD-TRAILER); botocore sends neither over http."""
@@ -473,7 +491,7 @@ def chunked_put(srv, key: str, data: bytes, *, signed: bool, chunk_size: int = 6
         "host": f"{srv.host}:{srv.port}",
         "x-amz-content-sha256": mode,
         "x-amz-date": timestamp,
-        "x-amz-decoded-content-length": str(len(data)),
+        "x-amz-decoded-content-length": str(len(data) if decoded_length is None else decoded_length),
     }
     if not signed:
         headers["x-amz-trailer"] = "x-amz-checksum-crc32"
@@ -512,6 +530,17 @@ def test_aws_chunked_uploads(srv, signed):
         refused = chunked_put(srv, "tampered.bin", data, signed=True, tamper=True)
         assert refused.status == 403 and b"SignatureDoesNotMatch" in refused.body
         assert not (srv.data_dir / SEEDED / "tampered.bin").exists()
+
+
+@pytest.mark.parametrize("signed", [True, False], ids=["signed-chunks", "unsigned-with-trailer"])
+def test_aws_chunked_declared_length_past_the_body_is_refused(srv, signed):
+    """A declared decoded length of 100 GB over a few bytes once aborted the server (it reserved the
+    memory before checking the length): now an IncompleteBody, and the server goes on."""
+    (srv.data_dir / SEEDED).mkdir(exist_ok=True)
+    refused = chunked_put(srv, "liar.bin", b"hello", signed=signed, decoded_length=100_000_000_000)
+    assert refused.status == 400 and b"IncompleteBody" in refused.body, refused.body
+    assert not (srv.data_dir / SEEDED / "liar.bin").exists()
+    assert chunked_put(srv, "honest.bin", b"hello", signed=signed).status == 200
 
 
 def multipart_etag(parts: list[bytes]) -> str:

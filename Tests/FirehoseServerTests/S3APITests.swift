@@ -178,6 +178,20 @@ struct S3RequestTests {
         #expect(try operation("PUT", "/b/k?partNumber=1") == "Unsupported")
         #expect(try operation("GET", "/b/k?partNumber=1") == "Unsupported")
         #expect(try operation("HEAD", "/b/k?partNumber=1") == "Unsupported")
+        // Subresources of S3's newer operations, and any parameter without a value, are never taken
+        // for an overwrite, a listing or a bucket's creation.
+        for (method, target) in [
+            ("PUT", "/b/k?renameObject"), ("PUT", "/b/k?encryption"), ("GET", "/b?abac"),
+            ("GET", "/b?metadataConfiguration"), ("PUT", "/b?abac"), ("PUT", "/b?delete"), ("GET", "/b/k?someday"),
+            ("PUT", "/b/k?someday"), ("DELETE", "/b/k?someday"), ("GET", "/b?someday"), ("PUT", "/b?someday"),
+            ("PUT", "/b/k?uploads"),
+        ] {
+            #expect(try operation(method, target) == "Unsupported", "\(method) \(target)")
+        }
+        // Parameters with values are a served operation's own, or ignored as S3 ignores them.
+        #expect(try operation("PUT", "/b/k?x-id=PutObject") == "PutObject")
+        #expect(try operation("GET", "/b?list-type=2&prefix=&delimiter=%2F") == "ListObjectsV2")
+        #expect(try operation("GET", "/b/k?response-content-type=text%2Fplain") == "GetObject")
     }
 
     static func isS3(_ request: APIRequest) -> Bool {
@@ -385,6 +399,18 @@ struct S3ChunkedBodyTests {
         }
         #expect(throws: S3Error.self) {
             try S3ChunkedBody(decoding: Self.unsigned(["hello"]), signed: true, signatures: nil, decodedLength: 5)
+        }
+    }
+
+    @Test("a declared length past the body is refused before anything is reserved for it")
+    func declaredLengthPastTheBody() {
+        // 100 GB over a 15-byte body aborted the process: the capacity was reserved before the check.
+        let body = Self.unsigned(["hello"])
+        #expect(body.count == 15)
+        for declared in [16, 100_000_000_000, Int.max] {
+            #expect {
+                try S3ChunkedBody(decoding: body, signed: false, signatures: nil, decodedLength: declared)
+            } throws: { ($0 as? S3Error)?.code == "IncompleteBody" }
         }
     }
 

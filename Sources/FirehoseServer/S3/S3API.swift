@@ -884,12 +884,15 @@ struct S3Address: Equatable {
 /// A request's query parameters, decoded; the first of a repeated one counts.
 struct S3Query {
     private var values: [String: String] = [:]
+    /// Parameters given without `=`: how SDKs name a subresource (`?acl`, `?renameObject`).
+    private var valueless: Set<String> = []
 
     init(_ query: String) {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]).percentDecoded
             if values[name] == nil { values[name] = parts.count > 1 ? String(parts[1]).percentDecoded : "" }
+            if parts.count == 1 { valueless.insert(name) }
         }
     }
 
@@ -897,24 +900,31 @@ struct S3Query {
 
     enum Resource { case bucket, object }
 
-    /// A subresource S3 has and this API does not serve (a request for it must not be answered
-    /// as a listing or an object's content).
+    /// A subresource this API does not serve, which must not be answered as a listing, an object's
+    /// content, a bucket's creation or an object's overwrite: one of S3's (the API model's
+    /// operations), or any other parameter given without a value, as a subresource S3 adds later
+    /// would be. The routes look for the subresources they serve (`?location`, `?uploads`, `?delete`)
+    /// before they ask.
     func unsupportedSubresource(of resource: Resource) -> String? {
         let names = resource == .bucket ? Self.bucketSubresources : Self.objectSubresources
-        return values.keys.sorted().first { names.contains($0) }
+        return values.keys.sorted().first { names.contains($0) || valueless.contains($0) }
     }
 
+    /// The `?name` of every bucket operation's request URI in the S3 API model (botocore 1.43), but
+    /// `list-type` and `location`, which are served.
     static let bucketSubresources: Set<String> = [
-        "accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering", "inventory", "lifecycle",
-        "logging", "metadataTable", "metrics", "notification", "object-lock", "ownershipControls", "policy",
-        "policyStatus", "publicAccessBlock", "replication", "requestPayment", "session", "tagging", "uploads",
-        "versioning", "versions", "website",
+        "abac", "accelerate", "acl", "analytics", "cors", "delete", "encryption", "intelligent-tiering",
+        "inventory", "lifecycle", "logging", "metadataConfiguration", "metadataInventoryTable",
+        "metadataJournalTable", "metadataTable", "metrics", "notification", "object-lock", "ownershipControls",
+        "policy", "policyStatus", "publicAccessBlock", "replication", "requestPayment", "session", "tagging",
+        "uploads", "versioning", "versions", "website",
     ]
+    /// The same of object operations, and the parameters of the object requests not served:
+    /// `partNumber` (a GetObject or HeadObject of one part: multipart uploads are served, their parts
+    /// are not read back one by one), `uploadId` (ListParts) and `versionId`.
     static let objectSubresources: Set<String> = [
-        // partNumber: a GetObject or HeadObject of one part (multipart uploads are served, their
-        // parts are not read back one by one).
-        "acl", "attributes", "legal-hold", "partNumber", "retention", "restore", "select", "tagging", "torrent",
-        "uploadId", "versionId",
+        "acl", "attributes", "encryption", "legal-hold", "renameObject", "restore", "retention", "select",
+        "select-type", "tagging", "torrent", "uploads", "partNumber", "uploadId", "versionId",
     ]
 }
 
