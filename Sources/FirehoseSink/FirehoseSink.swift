@@ -177,6 +177,10 @@ public final class FirehoseSink: Sendable {
     private let destination: any ObjectDestination
     /// Recovered buffers whose delivery failed at start, retried until shutdown.
     let recoveryRetries = Mutex<[Task<Void, Never>]>([])
+    /// Recovered buffers whose delivery failed and that are still staged.
+    let pendingRecoveries = Mutex<[PendingRecovery]>([])
+    /// One pass over `pendingRecoveries` at a time.
+    let recoveryPasses = AsyncGate()
 
     /// Creates the data and staging directories.
     public init(
@@ -519,12 +523,23 @@ public final class FirehoseSink: Sendable {
         var delivered: [DeliveredObject] = []
         var failures: [UndeliveredStream] = []
         for (name, entry) in targets {
+            // Recovered buffers whose delivery failed at start are the stream's too.
+            var failure: FileSystemError?
+            if pendingRecoveryFill(of: name).records > 0 {
+                if reason == .shutdown, Task.isCancelled {
+                    failure = FileSystemError(operation: "deliver at shutdown", path: name, errno: ECANCELED)
+                } else {
+                    let recovered = await deliverPendingRecoveries(stream: name)
+                    delivered += recovered.delivered
+                    failure = recovered.failures[name]?.error
+                }
+            }
+            let pendingRecords = pendingRecoveryFill(of: name).records
             // A transformed stream's source records go through the function first, then out; what
             // the function gave back earlier is delivered even when that fails, and so is the
             // backup. Its stages publish in the background, so what it delivered meanwhile is what
             // the tracker saw.
             let recording = entry.source == nil ? nil : tracker.startRecording(stream: name)
-            var failure: FileSystemError?
             for stage in [entry.source, entry.actor, entry.backup].compactMap({ $0 }) {
                 // A shutdown whose time is up starts no further delivery: what is staged stays for
                 // the next start, and the process exits before the service group's short grace
@@ -543,7 +558,8 @@ public final class FirehoseSink: Sendable {
             if let recording { delivered += tracker.stopRecording(recording) }
             if let failure {
                 // The backup's records count too: a failure may be the backup's alone.
-                let staged = await entry.bufferFill.records + (await entry.backup?.bufferFill.records ?? 0)
+                let staged =
+                    await entry.bufferFill.records + (await entry.backup?.bufferFill.records ?? 0) + pendingRecords
                 failures.append(UndeliveredStream(stream: name, error: failure, stagedRecords: staged))
             }
         }
@@ -624,8 +640,11 @@ public final class FirehoseSink: Sendable {
         guard let entry = streams.withLock({ $0[name] }) else { return nil }
         let (records, bytes) = await entry.bufferFill
         let partitions = await entry.actor.openPartitionFill
+        // Recovered buffers waiting for delivery are buffered records like the others.
+        let recovered = pendingRecoveryFill(of: name)
         return StreamStatus(
-            settings: entry.settings, record: entry.record, bufferedRecords: records, bufferedBytes: bytes,
+            settings: entry.settings, record: entry.record, bufferedRecords: records + recovered.records,
+            bufferedBytes: bytes + recovered.bytes,
             openPartitions: partitions.count, counters: tracker.counters(name), partitions: partitions)
     }
 

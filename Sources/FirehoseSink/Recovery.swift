@@ -40,11 +40,26 @@ public struct RecoveryReport: Sendable, Equatable {
     /// Records that awaited an HTTP endpoint, staged for it again (sent once the server runs).
     public var awaitingDelivery = 0
     /// Buffers whose delivery failed (a store that was down, a folder that could not be written):
-    /// retried with backoff while the server runs (`retryRecoveries`), and at the next start.
-    public var undelivered: [String] = []
+    /// the journals of `pending`, retried with backoff while the server runs, and at the next start.
+    public var undelivered: [String] { pending.map(\.journal) }
+    /// The same buffers with their streams, counts and the failure: until delivered they count,
+    /// flush and fail as their stream's buffers (`FirehoseSink.pendingRecoveries`).
+    var pending: [PendingRecovery] = []
     /// Buckets mapped to a store whose delivery failed in this pass: their other buffers wait for
     /// the retries instead of each trying (and, with a store that does not answer, timing out) in turn.
-    var failedStoreBuckets: Set<String> = []
+    var failedStoreBuckets: [String: FileSystemError] = [:]
+}
+
+/// A recovered buffer whose delivery failed. It stays staged, and until it is delivered it is its
+/// stream's like any other buffer: `/_local/streams` counts its records, a flush delivers it (or
+/// fails naming the stream), and shutdown fails on it.
+struct PendingRecovery: Sendable, Equatable {
+    var stream: String
+    var journal: String
+    var records: Int
+    /// Record bytes, before compression.
+    var bytes: Int
+    var error: FileSystemError
 }
 
 extension FirehoseSink {
@@ -97,33 +112,62 @@ extension FirehoseSink {
                 ])
         }
         quarantine.withLock { $0 = report.quarantined }
-        if !report.undelivered.isEmpty { retryRecoveries(report.undelivered) }
+        pendingRecoveries.withLock { $0 = report.pending }
+        if !report.pending.isEmpty { retryRecoveries() }
         return report
+    }
+
+    /// Records and bytes of `stream`'s recovered buffers that wait for delivery.
+    func pendingRecoveryFill(of stream: String) -> (records: Int, bytes: Int) {
+        pendingRecoveries.withLock { pending in
+            pending.filter { $0.stream == stream }.reduce((0, 0)) { ($0.0 + $1.records, $0.1 + $1.bytes) }
+        }
+    }
+
+    /// Tries again to deliver the recovered buffers still pending (of `stream`, or all), one pass at a
+    /// time (a flush and the retries never deliver one buffer twice). Returns what was delivered and,
+    /// per stream that still has some, the first failure and the records that stay staged.
+    func deliverPendingRecoveries(stream: String? = nil) async
+        -> (delivered: [DeliveredObject], failures: [String: (error: FileSystemError, records: Int)])
+    {
+        await recoveryPasses.run {
+            // They stay listed while the pass runs, so they count until they are delivered.
+            let taken = pendingRecoveries.withLock { $0.filter { stream == nil || $0.stream == stream } }
+            var report = RecoveryReport()
+            for buffer in taken where POSIX.exists(buffer.journal) {
+                let base = String(buffer.journal.dropLast(".journal".count))
+                await recover(journalPath: buffer.journal, dataPath: base + ".partial", into: &report)
+            }
+            let retried = Set(taken.map(\.journal))
+            pendingRecoveries.withLock { pending in
+                pending.removeAll { retried.contains($0.journal) }
+                pending += report.pending
+            }
+            var failures: [String: (error: FileSystemError, records: Int)] = [:]
+            for buffer in report.pending {
+                failures[buffer.stream, default: (buffer.error, 0)].records += buffer.records
+            }
+            return (report.delivered, failures)
+        }
     }
 
     /// Delivers again, with backoff (1 s doubling to 60 s, jittered), the recovered buffers whose
     /// delivery failed at start, until each is delivered or the sink shuts down: a store that was
     /// down when the server started must not keep them waiting for the next start.
-    private func retryRecoveries(_ journals: [String]) {
+    private func retryRecoveries() {
         let task = Task { [clock, jitter = configuration.retryJitter] in
-            var pending = journals
             var failures = 0
-            while !pending.isEmpty {
+            while pendingRecoveries.withLock({ !$0.isEmpty }) {
                 failures += 1
                 let delay = DeliveryBackoff.delay(seconds: DeliveryBackoff.seconds(after: failures), jitter: jitter)
                 do { try await clock.sleep(for: delay) } catch { return }
-                var report = RecoveryReport()
-                for journal in pending where POSIX.exists(journal) {
-                    let base = String(journal.dropLast(".journal".count))
-                    await recover(journalPath: journal, dataPath: base + ".partial", into: &report)
-                }
-                pending = report.undelivered
-                if !report.delivered.isEmpty {
+                let (delivered, _) = await deliverPendingRecoveries()
+                if !delivered.isEmpty {
                     logger.notice(
                         "Delivered recovered buffers that had failed at start",
                         metadata: [
-                            "objects": .stringConvertible(report.delivered.count),
-                            "left": .stringConvertible(pending.count),
+                            "objects": .stringConvertible(delivered.count),
+                            "left": .stringConvertible(pendingRecoveries.withLock { $0.count }),
                         ])
                 }
             }
@@ -337,8 +381,11 @@ extension FirehoseSink {
             return
         }
         let bucket = (journal.header.backup == true ? entry.settings.backupStage?.bucket : entry.settings.bucket) ?? ""
-        if report.failedStoreBuckets.contains(bucket) {
-            report.undelivered.append(journalPath)
+        if let storeFailure = report.failedStoreBuckets[bucket] {
+            report.pending.append(
+                PendingRecovery(
+                    stream: journal.header.stream, journal: journalPath, records: commit.records,
+                    bytes: commit.uncompressedBytes, error: storeFailure))
             report.orphaned.append(dataPath)
             return
         }
@@ -349,8 +396,11 @@ extension FirehoseSink {
                 versionID: journal.header.versionID, stagingFiles: [dataPath, journalPath])
             report.delivered.append(object)
         } catch {
-            report.undelivered.append(journalPath)
-            if configuration.stores[bucket] != nil { report.failedStoreBuckets.insert(bucket) }
+            report.pending.append(
+                PendingRecovery(
+                    stream: journal.header.stream, journal: journalPath, records: commit.records,
+                    bytes: commit.uncompressedBytes, error: error))
+            if configuration.stores[bucket] != nil { report.failedStoreBuckets[bucket] = error }
             logger.error(
                 "Could not deliver recovered records; they stay staged and are retried",
                 metadata: [

@@ -482,3 +482,37 @@ def test_staged_records_of_a_stream_that_no_longer_exists_are_quarantined_then_d
     assert srv3.http("GET", "/_local/streams").json()["quarantined"] == []
     assert not (srv3.data_dir / kept["path"]).exists()
     assert srv3.flush()["objects"] == []
+
+
+def test_a_recovered_buffer_that_cannot_be_delivered_counts_flushes_and_fails_as_any_buffer(make_server):
+    """A buffer whose delivery failed, then SIGKILL: at the next start its delivery fails again. It was
+    invisible: /_local/streams showed nothing buffered, a flush answered 200 without it, and SIGTERM
+    exited 0 with the record still staged. Now it is its stream's buffer until it is delivered."""
+    name = "blocked"
+    config = {"Credentials": fhlocal.DEFAULT_CREDENTIALS,
+              "DeliveryStreams": [fhlocal.ext_stream(name, **fhlocal.hints(1, 900))]}
+    srv = make_server(config, name="blocked-first")
+    blocker = srv.data_dir / fhlocal.BUCKET
+    blocker.write_bytes(b"a file where the bucket's folder must go")
+    srv.client().put_record(DeliveryStreamName=name, Record={"Data": b"acknowledged\n"})
+    assert srv.http("POST", f"/_local/flush?stream={name}").status == 503
+    srv.kill()
+
+    srv2 = restart(make_server, srv, config, "blocked-recovered")
+    assert fhlocal.stream_status(srv2, name)["buffer"]["records"] == 1
+    failed = srv2.http("POST", "/_local/flush")
+    assert failed.status == 503, failed
+    [failure] = failed.json()["failures"]
+    assert failure["stream"] == name and failure["stagedRecords"] == 1, failure
+    assert srv2.stop() == 1
+    assert name in srv2.stderr_text().split("Records stay staged", 1)[-1]
+
+    srv3 = restart(make_server, srv2, config, "blocked-unblocked")
+    blocker.unlink()
+    [delivered] = srv3.flush()["objects"]
+    assert delivered["stream"] == name and delivered["records"] == 1, delivered
+    assert srv3.delivered(name) == b"acknowledged\n"
+    assert fhlocal.stream_status(srv3, name)["buffer"]["records"] == 0
+    assert srv3.flush()["objects"] == []
+    assert srv3.stop() == 0
+    assert_staging_empty(srv3)

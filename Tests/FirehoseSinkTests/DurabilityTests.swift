@@ -1,3 +1,4 @@
+import DurableStorage
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
@@ -5,6 +6,10 @@ import Logging
 import Testing
 
 @testable import FirehoseSink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A second sink over the same data directory: what the next process sees after the first one died
 /// without delivering. The first sink is simply abandoned, as a killed process would be.
@@ -253,6 +258,52 @@ struct DurabilityTests {
         let report = await try restartedSink(over: directory, streams: [stream]).recoverStagedBuffers()
         #expect(report.delivered.map(\.records) == [1])
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test("A recovered buffer whose delivery fails counts, flushes and fails as the stream's own buffers do")
+    func recoveredBufferThatCannotBeDeliveredStaysTheStreams() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination())
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["kept", "safe"])
+        // The bucket's folder is a file: the delivery at the next start fails.
+        #expect(FileManager.default.createFile(atPath: crashed.bucketPath(), contents: Data("blocker".utf8)))
+
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        let report = await restarted.recoverStagedBuffers()
+        #expect(report.delivered.isEmpty && report.undelivered.count == 1)
+        let status = try #require(await restarted.status(of: "demo"))
+        #expect(status.bufferedRecords == 2 && status.bufferedBytes == 8)
+        // A flush tries it again and fails naming the stream and its records (it answered 200 before).
+        let error = await #expect(throws: SinkError.self) { try await restarted.flush() }
+        let failure = try #require(error?.undelivered?.failures.first)
+        #expect(failure.stream == "demo" && failure.stagedRecords == 2)
+        #expect(failure.error.errno == ENOTDIR)
+        await #expect(throws: SinkError.self) { try await restarted.flush(stream: "demo") }
+
+        // With the blocker gone a flush delivers it, once.
+        try FileManager.default.removeItem(atPath: crashed.bucketPath())
+        let delivered = try await restarted.flush()
+        #expect(delivered.map(\.records) == [2])
+        #expect(try crashed.contents(of: try #require(delivered.first)) == Array("keptsafe".utf8))
+        #expect(try #require(await restarted.status(of: "demo")).bufferedRecords == 0)
+        #expect(try await restarted.flush().isEmpty)
+        #expect(crashed.stagingIsEmpty)
+    }
+
+    @Test("Shutdown fails on a recovered buffer it cannot deliver, naming its stream")
+    func shutdownFailsOnAPendingRecoveredBuffer() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination())
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["one", "two", "three"])
+        #expect(FileManager.default.createFile(atPath: crashed.bucketPath(), contents: Data("blocker".utf8)))
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        _ = await restarted.recoverStagedBuffers()
+        await restarted.shutdown()
+        #expect(restarted.undeliveredAtShutdown.map(\.stream) == ["demo"])
+        #expect(restarted.undeliveredAtShutdown.first?.stagedRecords == 3)
+        #expect(crashed.stagedFiles.count == 1)
     }
 
     @Test("Many concurrent fsync-durable puts into one stream all land exactly once")
