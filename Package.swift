@@ -158,6 +158,7 @@ let package = Package(
                 "IAMPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

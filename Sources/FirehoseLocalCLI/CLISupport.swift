@@ -1,5 +1,6 @@
 import ArgumentParser
 import CivilTime
+import UnixSignals
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -193,6 +194,32 @@ enum Timestamps {
                 value = value * 10 + digit
             }
             return value
+        }
+    }
+}
+
+/// SIGINT and SIGTERM for the commands that run until stopped (`tail --follow`; `serve` has its
+/// service group's).
+enum InterruptSignals {
+    /// Runs `body` and cancels it at the first SIGINT or SIGTERM, then waits for it to end. The
+    /// signals are handled here, not left to their dispositions: a non-interactive shell starts a
+    /// background job (`cmd &`, `nohup`) with SIGINT ignored, and such a command would not stop.
+    static func cancelling(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                for await _ in signals { return }
+                try Task.checkCancellation()
+            }
+            do {
+                // Whichever ends first, the other is cancelled: the body ends on its own or at a signal.
+                try await group.next()
+                group.cancelAll()
+                while try await group.next() != nil {}
+            } catch is CancellationError {
+                group.cancelAll()
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ import FirehoseWire
 
 /// `firehose-local tail`: prints delivered records as their objects appear, like `tail -f` for the
 /// bucket; reads the data directory as `objects` and `cat` do.
-public struct TailCommand: AsyncParsableCommand {
+public struct TailCommand: AsyncParsableCommand, Sendable {
     public static let configuration = CommandConfiguration(
         commandName: "tail",
         abstract: "Print delivered records, decompressed, as their objects appear (reads the data directory).",
@@ -36,7 +36,8 @@ public struct TailCommand: AsyncParsableCommand {
             An object that cannot be read or decompressed is reported on stderr and skipped; without \
             --follow the exit code is then 1. With --follow, a data directory that does not exist yet \
             or a configuration file that cannot be read for a moment is reported once and looked at \
-            again.
+            again. SIGINT or SIGTERM ends --follow with exit code 0, also when it runs as a background \
+            job of a script (which starts it with SIGINT ignored).
             """
     )
 
@@ -60,6 +61,15 @@ public struct TailCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        guard follow else { return try await printObjects() }
+        // Stopped by SIGINT or SIGTERM however it was started: a shell starts a background job with
+        // SIGINT ignored, and the loop would then run until killed.
+        let command = self
+        try await InterruptSignals.cancelling { try await command.printObjects() }
+    }
+
+    /// Prints the objects there are, and with --follow goes on until cancelled.
+    private func printObjects() async throws {
         try await CLIOutput.run { () async throws(CLIError) in
             let directory = selection.directory
             let configPath = selection.configPath

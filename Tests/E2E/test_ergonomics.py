@@ -595,6 +595,31 @@ def test_cli_tail_follow_waits_for_the_data_directory(firehose_bin, tmp_path):
     assert err.count("does not exist") == 1 and "(still looking)" in err, err
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_cli_tail_follow_stops_at_a_signal_when_started_as_a_background_job(firehose_bin, tmp_path, stop):
+    """A non-interactive shell starts `cmd &` with SIGINT and SIGQUIT ignored (SigIgn: 0x6); the
+    follower handles SIGINT and SIGTERM itself, so either stops it, and it exits 0."""
+    def as_a_background_job():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+    follower = subprocess.Popen(
+        [str(firehose_bin), "tail", "-f", "--data-dir", str(tmp_path / "not-yet"), "--interval", "0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=fhlocal.clean_env(), preexec_fn=as_a_background_job,
+    )
+    try:
+        # Its first look has reported the missing directory: the signals are handled by then.
+        assert b"still looking" in follower.stderr.readline()
+        follower.send_signal(stop)
+        assert follower.wait(10) == 0
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
+        follower.stdout.close()
+        follower.stderr.close()
+
+
 def test_cli_help_lists_the_subcommands(firehose_bin):
     p = cli(firehose_bin, "--help")
     assert p.returncode == 0
