@@ -110,7 +110,8 @@ public struct ServeCommand: AsyncParsableCommand {
         name: .customLong("local-endpoints"),
         help: """
             Who may use /_local (flush, wait, streams, metrics) when --host is not a loopback address: \
-            loopback (clients on this machine only; others get 403) or open (every client). \
+            loopback (clients on this machine only; others get 403) or open (every client, addressed by \
+            any name). Either way web pages of other origins cannot change state through a browser. \
             /_local/health answers everyone. [FIREHOSE_LOCAL_LOCAL_ENDPOINTS] (default: loopback)
             """)
     var localEndpoints: String?
@@ -328,6 +329,7 @@ public struct ServeCommand: AsyncParsableCommand {
             streamActivationDelay: settings.activationDelay, gzipLevel: gzipLevel)
         apiConfiguration.gzipImplementation = gzipImplementation
         apiConfiguration.localEndpointsOpen = settings.localEndpointsOpen
+        apiConfiguration.serverNames = [settings.host]
         apiConfiguration.lambdaFunctions = lambdaFunctions
         apiConfiguration.faults = file.faults
         apiConfiguration.quotas = file.quotas

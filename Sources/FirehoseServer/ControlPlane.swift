@@ -211,6 +211,18 @@ struct ControlPlane {
                 "Destination Id \(input.destinationId!) not found for firehose \(name); its destination is \(Self.destinationID)."
             )
         }
+        // As CreateDeliveryStream refuses two destinations: taking one of two updates would drop
+        // the other without a word.
+        let given = [
+            input.extendedS3DestinationUpdate.map { _ in "ExtendedS3DestinationUpdate" },
+            input.s3DestinationUpdate.map { _ in "S3DestinationUpdate" },
+            input.httpEndpointDestinationUpdate.map { _ in "HttpEndpointDestinationUpdate" },
+        ].compactMap { $0 }
+        guard given.count <= 1 else {
+            throw .invalidArgument(
+                "Exactly one destination update is allowed: give \(given.joined(separator: " or ")), not \(given.count == 2 ? "both" : "several")."
+            )
+        }
         if let other = input.otherUpdates.first {
             throw .invalidArgument(
                 "\(other) is not supported yet by firehose-local; give ExtendedS3DestinationUpdate, S3DestinationUpdate or HttpEndpointDestinationUpdate."

@@ -40,6 +40,9 @@ public final class FirehoseAPI: Sendable {
         public var gzipImplementation: DeliveryStreamSettings.GzipImplementation?
         /// Whether `/_local` answers clients that are not on this machine (`/_local/health` always does).
         public var localEndpointsOpen = false
+        /// Names this server is reached by besides IP addresses, `localhost` and the machine's host
+        /// name (the `--host` it listens on): `/_local` refuses requests addressed to any other name.
+        public var serverNames: [String] = []
         /// `/_local/wait` requests waiting at once; more are refused with 503, so waiters cannot take
         /// every connection.
         public var maxWaitingRequests = 64
@@ -104,6 +107,8 @@ public final class FirehoseAPI: Sendable {
     private let waitingRequests = Mutex(0)
     /// `/_local/object` reads and decodes one object at a time.
     let objectPreviews = AsyncGate(width: 1)
+    /// What keeps web pages out of `/_local`.
+    let localRequestGuard: LocalRequestGuard
 
     /// - Throws: when the Cognito endpoint's saved pools, identities or credentials, or the Kinesis
     ///   stream log, cannot be read.
@@ -111,6 +116,8 @@ public final class FirehoseAPI: Sendable {
         self.configuration = configuration
         self.sink = sink
         self.logger = logger
+        localRequestGuard = .forServer(
+            names: configuration.serverNames, anyHost: configuration.localEndpointsOpen)
         let metrics = FirehoseMetrics()
         self.metrics = metrics
         faults = FaultInjector(rules: configuration.faults, now: sink.now())

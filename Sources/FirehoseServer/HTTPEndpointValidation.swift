@@ -51,6 +51,13 @@ extension DeliveryStreamSettings {
                     ? "Member must have length greater than or equal to 1"
                     : "Member must have length less than or equal to 1000")
         }
+        // The model's `https://.*`: its `.` matches no line terminator, and a CR or LF in a URL would
+        // be a header line of its own in the request sent to it.
+        guard ModelPattern.isSingleLine(urlText) else {
+            throw violation(
+                "EndpointConfiguration.Url", redacted, "\(path).endpointConfiguration.url",
+                "Member must satisfy regular expression pattern: https://.*")
+        }
         guard let url = URL(string: urlText), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
             url.fragment == nil
         else {

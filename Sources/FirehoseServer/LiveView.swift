@@ -362,7 +362,10 @@ extension LocalEndpoints {
             status: 200,
             headers: [
                 ("Content-Type", file.contentType), ("Cache-Control", "no-store"),
-                ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'"),
+                (
+                    "Content-Security-Policy",
+                    "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'"
+                ),
                 ("X-Content-Type-Options", "nosniff"), ("x-amzn-RequestId", requestID),
             ],
             body: file.bytes)

@@ -54,6 +54,53 @@ struct LocalEndpoints {
                 "\(request.path) answers only clients on the server's machine (loopback); start the server with --local-endpoints open to let other hosts use /_local.",
                 requestID)
         }
+        var response: APIResponse
+        if request.path != "/_local/health", let delivery = request.header(HTTPEndpointContract.requestIDHeader) {
+            // An HTTP endpoint delivery (this server's own, pointed at /_local): a flush it asked for
+            // would wait for the stream's delivery, which waits for this answer, until its timeout.
+            response = error(
+                508, "LoopDetected",
+                "\(request.path) was called by an HTTP endpoint delivery (request id \(delivery)): /_local is not an endpoint receiver, and a flush cannot wait for the delivery that waits for it. Point the stream's Url at a receiver.",
+                requestID)
+        } else if request.path != "/_local/health",
+            let refusal = api.localRequestGuard.refusal(
+                of: request, jsonBody: request.method == "POST" && request.path == "/_local/faults")
+        {
+            response = refused(request, refusal, requestID: requestID)
+        } else {
+            response = await route(request, requestID: requestID)
+        }
+        // Nothing of /_local is a script or a style sheet to sniff, nor a page to frame elsewhere.
+        if !response.headers.contains(where: { $0.name == "X-Content-Type-Options" }) {
+            response.headers.append(("X-Content-Type-Options", "nosniff"))
+        }
+        response.headers.append(("X-Frame-Options", "DENY"))
+        return response
+    }
+
+    private func refused(_ request: APIRequest, _ refusal: LocalRequestGuard.Refusal, requestID: String)
+        -> APIResponse
+    {
+        switch refusal {
+        case .foreignHost(let host):
+            return error(
+                403, "AccessDeniedException",
+                "\(request.path) refuses requests addressed to '\(host)': /_local answers requests addressed to an IP address, localhost or this machine's name (a web page whose name is rebound to this machine sends its own name). Address the server by one of those, or start it with --local-endpoints open.",
+                requestID)
+        case .crossOrigin(let origin):
+            return error(
+                403, "AccessDeniedException",
+                "\(request.method) \(request.path) from another origin (\(origin)) is refused: a web page may not change the emulator's state. Scripts and SDKs send no Origin header; the live view at /_local/ui sends its own.",
+                requestID)
+        case .notJSON(let type):
+            return error(
+                415, "UnsupportedMediaTypeException",
+                "\(request.path) takes a JSON body: send it with Content-Type: application/json (it was \(type.map { "'\($0)'" } ?? "missing")).",
+                requestID)
+        }
+    }
+
+    private func route(_ request: APIRequest, requestID: String) async -> APIResponse {
         switch (request.method, request.path) {
         case ("GET", "/_local/health"), ("HEAD", "/_local/health"):
             var writer = JSONWriter()

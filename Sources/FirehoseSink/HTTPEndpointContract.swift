@@ -78,6 +78,8 @@ package enum HTTPEndpointContract {
     package static let responseTimeout = Duration.seconds(180)
     /// AWS documents none; this is what receivers' tests record from Firehose.
     package static let userAgent = "Amazon Kinesis Data Firehose Agent/1.0"
+    /// The header naming a delivery request; what marks a request as a delivery's.
+    package static let requestIDHeader = "X-Amz-Firehose-Request-Id"
 
     /// Why an attempt failed, in the error codes Firehose writes to the error output.
     package struct Failure: Error, Sendable, Equatable {
@@ -108,12 +110,13 @@ package enum HTTPEndpointContract {
             return kept + "..."
         }
 
-        /// Any status other than 200.
+        /// Any status other than 200. Not retried: 413 (the request is too large) and 508 (a loop,
+        /// as `/_local` answers a delivery pointed at it), which no retry mends.
         package static func destination(status: Int, body: String) -> Failure {
             Failure(
                 code: "HttpEndpoint.DestinationException",
                 message: "The following response was received from the endpoint destination. \(status): \(body)",
-                isPermanent: status == 413)
+                isPermanent: status == 413 || status == 508)
         }
 
         /// A 200 that is not the answer the specification asks for.
@@ -125,9 +128,21 @@ package enum HTTPEndpointContract {
             )
         }
 
-        package static let timedOut = Failure(
-            code: "HttpEndpoint.RequestTimeout",
-            message: "The endpoint did not answer within 180 seconds (Firehose's timeout for an HTTP endpoint).")
+        /// - Parameter timeout: the wait that ran out (`serve --endpoint-response-timeout`; Firehose's is
+        ///   `responseTimeout`).
+        package static func timedOut(after timeout: Duration) -> Failure {
+            let milliseconds =
+                timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            let shown =
+                milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+            let why =
+                timeout == responseTimeout
+                ? "Firehose's timeout for an HTTP endpoint"
+                : "the server's --endpoint-response-timeout; Firehose waits 180 seconds"
+            return Failure(
+                code: "HttpEndpoint.RequestTimeout",
+                message: "The endpoint did not answer within \(shown) seconds (\(why)).")
+        }
 
         package static let responseTooLarge = Failure(
             code: "HttpEndpoint.ResponseTooLarge",
@@ -162,7 +177,7 @@ package enum HTTPEndpointContract {
 
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/json"), ("User-Agent", userAgent),
-            ("X-Amz-Firehose-Protocol-Version", protocolVersion), ("X-Amz-Firehose-Request-Id", requestID),
+            ("X-Amz-Firehose-Protocol-Version", protocolVersion), (requestIDHeader, requestID),
             ("X-Amz-Firehose-Source-Arn", settings.deliveryStreamARN),
         ]
         if let key = settings.accessKey { headers.append(("X-Amz-Firehose-Access-Key", key)) }

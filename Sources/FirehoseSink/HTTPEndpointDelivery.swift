@@ -126,11 +126,12 @@ struct HTTPEndpointDelivery: Sendable {
                     id: requestID, timestamp: timestamp, records: records, settings: latest, timeout: responseTimeout)
             }
             attempts += 1
-            let answer = await outgoing.run { [transport, request] () -> HTTPEndpointContract.Failure? in
+            let answer = await outgoing.run {
+                [transport, request, responseTimeout] () -> HTTPEndpointContract.Failure? in
                 do {
                     return HTTPEndpointContract.check(try await transport.send(request), requestID: requestID)
                 } catch let failure as TransportFailure {
-                    if failure.timedOut { return .timedOut }
+                    if failure.timedOut { return .timedOut(after: responseTimeout) }
                     if failure.answerTooLarge { return .responseTooLarge }
                     return .connectionFailed(failure.reason)
                 } catch {

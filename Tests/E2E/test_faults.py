@@ -231,6 +231,9 @@ def test_a_delay_the_client_gives_up_on_is_not_carried_out(make_server):
     assert delivered_ids(srv) == ["after"]
 
 
+JSON = {"Content-Type": "application/json"}
+
+
 def test_runtime_rules_create_list_delete(make_server):
     srv = make_server(config())
     rule = {"Name": "burst", "Operations": ["PutRecord"], "Error": {"Code": "ServiceUnavailableException"},
@@ -238,13 +241,13 @@ def test_runtime_rules_create_list_delete(make_server):
     r = srv.http("POST", "/_local/faults", json.dumps(rule).encode(), {"Content-Type": "application/json"})
     assert r.status == 201, r
     assert r.json()["Remaining"] == 3
-    again = srv.http("POST", "/_local/faults", json.dumps(rule).encode())
+    again = srv.http("POST", "/_local/faults", json.dumps(rule).encode(), JSON)
     assert again.status == 409 and again.json()["__type"] == "ResourceInUseException"
-    unnamed = srv.http("POST", "/_local/faults", b'{"Latency": {"Milliseconds": 1}}')
+    unnamed = srv.http("POST", "/_local/faults", b'{"Latency": {"Milliseconds": 1}}', JSON)
     assert unnamed.status == 201 and unnamed.json()["Name"] == "fault-1"
-    typo = srv.http("POST", "/_local/faults", b'{"Eror": {"Code": "X"}}')
+    typo = srv.http("POST", "/_local/faults", b'{"Eror": {"Code": "X"}}', JSON)
     assert typo.status == 400 and "unknown field 'Eror'" in typo.json()["message"]
-    bad = srv.http("POST", "/_local/faults", b'{"FailRecords": {"Fraction": 1.5}}')
+    bad = srv.http("POST", "/_local/faults", b'{"FailRecords": {"Fraction": 1.5}}', JSON)
     assert bad.status == 400 and bad.json()["message"].startswith("FailRecords.Fraction: must be from 0 to 1")
     assert [f["Name"] for f in faults(srv)] == ["burst", "fault-1"]
     fh = srv.client()
@@ -282,7 +285,7 @@ def test_aws_cli_sees_failed_records_and_retries_refusals(make_server, tmp_path)
     assert out["RequestResponses"][1]["ErrorCode"] == "ServiceUnavailableException"
 
     burst = {"Name": "burst", "Error": {"Code": "ServiceUnavailableException"}, "Count": 3}
-    assert srv.http("POST", "/_local/faults", json.dumps(burst).encode()).status == 201
+    assert srv.http("POST", "/_local/faults", json.dumps(burst).encode(), JSON).status == 201
     put = ("put-record", "--delivery-stream-name", STREAM, "--record", '{"Data":"cli-retried\\n"}')
     refused = aws_cli(srv, tmp_path, *put)
     assert refused.returncode != 0

@@ -177,6 +177,24 @@ def test_records_the_endpoint_never_accepts_go_to_the_s3_error_output(srv, fh, r
     assert metric(srv, 'firehose_local_endpoint_records_total{stream="h-fail",outcome="failed"}') == 2
 
 
+def test_an_endpoint_pointed_at_the_servers_own_flush_does_not_stall_flushes(srv, fh):
+    """The delivery's request asks /_local/flush for a flush that would wait for that very delivery:
+    it waited out the endpoint timeout (180 s), and every global flush with it. /_local answers a
+    delivery 508 (Loop Detected), which is not retried: the records go to the error output at once,
+    with the default RetryOptions (300 s) still in force."""
+    fh.create_delivery_stream(DeliveryStreamName="h-loop", HttpEndpointDestinationConfiguration=endpoint_destination(
+        f"{srv.endpoint}/_local/flush"))
+    fh.put_record_batch(DeliveryStreamName="h-loop", Records=[{"Data": b"looped"}])
+    objects = [o for o in srv.flush()["objects"] if o["stream"] == "h-loop"]  # within fhlocal's HTTP timeout
+    [failed] = objects
+    assert failed["key"].startswith("http-endpoint-failed/"), failed
+    [record] = error_records(srv.read_object(S3_BUCKET, failed["key"]))
+    assert record["errorCode"] == "HttpEndpoint.DestinationException" and record["attemptsMade"] == 1
+    assert "508" in record["errorMessage"] and "LoopDetected" in record["errorMessage"], record
+    assert base64.b64decode(record["rawData"]) == b"looped"
+    fh.delete_delivery_stream(DeliveryStreamName="h-loop")
+
+
 def test_a_malformed_answer_is_an_invalid_response(srv, fh, receiver):
     fh.create_delivery_stream(DeliveryStreamName="h-bad", HttpEndpointDestinationConfiguration=endpoint_destination(
         receiver.url, RetryOptions={"DurationInSeconds": 0},

@@ -399,3 +399,73 @@ def test_a_hundred_streams_and_ten_thousand_objects(make_server, browser):
     assert text_of(browser, "#records").endswith("r99")
     browser.save_screenshot(str(SHOTS / "live-view-many.png"))
     assert console_errors(browser) == []
+
+
+def test_a_page_of_another_site_cannot_drive_local_endpoints(srv, browser):
+    """A page the developer's browser shows, from another origin, sends what a browser sends without
+    asking (no-cors POSTs with text/plain bodies, a form's target): no fault rule is added and nothing
+    is flushed; the view itself, same-origin, still works (the other tests click its flush buttons).
+    The page is addressed as localhost, the server as 127.0.0.1: two origins on one machine."""
+    import http.server
+    import threading
+
+    rule = json.dumps({"Name": "planted", "Error": {"Code": "ServiceUnavailableException"}})
+    target = srv.endpoint
+    page = f"""<!doctype html><title>loading</title><script>
+      const sent = [];
+      const done = () => {{ if (sent.length === 3) document.title = "sent"; }};
+      for (const [path, body] of [["/_local/faults", {json.dumps(rule)}], ["/_local/flush", ""],
+                                  ["/_local/faults?name=planted", null]]) {{
+        fetch("{target}" + path, {{method: body === null ? "DELETE" : "POST", mode: "no-cors",
+              headers: {{"Content-Type": "text/plain"}}, body: body === null ? undefined : body}})
+          .then(() => sent.push(path), () => sent.push(path)).then(done);
+      }}
+    </script>""".encode()
+
+    class Attacker(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    fh = srv.client()
+    fh.put_record(DeliveryStreamName="ui-jumps", Record={"Data": b"stays buffered"})
+    try:
+        browser.get(f"http://localhost:{site.server_address[1]}/")
+        wait_for(lambda: browser.title == "sent", 15, what="the page's requests")
+    finally:
+        site.shutdown()
+        site.server_close()
+    assert srv.http("GET", "/_local/faults").json()["faults"] == []
+    streams = {s["name"]: s for s in srv.http("GET", "/_local/streams").json()["streams"]}
+    assert streams["ui-jumps"]["buffer"]["records"] >= 1, streams["ui-jumps"]
+    srv.flush("ui-jumps")
+
+
+def test_local_endpoints_refuse_rebound_names_and_cross_origin_changes(srv):
+    """What a rebound DNS name (a page's own name pointed at 127.0.0.1) or another origin sends, as
+    raw HTTP; SDKs and scripts send no Origin and are not affected."""
+    rebound = srv.http("GET", "/_local/streams", headers={"Host": f"attacker.example:{srv.port}"})
+    assert rebound.status == 403 and "attacker.example" in rebound.json()["message"], rebound
+    for host in (f"localhost:{srv.port}", f"127.0.0.1:{srv.port}", f"[::1]:{srv.port}"):
+        assert srv.http("GET", "/_local/streams", headers={"Host": host}).status == 200, host
+    cross = srv.http("POST", "/_local/flush", headers={"Origin": "https://attacker.example"})
+    assert cross.status == 403 and "another origin" in cross.json()["message"], cross
+    same = srv.http("POST", "/_local/flush", headers={"Origin": srv.endpoint})
+    assert same.status == 200, same
+    plain = srv.http("POST", "/_local/faults", b'{"Name": "p"}', headers={"Content-Type": "text/plain"})
+    assert plain.status == 415 and "application/json" in plain.json()["message"], plain
+    page = srv.http("GET", "/_local/ui")
+    assert page.headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in page.headers[
+        "content-security-policy"]
+    srv.client().put_record(DeliveryStreamName="ui-raw", Record={"Data": b"sniffed?"})
+    [object_] = srv.flush("ui-raw")["objects"]
+    records = srv.http("GET", f"/_local/object?bucket={quote(object_['bucket'])}&key={quote(object_['key'])}")
+    assert records.status == 200 and records.headers["x-content-type-options"] == "nosniff"

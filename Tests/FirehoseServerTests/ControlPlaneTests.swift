@@ -183,6 +183,15 @@ struct ControlPlaneTests {
             #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "2", "DestinationId": "destinationId-000000000009", "S3DestinationUpdate": {}}"#
         )
         _ = try expectError(wrongDestination, status: 400, code: "InvalidArgumentException")
+        // Both S3 updates in one call: refused whole, as CreateDeliveryStream refuses both destinations.
+        let both = await harness.call(
+            "UpdateDestination",
+            #"{"DeliveryStreamName": "u", "CurrentDeliveryStreamVersionId": "2", "DestinationId": "destinationId-000000000001", "S3DestinationUpdate": {"Prefix": "plain/"}, "ExtendedS3DestinationUpdate": {"Prefix": "extended/"}}"#
+        )
+        #expect(
+            try expectError(both, status: 400, code: "InvalidArgumentException").contains(
+                "give ExtendedS3DestinationUpdate or S3DestinationUpdate, not both"))
+        #expect(harness.sink.settings(of: "u")?.versionID == 2)
 
         _ = await harness.api.handle(
             harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: "u", data: Array("new".utf8))))

@@ -152,6 +152,15 @@ struct HTTPEndpointValidationTests {
             empty.error.message
                 == "1 validation error detected: Value '*** Sensitive Data Redacted ***' at 'httpEndpointDestinationConfiguration.endpointConfiguration.url' failed to satisfy constraint: Member must have length greater than or equal to 1"
         )
+        // A line break would be a header line of its own in the request sent to the URL.
+        for url in ["http://127.0.0.1:8080/in\r\nX-Injected: 1", "http://127.0.0.1:8080/in\n", "https://h/\u{2028}"] {
+            let broken = try #require(Self.error(Self.http(url: url)))
+            #expect(broken.error.code == "ValidationException")
+            #expect(
+                broken.error.message
+                    == "1 validation error detected: Value '*** Sensitive Data Redacted ***' at 'httpEndpointDestinationConfiguration.endpointConfiguration.url' failed to satisfy constraint: Member must satisfy regular expression pattern: https://.*"
+            )
+        }
         let unnamed = try #require(
             Self.error(
                 Self.http {

@@ -174,7 +174,7 @@ struct HTTPEndpointContractTests {
 
     @Test("Retries wait 1 s, doubling to at most 120 s, while the waits fit DurationInSeconds")
     func retries() {
-        let failure = HTTPEndpointContract.Failure.timedOut
+        let failure = HTTPEndpointContract.Failure.timedOut(after: .seconds(180))
         var retry = HTTPEndpointRetry(duration: .seconds(300))
         var waits: [Duration] = []
         while case .retry(let delay) = retry.attemptFailed(failure, jitter: 1) { waits.append(delay) }

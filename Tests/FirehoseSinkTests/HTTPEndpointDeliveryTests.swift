@@ -106,7 +106,7 @@ struct HTTPEndpointDeliveryTests {
         }
     }
 
-    @Test("A timeout and a refused connection are told apart; 413 is not retried")
+    @Test("A timeout and a refused connection are told apart; 413 and 508 are not retried")
     func failureKinds() async throws {
         var timedOut = TransportFailure("timed out", reason: "timed out")
         timedOut.timedOut = true
@@ -114,6 +114,7 @@ struct HTTPEndpointDeliveryTests {
             (ScriptedEndpoint.Answer.failure(timedOut), "HttpEndpoint.RequestTimeout", 2),
             (.failure(TransportFailure("connect", reason: "Connection refused")), "HttpEndpoint.ConnectionFailed", 2),
             (.status(413, "too big"), "HttpEndpoint.DestinationException", 1),
+            (.status(508, "loop"), "HttpEndpoint.DestinationException", 1),
         ] {
             let endpoint = ScriptedEndpoint([], then: answer)
             let clock = ManualClock(advancesWhenSlept: true)
@@ -123,6 +124,20 @@ struct HTTPEndpointDeliveryTests {
             #expect(record["errorCode"] as? String == code)
             #expect(outcome.attempts == attempts, "\(code)")
         }
+        // The error record names the timeout that ran out, not Firehose's 180 s.
+        let endpoint = ScriptedEndpoint([], then: .failure(timedOut))
+        let clock = ManualClock(advancesWhenSlept: true)
+        var shortened = delivery(endpoint, clock: clock)
+        shortened.responseTimeout = .milliseconds(2500)
+        let outcome = await shortened.deliver(records(1), settings: settings(retrySeconds: 0))
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(outcome.failed[0])) as? [String: Any])
+        #expect(
+            record["errorMessage"] as? String
+                == "The endpoint did not answer within 2.5 seconds (the server's --endpoint-response-timeout; Firehose waits 180 seconds)."
+        )
+        #expect(
+            HTTPEndpointContract.Failure.timedOut(after: .seconds(180)).message
+                == "The endpoint did not answer within 180 seconds (Firehose's timeout for an HTTP endpoint).")
     }
 
     @Test("At shutdown a failed request is not retried: nothing is reported failed, the records stay staged")
