@@ -34,12 +34,9 @@ struct ControlPlane {
         case .listDeliveryStreams: return try list(body)
         case .listTagsForDeliveryStream: return try listTags(body)
         case .startDeliveryStreamEncryption, .stopDeliveryStreamEncryption:
-            let input = try decode(DeleteDeliveryStreamInput.self, body)
-            let violations = ServiceLimits.streamNameViolations(input.deliveryStreamName)
-            if !violations.isEmpty { throw .validation(violations) }
-            _ = try existing(input.deliveryStreamName!)
-            throw .invalidArgument(
-                "\(operation.rawValue) is not supported yet by firehose-local: objects are written unencrypted.")
+            return try await sink.changingStreams { () async throws(FirehoseError) in
+                try await changeEncryption(start: operation == .startDeliveryStreamEncryption, body: body, now: now)
+            }
         case .putRecord, .putRecordBatch:
             preconditionFailure("data-plane operation routed to the control plane")
         }
@@ -437,7 +434,7 @@ struct ControlPlane {
         ServiceLimits.streamARN(region: configuration.region, accountID: configuration.accountID, name: name)
     }
 
-    private func existing(_ name: String) throws(FirehoseError) -> (
+    func existing(_ name: String) throws(FirehoseError) -> (
         settings: DeliveryStreamSettings, record: StreamRecord
     ) {
         guard let settings = sink.settings(of: name), let record = sink.record(of: name) else {
@@ -446,7 +443,7 @@ struct ControlPlane {
         return (settings, record)
     }
 
-    private func modify(_ name: String, _ change: (inout StreamRecord) -> Void) async throws(FirehoseError) {
+    func modify(_ name: String, _ change: (inout StreamRecord) -> Void) async throws(FirehoseError) {
         do {
             try await sink.updateRecord(of: name, change)
         } catch {
@@ -470,7 +467,7 @@ struct ControlPlane {
         }
     }
 
-    private func decode<Shape: Decodable>(_ type: Shape.Type, _ body: [UInt8]) throws(FirehoseError) -> Shape {
+    func decode<Shape: Decodable>(_ type: Shape.Type, _ body: [UInt8]) throws(FirehoseError) -> Shape {
         let text = body.isEmpty ? Array("{}".utf8) : body
         return try RequestJSON.decode(Shape.self, from: text)
     }

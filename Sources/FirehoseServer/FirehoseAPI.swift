@@ -284,7 +284,10 @@ public final class FirehoseAPI: Sendable {
             }
             guard try await put(input, reserveMemory: request.reserveMemory).isEmpty else { throw .throttled }
             return fault.finish(
-                Self.success(PutRecordsResponse.putRecord(recordID: recordIDs.next()), requestID: requestID))
+                Self.success(
+                    PutRecordsResponse.putRecord(
+                        recordID: recordIDs.next(), encrypted: isEncrypted(input.deliveryStreamName)),
+                    requestID: requestID))
         case .putRecordBatch:
             let input = try PutRecordsRequest.decodePutRecordBatch(body)
             try caller?.authorize(action: "firehose:PutRecordBatch", resource: streamARN(input.deliveryStreamName))
@@ -299,11 +302,15 @@ public final class FirehoseAPI: Sendable {
             guard !failures.isEmpty else {
                 let ids = (0..<input.records.count).map { _ in recordIDs.next() }
                 return fault.finish(
-                    Self.success(PutRecordsResponse.putRecordBatch(recordIDs: ids), requestID: requestID))
+                    Self.success(
+                        PutRecordsResponse.putRecordBatch(
+                            recordIDs: ids, encrypted: isEncrypted(input.deliveryStreamName)),
+                        requestID: requestID))
             }
             failures.sort { $0.position < $1.position }
             let answer = PutRecordsResponse.putRecordBatch(
-                records: input.records.count, failures: failures, recordID: recordIDs.next)
+                records: input.records.count, failures: failures, encrypted: isEncrypted(input.deliveryStreamName),
+                recordID: recordIDs.next)
             return fault.finish(Self.success(answer, requestID: requestID))
         default:
             // The body's stream name is read once, and only when a policy or a fault rule needs it.
@@ -497,6 +504,11 @@ public final class FirehoseAPI: Sendable {
             metadata["error_message"] = .string(error.message)
             logger.debug("Request failed", metadata: metadata)
         }
+    }
+
+    /// What a put's `Encrypted` says: whether the stream's server-side encryption is on.
+    private func isEncrypted(_ stream: String) -> Bool {
+        sink.record(of: stream)?.encryptionInForce?.enabled == true
     }
 
     func log(_ message: Logger.Message, _ metadata: Logger.Metadata) {

@@ -75,6 +75,7 @@ extension DeliveryStreamSettings {
                 ))
         }
         try Self.checkKinesisSource(definition, region: region, accountID: accountID)
+        try Self.checkSourceAndEncryption(definition)
         if let other = definition.otherMembers.keys.sorted().first {
             throw fail(
                 other,
@@ -549,11 +550,10 @@ extension DeliveryStreamSettings {
             throw fail("RoleArn '\(role)' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME).")
         }
         guard let lambdaFunctions else { return processor }
-        processor.function = lambdaFunctions.entry(for: arn)
-        guard processor.function == nil else { return processor }
-        throw fail(
-            "firehose-local has no function for \(arn): map it (or its name, \(LambdaFunctionDirectory.functionName(inARN: arn)!)) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
-        )
+        // AWS creates a stream whose function does not exist (a recorded CloudFormation stack does);
+        // its invocations fail, and the stream says why (`DeliveryStreamSettings.warnings`).
+        processor.function = lambdaFunctions.entry(for: arn) ?? LambdaFunctionDirectory.Entry(function: .notMapped)
+        return processor
     }
 
     /// Dynamic partitioning's rules (developer guide, "Dynamic partitioning" and "Buffering hints"):

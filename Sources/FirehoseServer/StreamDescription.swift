@@ -18,12 +18,17 @@ enum StreamDescription {
             "DeliveryStreamARN": .string(arn),
             "DeliveryStreamStatus": .string(status),
             "DeliveryStreamType": .string(record.definition.deliveryStreamType ?? "DirectPut"),
-            "DeliveryStreamEncryptionConfiguration": .object(["Status": .string("DISABLED")]),
             "VersionId": .string(String(record.versionID)),
             "CreateTimestamp": .number(record.createTime.timeIntervalSince1970),
             "Destinations": .array(destinations),
             "HasMoreDestinations": .bool(false),
         ]
+        members["DeliveryStreamEncryptionConfiguration"] = ControlPlane.encryptionDescription(of: record)
+        if let hint = record.definition.directPutSourceConfiguration?.throughputHintInMBs {
+            members["Source"] = .object([
+                "DirectPutSourceDescription": .object(["ThroughputHintInMBs": .number(Double(hint))])
+            ])
+        }
         if let source = record.definition.kinesisStreamSourceConfiguration {
             members["Source"] = .object([
                 "KinesisStreamSourceDescription": .object([
@@ -56,6 +61,14 @@ enum StreamDescription {
         let plain = s3Description(extended, settings: settings, accountID: accountID)
         extended.merge(plain) { _, filled in filled }
         extended["S3BackupMode"] = extended["S3BackupMode"] ?? .string("Disabled")
+        // Recorded: a stream created with partitioning enabled and no RetryOptions describes AWS's
+        // default of 300 s.
+        if case .object(var partitioning)? = extended["DynamicPartitioningConfiguration"],
+            partitioning["Enabled"] == .bool(true), partitioning["RetryOptions"] == nil
+        {
+            partitioning["RetryOptions"] = .object(["DurationInSeconds": .number(300)])
+            extended["DynamicPartitioningConfiguration"] = .object(partitioning)
+        }
         extended["ProcessingConfiguration"] =
             extended["ProcessingConfiguration"].map { withLambdaDefaults($0, role: extended["RoleARN"]!) }
             ?? .object(["Enabled": .bool(false), "Processors": .array([])])

@@ -30,6 +30,18 @@ public struct StreamRecord: Codable, Sendable, Equatable {
     public var origin: Origin
     /// CREATING until this moment, ACTIVE from then on.
     public var activeAt: Date
+    /// Server-side encryption as Start/StopDeliveryStreamEncryption last left it; nil: as created
+    /// (`definition.deliveryStreamEncryptionConfigurationInput`).
+    public var encryption: StreamEncryption?
+
+    /// Server-side encryption in force. Nothing is encrypted at rest here; it is described and
+    /// answered (`Encrypted`) as AWS does.
+    public var encryptionInForce: StreamEncryption? {
+        encryption
+            ?? definition.deliveryStreamEncryptionConfigurationInput.map {
+                StreamEncryption(keyType: $0.keyType ?? StreamEncryption.awsOwnedKey, keyARN: $0.keyARN, enabled: true)
+            }
+    }
 
     public init(
         definition: CreateDeliveryStreamInput, versionID: Int = 1, createTime: Date, lastUpdateTime: Date? = nil,
@@ -45,6 +57,23 @@ public struct StreamRecord: Codable, Sendable, Equatable {
     }
 
     public func isActive(at now: Date) -> Bool { now >= activeAt }
+}
+
+/// A stream's server-side encryption: its key, and whether it is on.
+public struct StreamEncryption: Codable, Sendable, Equatable {
+    public static let awsOwnedKey = "AWS_OWNED_CMK"
+    public static let customerManagedKey = "CUSTOMER_MANAGED_CMK"
+
+    public var keyType: String
+    /// Only with `CUSTOMER_MANAGED_CMK`.
+    public var keyARN: String?
+    public var enabled: Bool
+
+    public init(keyType: String, keyARN: String? = nil, enabled: Bool) {
+        self.keyType = keyType
+        self.keyARN = keyARN
+        self.enabled = enabled
+    }
 }
 
 /// One registered stream: the actor that buffers and delivers, and a copy of its settings and

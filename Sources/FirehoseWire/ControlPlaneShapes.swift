@@ -36,6 +36,26 @@ package struct DeleteDeliveryStreamInput: Decodable, Sendable {
     }
 }
 
+/// StartDeliveryStreamEncryption's input; without a configuration, an AWS-owned key.
+package struct StartDeliveryStreamEncryptionInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+    package var deliveryStreamEncryptionConfigurationInput: DeliveryStreamEncryptionConfigurationInput?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+        case deliveryStreamEncryptionConfigurationInput = "DeliveryStreamEncryptionConfigurationInput"
+    }
+}
+
+/// StopDeliveryStreamEncryption's input.
+package struct StopDeliveryStreamEncryptionInput: Decodable, Sendable {
+    package var deliveryStreamName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamName = "DeliveryStreamName"
+    }
+}
+
 package struct UpdateDestinationInput: Decodable, Sendable {
     package var deliveryStreamName: String?
     package var currentDeliveryStreamVersionId: String?

@@ -10,6 +10,10 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
     public var httpEndpointDestinationConfiguration: HttpEndpointDestinationConfiguration?
     /// Where a `KinesisStreamAsSource` delivery stream reads its records.
     public var kinesisStreamSourceConfiguration: KinesisStreamSourceConfiguration?
+    /// A DirectPut stream's expected throughput: informational only, as at AWS.
+    public var directPutSourceConfiguration: DirectPutSourceConfiguration?
+    /// Server-side encryption from creation on (nothing is encrypted at rest here).
+    public var deliveryStreamEncryptionConfigurationInput: DeliveryStreamEncryptionConfigurationInput?
     public var tags: [Tag]?
     /// Destinations and sources other than S3 / DirectPut: present only to be refused clearly.
     public var otherMembers: [String: JSONValue] = [:]
@@ -37,13 +41,14 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         case extendedS3DestinationConfiguration = "ExtendedS3DestinationConfiguration"
         case httpEndpointDestinationConfiguration = "HttpEndpointDestinationConfiguration"
         case kinesisStreamSourceConfiguration = "KinesisStreamSourceConfiguration"
+        case directPutSourceConfiguration = "DirectPutSourceConfiguration"
+        case deliveryStreamEncryptionConfigurationInput = "DeliveryStreamEncryptionConfigurationInput"
         case tags = "Tags"
     }
 
     /// The model's other members of CreateDeliveryStreamInput, which firehose-local refuses.
     public static let unsupportedMembers = [
-        "DirectPutSourceConfiguration",
-        "DeliveryStreamEncryptionConfigurationInput", "RedshiftDestinationConfiguration",
+        "RedshiftDestinationConfiguration",
         "ElasticsearchDestinationConfiguration", "AmazonopensearchserviceDestinationConfiguration",
         "SplunkDestinationConfiguration",
         "AmazonOpenSearchServerlessDestinationConfiguration", "MSKSourceConfiguration",
@@ -62,6 +67,10 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
             HttpEndpointDestinationConfiguration.self, forKey: .httpEndpointDestinationConfiguration)
         kinesisStreamSourceConfiguration = try container.decodeIfPresent(
             KinesisStreamSourceConfiguration.self, forKey: .kinesisStreamSourceConfiguration)
+        directPutSourceConfiguration = try container.decodeIfPresent(
+            DirectPutSourceConfiguration.self, forKey: .directPutSourceConfiguration)
+        deliveryStreamEncryptionConfigurationInput = try container.decodeIfPresent(
+            DeliveryStreamEncryptionConfigurationInput.self, forKey: .deliveryStreamEncryptionConfigurationInput)
         tags = try container.decodeIfPresent([Tag].self, forKey: .tags)
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
         for key in all.allKeys where Self.unsupportedMembers.contains(key.stringValue) {
@@ -85,11 +94,55 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         try container.encodeIfPresent(
             httpEndpointDestinationConfiguration, forKey: .httpEndpointDestinationConfiguration)
         try container.encodeIfPresent(kinesisStreamSourceConfiguration, forKey: .kinesisStreamSourceConfiguration)
+        try container.encodeIfPresent(directPutSourceConfiguration, forKey: .directPutSourceConfiguration)
+        try container.encodeIfPresent(
+            deliveryStreamEncryptionConfigurationInput, forKey: .deliveryStreamEncryptionConfigurationInput)
         try container.encodeIfPresent(tags, forKey: .tags)
         var others = encoder.container(keyedBy: AnyCodingKey.self)
         for (name, value) in otherMembers {
             try others.encode(value, forKey: AnyCodingKey(stringValue: name))
         }
+    }
+}
+
+/// `DirectPutSourceConfiguration`: `ThroughputHintInMBs` (1–100) is for information only.
+public struct DirectPutSourceConfiguration: Codable, Sendable, Equatable {
+    public var throughputHintInMBs: Int?
+
+    public init(throughputHintInMBs: Int?) { self.throughputHintInMBs = throughputHintInMBs }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case throughputHintInMBs = "ThroughputHintInMBs"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        throughputHintInMBs = try container.decodeIfPresent(Int.self, forKey: .throughputHintInMBs)
+    }
+}
+
+/// `DeliveryStreamEncryptionConfigurationInput`: the KMS key server-side encryption uses.
+public struct DeliveryStreamEncryptionConfigurationInput: Codable, Sendable, Equatable {
+    public var keyARN: String?
+    /// `AWS_OWNED_CMK` or `CUSTOMER_MANAGED_CMK` (which needs `KeyARN`).
+    public var keyType: String?
+
+    public init(keyARN: String? = nil, keyType: String?) {
+        self.keyARN = keyARN
+        self.keyType = keyType
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case keyARN = "KeyARN"
+        case keyType = "KeyType"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownMembers(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        keyARN = try container.decodeIfPresent(String.self, forKey: .keyARN)
+        keyType = try container.decodeIfPresent(String.self, forKey: .keyType)
     }
 }
 

@@ -210,26 +210,27 @@ private struct PutRecordBatchShape: Decodable {
 
 /// Response bodies of the data plane.
 package enum PutRecordsResponse {
-    /// `{"RecordId": "...", "Encrypted": false}`
-    package static func putRecord(recordID: String) -> [UInt8] {
+    /// `{"RecordId": "...", "Encrypted": false}`; `Encrypted` says whether the stream's server-side
+    /// encryption is on.
+    package static func putRecord(recordID: String, encrypted: Bool = false) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 96)
         writer.beginObject()
         writer.key("RecordId")
         writer.string(recordID)
         writer.key("Encrypted")
-        writer.bool(false)
+        writer.bool(encrypted)
         writer.endObject()
         return writer.bytes
     }
 
     /// `{"FailedPutCount": 0, "Encrypted": false, "RequestResponses": [{"RecordId": "..."}, ...]}`
-    package static func putRecordBatch(recordIDs: some Collection<String>) -> [UInt8] {
+    package static func putRecordBatch(recordIDs: some Collection<String>, encrypted: Bool = false) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + recordIDs.count * 80)
         writer.beginObject()
         writer.key("FailedPutCount")
         writer.integer(0)
         writer.key("Encrypted")
-        writer.bool(false)
+        writer.bool(encrypted)
         writer.key("RequestResponses")
         writer.beginArray()
         for id in recordIDs {
@@ -267,13 +268,15 @@ package enum PutRecordsResponse {
 
     /// The same with failed entries, `{"ErrorCode": ..., "ErrorMessage": ...}` in the place of the
     /// records that failed (`failures` in ascending positions), and `FailedPutCount` counting them.
-    package static func putRecordBatch(records: Int, failures: [RecordFailure], recordID: () -> String) -> [UInt8] {
+    package static func putRecordBatch(
+        records: Int, failures: [RecordFailure], encrypted: Bool = false, recordID: () -> String
+    ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 + records * 80)
         writer.beginObject()
         writer.key("FailedPutCount")
         writer.integer(failures.count)
         writer.key("Encrypted")
-        writer.bool(false)
+        writer.bool(encrypted)
         writer.key("RequestResponses")
         writer.beginArray()
         var failures = failures[...]

@@ -561,10 +561,6 @@ CREATE_ERRORS = [
      ["SizeInMBs", "IntervalInSeconds"]),
     ("compression-enum", {EXT: _dest(CompressionFormat="LZ4")}, "ValidationException",
      ("extendedS3DestinationConfiguration.compressionFormat", "Member must satisfy enum value set: [", "LZ4")),
-    ("processor-lambda",
-     {EXT: _dest(ProcessingConfiguration={"Enabled": True, "Processors": [{"Type": "Lambda", "Parameters": [
-         {"ParameterName": "LambdaArn", "ParameterValue": "arn:aws:lambda:us-east-1:000000000000:function:f"}]}]})},
-     "InvalidArgumentException", ["no function for arn:aws:lambda:us-east-1:000000000000:function:f", "LambdaFunctions"]),
     ("processor-enum", {EXT: _dest(ProcessingConfiguration={"Enabled": True, "Processors": [{"Type": "Bogus"}]})},
      "ValidationException",
      ("extendedS3DestinationConfiguration.processingConfiguration.processors.1.member.type",
@@ -1179,18 +1175,69 @@ def test_tag_errors(fh):
 # --------------------------------------------------------------------------
 
 
-def test_start_and_stop_encryption_are_not_supported(fh):
-    create(fh, "e-enc")
-    for call in (
-        lambda: fh.start_delivery_stream_encryption(
-            DeliveryStreamName="e-enc", DeliveryStreamEncryptionConfigurationInput={"KeyType": "AWS_OWNED_CMK"}
-        ),
-        lambda: fh.stop_delivery_stream_encryption(DeliveryStreamName="e-enc"),
+KEY_ARN = "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+
+
+def test_server_side_encryption_is_accepted_described_and_answered_as_aws_does(fh):
+    """Infrastructure code that turns encryption on (a common baseline) runs unchanged: the states are
+    AWS's, PutRecord's Encrypted follows them; nothing is encrypted at rest here."""
+    fh.create_delivery_stream(
+        DeliveryStreamName="e-cmk", ExtendedS3DestinationConfiguration=fhlocal.destination(BUCKET),
+        DeliveryStreamEncryptionConfigurationInput={"KeyType": "CUSTOMER_MANAGED_CMK", "KeyARN": KEY_ARN})
+    assert describe(fh, "e-cmk")["DeliveryStreamEncryptionConfiguration"] == {
+        "KeyType": "CUSTOMER_MANAGED_CMK", "KeyARN": KEY_ARN, "Status": "ENABLED"}
+    assert fh.put_record(DeliveryStreamName="e-cmk", Record={"Data": b"x"})["Encrypted"] is True
+    conform("StopDeliveryStreamEncryption", fh.stop_delivery_stream_encryption(DeliveryStreamName="e-cmk"))
+    assert describe(fh, "e-cmk")["DeliveryStreamEncryptionConfiguration"] == {"Status": "DISABLED"}
+    assert fh.put_record_batch(DeliveryStreamName="e-cmk", Records=[{"Data": b"y"}])["Encrypted"] is False
+
+    create(fh, "e-owned")
+    assert describe(fh, "e-owned")["DeliveryStreamEncryptionConfiguration"] == {"Status": "DISABLED"}
+    conform("StartDeliveryStreamEncryption", fh.start_delivery_stream_encryption(DeliveryStreamName="e-owned"))
+    assert describe(fh, "e-owned")["DeliveryStreamEncryptionConfiguration"] == {
+        "KeyType": "AWS_OWNED_CMK", "Status": "ENABLED"}
+    assert fh.put_record_batch(DeliveryStreamName="e-owned", Records=[{"Data": b"z"}])["Encrypted"] is True
+    # Start again changes the key, as AWS allows.
+    fh.start_delivery_stream_encryption(
+        DeliveryStreamName="e-owned",
+        DeliveryStreamEncryptionConfigurationInput={"KeyType": "CUSTOMER_MANAGED_CMK", "KeyARN": KEY_ARN})
+    assert describe(fh, "e-owned")["DeliveryStreamEncryptionConfiguration"]["KeyARN"] == KEY_ARN
+
+    for call, code, fragment in (
+        (lambda: fh.start_delivery_stream_encryption(DeliveryStreamName="e-never"), "ResourceNotFoundException",
+         not_found_message("e-never")),
+        (lambda: fh.stop_delivery_stream_encryption(DeliveryStreamName="e-never"), "ResourceNotFoundException",
+         not_found_message("e-never")),
+        (lambda: fh.start_delivery_stream_encryption(
+            DeliveryStreamName="e-owned", DeliveryStreamEncryptionConfigurationInput={"KeyType": "CUSTOMER_MANAGED_CMK"}),
+         "InvalidArgumentException", "KeyARN is required"),
+        (lambda: fh.start_delivery_stream_encryption(
+            DeliveryStreamName="e-owned",
+            DeliveryStreamEncryptionConfigurationInput={"KeyType": "AWS_OWNED_CMK", "KeyARN": KEY_ARN}),
+         "InvalidArgumentException", "only with KeyType CUSTOMER_MANAGED_CMK"),
+        (lambda: fh.start_delivery_stream_encryption(
+            DeliveryStreamName="e-owned", DeliveryStreamEncryptionConfigurationInput={"KeyType": "MINE"}),
+         "ValidationException", "Member must satisfy enum value set: [AWS_OWNED_CMK, CUSTOMER_MANAGED_CMK]"),
+        (lambda: fh.create_delivery_stream(
+            DeliveryStreamName="e-bad-arn", ExtendedS3DestinationConfiguration=fhlocal.destination(BUCKET),
+            DeliveryStreamEncryptionConfigurationInput={"KeyType": "CUSTOMER_MANAGED_CMK", "KeyARN": "not-a-key"}),
+         "ValidationException", "deliveryStreamEncryptionConfigurationInput.keyARN"),
     ):
-        resp = expect_client_error(call, "InvalidArgumentException")
-        assert "not supported yet" in resp["Error"]["Message"], resp["Error"]
-    enc = describe(fh, "e-enc").get("DeliveryStreamEncryptionConfiguration", {"Status": "DISABLED"})
-    assert enc["Status"] == "DISABLED"
+        resp = expect_client_error(call, code)
+        assert fragment in resp["Error"]["Message"], resp["Error"]
+    assert describe(fh, "e-owned")["DeliveryStreamEncryptionConfiguration"]["KeyType"] == "CUSTOMER_MANAGED_CMK"
+
+
+def test_direct_put_source_configuration_is_accepted_and_echoed(fh):
+    fh.create_delivery_stream(
+        DeliveryStreamName="d-hint", ExtendedS3DestinationConfiguration=fhlocal.destination(BUCKET),
+        DirectPutSourceConfiguration={"ThroughputHintInMBs": 20})
+    assert describe(fh, "d-hint")["Source"] == {"DirectPutSourceDescription": {"ThroughputHintInMBs": 20}}
+    resp = expect_client_error(lambda: fh.create_delivery_stream(
+        DeliveryStreamName="d-hint-high", ExtendedS3DestinationConfiguration=fhlocal.destination(BUCKET),
+        DirectPutSourceConfiguration={"ThroughputHintInMBs": 101}), "ValidationException")
+    assert ("directPutSourceConfiguration.throughputHintInMBs" in resp["Error"]["Message"]
+            and "less than or equal to 100" in resp["Error"]["Message"]), resp["Error"]
 
 
 # --------------------------------------------------------------------------

@@ -74,6 +74,16 @@ def object_re(prefix: str, stream: str) -> str:
     return re.escape(prefix) + fhlocal.object_name_re(stream, ".gz", 1)
 
 
+def test_describe_fills_in_the_partitioning_retry_default_as_aws_does(fh):
+    """Recorded by AWS: a stream created with {"Enabled": true} alone describes RetryOptions of 300 s."""
+    destination = partitioned(DynamicPartitioningConfiguration={"Enabled": True})
+    fh.create_delivery_stream(DeliveryStreamName="dp-default-retry", ExtendedS3DestinationConfiguration=destination)
+    described = fh.describe_delivery_stream(DeliveryStreamName="dp-default-retry")["DeliveryStreamDescription"]
+    ext = described["Destinations"][0]["ExtendedS3DestinationDescription"]
+    assert ext["DynamicPartitioningConfiguration"] == {"Enabled": True, "RetryOptions": {"DurationInSeconds": 300}}
+    fh.delete_delivery_stream(DeliveryStreamName="dp-default-retry")
+
+
 def test_boto3_stream_partitions_by_jq_query_and_writes_error_records(srv, fh):
     name = "dp-api"
     resp = fh.create_delivery_stream(DeliveryStreamName=name, ExtendedS3DestinationConfiguration=partitioned())

@@ -360,10 +360,101 @@ struct ControlPlaneTests {
         #expect(try restarted.sink.loadPersistedStreams() == records)
     }
 
-    @Test func encryptionOperationsAreRefusedClearly() async throws {
+    static let keyARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+
+    func encryption(_ harness: APIHarness, _ name: String) async throws -> [String: Any]? {
+        let described = try json(await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "\#(name)"}"#))
+        let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
+        return description["DeliveryStreamEncryptionConfiguration"] as? [String: Any]
+    }
+
+    func putIsEncrypted(_ harness: APIHarness, _ name: String) async throws -> Bool? {
+        let put = await harness.api.handle(
+            harness.request(operation: "PutRecord", body: harness.putRecordBody(stream: name, data: [1])))
+        return try json(put)["Encrypted"] as? Bool
+    }
+
+    @Test func serverSideEncryptionIsKeptDescribedAndAnsweredAndSurvivesARestart() async throws {
+        var harness: APIHarness? = try APIHarness()
+        let directory = harness!.directory
+        harness!.keepDirectory = true
+        let created = await harness!.call(
+            "CreateDeliveryStream",
+            #"{"DeliveryStreamName": "enc", "ExtendedS3DestinationConfiguration": {"RoleARN": "\#(APIHarness.role)", "BucketARN": "arn:aws:s3:::b"}, "DeliveryStreamEncryptionConfigurationInput": {"KeyType": "CUSTOMER_MANAGED_CMK", "KeyARN": "\#(Self.keyARN)"}}"#
+        )
+        #expect(created.status == 200)
+        var described = try #require(try await encryption(harness!, "enc"))
+        #expect(described["Status"] as? String == "ENABLED" && described["KeyARN"] as? String == Self.keyARN)
+        #expect(try await putIsEncrypted(harness!, "enc") == true)
+        #expect(await harness!.call("StopDeliveryStreamEncryption", #"{"DeliveryStreamName": "enc"}"#).status == 200)
+        #expect(try await encryption(harness!, "enc")?.count == 1)
+        #expect(try await putIsEncrypted(harness!, "enc") == false)
+        // Start without a configuration: an AWS-owned key, AWS's default.
+        #expect(
+            await harness!.call("StartDeliveryStreamEncryption", #"{"DeliveryStreamName": "events"}"#).status == 200)
+        described = try #require(try await encryption(harness!, "events"))
+        #expect(described["KeyType"] as? String == "AWS_OWNED_CMK" && described["KeyARN"] == nil)
+        #expect(described["Status"] as? String == "ENABLED")
+        harness = nil
+
+        let restarted = try APIHarness(directory: directory)
+        let saved = try restarted.sink.loadPersistedStreams()
+        let enc = try #require(saved.first { $0.definition.deliveryStreamName == "enc" })
+        #expect(
+            enc.encryptionInForce
+                == StreamEncryption(keyType: "CUSTOMER_MANAGED_CMK", keyARN: Self.keyARN, enabled: false))
+        let events = try #require(saved.first { $0.definition.deliveryStreamName == "events" })
+        #expect(events.encryptionInForce == StreamEncryption(keyType: "AWS_OWNED_CMK", enabled: true))
+    }
+
+    @Test func encryptionRequestsAreCheckedAsAWSChecksThem() async throws {
         let harness = try APIHarness()
-        let response = await harness.call("StartDeliveryStreamEncryption", #"{"DeliveryStreamName": "events"}"#)
-        #expect(try expectError(response, status: 400, code: "InvalidArgumentException").contains("not supported yet"))
+        func start(_ configuration: String, stream: String = "events") async throws -> (code: String, message: String) {
+            let response = await harness.call(
+                "StartDeliveryStreamEncryption",
+                #"{"DeliveryStreamName": "\#(stream)", "DeliveryStreamEncryptionConfigurationInput": \#(configuration)}"#
+            )
+            let body = try json(response)
+            return (body["__type"] as? String ?? "", body["message"] as? String ?? "")
+        }
+        #expect(try await start(#"{"KeyType": "CUSTOMER_MANAGED_CMK"}"#).message.contains("KeyARN is required"))
+        #expect(
+            try await start(#"{"KeyType": "AWS_OWNED_CMK", "KeyARN": "\#(Self.keyARN)"}"#).code
+                == "InvalidArgumentException")
+        let wrongType = try await start(#"{"KeyType": "MY_KEY"}"#)
+        #expect(wrongType.code == "ValidationException")
+        #expect(
+            wrongType.message
+                == "1 validation error detected: Value 'MY_KEY' at 'deliveryStreamEncryptionConfigurationInput.keyType' failed to satisfy constraint: Member must satisfy enum value set: [AWS_OWNED_CMK, CUSTOMER_MANAGED_CMK]"
+        )
+        for arn in ["arn:aws:kms:us-east-1:12345:key/x", "arn:aws:kms:us-east-1:123456789012:key/a\\nb", ""] {
+            #expect(
+                try await start(#"{"KeyType": "CUSTOMER_MANAGED_CMK", "KeyARN": "\#(arn)"}"#).code
+                    == "ValidationException",
+                "\(arn)")
+        }
+        #expect(
+            try await start(#"{"KeyType": "AWS_OWNED_CMK"}"#, stream: "missing").code == "ResourceNotFoundException")
+        let stop = await harness.call("StopDeliveryStreamEncryption", #"{"DeliveryStreamName": "missing"}"#)
+        _ = try expectError(stop, status: 400, code: "ResourceNotFoundException")
+        // Nothing was changed by the refused calls.
+        #expect(try await encryption(harness, "events")?.count == 1)
+    }
+
+    @Test func aKinesisSourcedStreamHasNoEncryptionToDescribeOrStart() throws {
+        var definition = CreateDeliveryStreamInput(
+            deliveryStreamName: "from-kinesis", deliveryStreamType: "KinesisStreamAsSource")
+        let record = StreamRecord(definition: definition, createTime: Date(), origin: .api, activeAt: Date())
+        #expect(ControlPlane.encryptionDescription(of: record) == nil)
+        definition.deliveryStreamEncryptionConfigurationInput = .init(keyType: "AWS_OWNED_CMK")
+        #expect(throws: StreamConfigurationError.self) {
+            try DeliveryStreamSettings.checkSourceAndEncryption(definition)
+        }
+        definition.deliveryStreamEncryptionConfigurationInput = nil
+        definition.directPutSourceConfiguration = .init(throughputHintInMBs: 5)
+        #expect(throws: StreamConfigurationError.self) {
+            try DeliveryStreamSettings.checkSourceAndEncryption(definition)
+        }
     }
 }
 
