@@ -405,6 +405,11 @@ struct LocalEndpoints {
                 writer.null()
             }
             writer.endObject()
+            // What the stream was created with that cannot work here (a function not mapped).
+            writer.key("warnings")
+            writer.beginArray()
+            for warning in settings.warnings { writer.string(warning) }
+            writer.endArray()
             writer.endObject()
         }
         writer.endArray()

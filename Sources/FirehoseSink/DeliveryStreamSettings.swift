@@ -203,6 +203,16 @@ public struct DeliveryStreamSettings: Sendable {
         self.transformation = transformation
     }
 
+    /// What the stream was created with that cannot work here, said at its creation, in
+    /// `/_local/streams` and in the live view.
+    package var warnings: [String] {
+        guard let transformation, transformation.function == .notMapped else { return [] }
+        let name = LambdaFunctionDirectory.functionName(inARN: transformation.functionARN) ?? transformation.functionARN
+        return [
+            "No function runs here for the Lambda processor's \(transformation.functionARN): every invocation fails with Lambda.ResourceNotFound and its records go to the processing-failed error output. Map it (or its name, \(name)) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
+        ]
+    }
+
     /// The settings of a transformed stream's first stage, which stages source records until the
     /// function has transformed them: the processors before the function, then each record framed
     /// with its arrival (`SourceRecordFrame`), in one partition, buffered by the processor's hints,

@@ -275,6 +275,15 @@ public final class FirehoseSink: Sendable {
             metadata["gzip"] = .string("\(settings.gzipImplementation.rawValue) level \(settings.gzipLevel)")
         }
         logger.info("Delivery stream ready", metadata: metadata)
+        logWarnings(of: settings)
+    }
+
+    private func logWarnings(of settings: DeliveryStreamSettings) {
+        for warning in settings.warnings {
+            logger.warning(
+                "Delivery stream has a setting that cannot work here",
+                metadata: ["stream": .string(settings.name), "warning": .string(warning)])
+        }
     }
 
     /// The stages of a stream that deliver objects (or, with `transformation`, that stage source
@@ -395,6 +404,7 @@ public final class FirehoseSink: Sendable {
             $0[settings.name]?.source = source
             $0[settings.name]?.backup = backup
         }
+        logWarnings(of: settings)
         if let old = entry.source { _ = try? await old.flush() }
     }
 

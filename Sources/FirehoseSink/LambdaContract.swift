@@ -114,6 +114,12 @@ package enum LambdaContract {
                     "The record is \(bytes) bytes after the processors before the function; as base64 in an invocation event it exceeds the 6 MB a Lambda invocation accepts, so it was not sent to the function."
             )
         }
+        /// No function of the processor's `LambdaArn` exists here (none is mapped): the code and
+        /// message of the developer guide's "Lambda invocation errors" table for a function that
+        /// does not exist (monitoring-with-cloudwatch-logs.html#lambda-invocation-errors).
+        package static let resourceNotFound = Failure(
+            code: "Lambda.ResourceNotFound",
+            message: "The specified Lambda function does not exist. Use a different function that does exist.")
         /// The function did not answer in time.
         package static let functionTimedOut = Failure(
             code: "Lambda.FunctionTimedOut",

@@ -24,6 +24,9 @@ package enum LambdaFunction: Sendable, Equatable {
     /// the AWS Lambda Runtime Interface Emulator (whose NAME is always `function`) and
     /// `sam local start-lambda` serve it.
     case invokeAPI(endpoint: URL, functionName: String)
+    /// No function of this name runs here: AWS creates such a stream, and every invocation fails as
+    /// one of a function that does not exist (`Lambda.ResourceNotFound`).
+    case notMapped
 
     /// Invokes the function with `event`, waiting at most `timeout`.
     /// - Parameter transport: how an Invoke API endpoint is reached (the sink's outbound HTTP).
@@ -53,6 +56,8 @@ package enum LambdaFunction: Sendable, Equatable {
                     .invocationFailed("The Invoke API at \(url.absoluteString) could not be reached: \(error)."))
             }
             return Self.interpret(response, url: url)
+        case .notMapped:
+            return .failure(.resourceNotFound)
         }
     }
 

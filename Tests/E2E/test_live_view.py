@@ -440,6 +440,8 @@ def test_a_page_of_another_site_cannot_drive_local_endpoints(srv, browser):
     try:
         browser.get(f"http://localhost:{site.server_address[1]}/")
         wait_for(lambda: browser.title == "sent", 15, what="the page's requests")
+        # The refused requests are the page's console errors, not the view's: drained here.
+        browser.get_log("browser")
     finally:
         site.shutdown()
         site.server_close()
@@ -469,3 +471,21 @@ def test_local_endpoints_refuse_rebound_names_and_cross_origin_changes(srv):
     [object_] = srv.flush("ui-raw")["objects"]
     records = srv.http("GET", f"/_local/object?bucket={quote(object_['bucket'])}&key={quote(object_['key'])}")
     assert records.status == 200 and records.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_stream_whose_function_is_not_mapped_shows_why_on_its_card(srv, browser):
+    destination = fhlocal.destination(ProcessingConfiguration={"Enabled": True, "Processors": [{
+        "Type": "Lambda", "Parameters": [
+            {"ParameterName": "LambdaArn", "ParameterValue": "arn:aws:lambda:us-east-1:000000000000:function:nowhere"}]}]})
+    srv.client().create_delivery_stream(DeliveryStreamName="ui-unmapped", ExtendedS3DestinationConfiguration=destination)
+    try:
+        open_view(browser, srv)
+        warning = wait_for(lambda: card(browser, "ui-unmapped").find_element("css selector", ".warning"), 15,
+                           what="the card of the new stream")
+        wait_for(lambda: warning.is_displayed() and "Lambda.ResourceNotFound" in warning.text, 15,
+                 what="the card's warning")
+        assert "function:nowhere" in warning.text
+        assert not card(browser, "ui-raw").find_element("css selector", ".warning").is_displayed()
+        assert console_errors(browser) == []
+    finally:
+        srv.client().delete_delivery_stream(DeliveryStreamName="ui-unmapped")

@@ -385,6 +385,40 @@ def test_sigkill_while_the_function_runs_loses_no_acknowledged_record(make_serve
     assert not any(staging.iterdir()), list(staging.iterdir())
 
 
+def test_a_function_not_mapped_here_is_accepted_fails_as_aws_fails_it_then_runs_once_mapped(make_server, tmp_path):
+    """A pasted definition whose function does not run here: AWS creates such a stream (a recorded
+    CloudFormation stack does); its invocations fail with Lambda.ResourceNotFound, the records go to
+    the processing-failed error output, and the stream says why. Mapped at the next start, it runs."""
+    base = {"Credentials": fhlocal.DEFAULT_CREDENTIALS, "DeliveryStreams": []}
+    srv = make_server(base, name="unmapped")
+    fh = srv.client()
+    fh.create_delivery_stream(
+        DeliveryStreamName="t-unmapped", ExtendedS3DestinationConfiguration=transformed_stream("enrich", NumberOfRetries="0"))
+    assert "function:enrich" in srv.stderr_text() and "Lambda.ResourceNotFound" in srv.stderr_text()
+    [warning] = fhlocal.stream_status(srv, "t-unmapped")["warnings"]
+    assert "--lambda-endpoint" in warning and "enrich" in warning, warning
+    fh.put_record_batch(DeliveryStreamName="t-unmapped", Records=[{"Data": b"one"}, {"Data": b"two"}])
+    [failed] = srv.flush("t-unmapped")["objects"]
+    assert failed["key"].startswith("errors/processing-failed/"), failed
+    records = error_records(srv.read_object(BUCKET, failed["key"]))
+    assert [base64.b64decode(r["rawData"]) for r in records] == [b"one", b"two"]
+    assert {r["errorCode"] for r in records} == {"Lambda.ResourceNotFound"}
+    assert records[0]["errorMessage"] == (
+        "The specified Lambda function does not exist. Use a different function that does exist.")
+    assert records[0]["lambdaARN"] == ARN + "enrich"
+    assert srv.stop() == 0
+
+    function = CommandFunction(tmp_path / "function")
+    mapped = make_server.create(
+        {**base, "LambdaFunctions": [{"FunctionName": "enrich", "Command": function.command}]}, name="mapped")
+    mapped.data_dir = srv.data_dir
+    mapped.start()
+    assert fhlocal.stream_status(mapped, "t-unmapped")["warnings"] == []
+    mapped.client().put_record(DeliveryStreamName="t-unmapped", Record={"Data": b"three"})
+    [delivered] = [o for o in mapped.flush("t-unmapped")["objects"] if "errorOutputType" not in o]
+    assert mapped.read_object(BUCKET, delivered["key"]) == b"THREE\n"
+
+
 @pytest.mark.timeout_s(90)
 def test_sigterm_with_a_hung_function_gives_up_after_the_shutdown_timeout(make_server, tmp_path):
     """SIGTERM while the function hangs (its Timeout is 300 s): once --shutdown-timeout has passed, the

@@ -2,6 +2,7 @@ import FirehoseKeyLayout
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
+import Foundation
 import Testing
 
 @Suite("CreateDeliveryStream validation")
@@ -302,15 +303,30 @@ struct StreamDefinitionValidationTests {
                 ["LambdaArn": lambdaARN, "RoleArn": "admin"],
                 "RoleArn 'admin' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)."
             ),
-            (
-                ["LambdaArn": lambdaARN],
-                "firehose-local has no function for arn:aws:lambda:us-east-1:000000000000:function:enrich: map it (or its name, enrich) to a command or an Invoke API endpoint under LambdaFunctions in the configuration file, or start the server with --lambda-endpoint URL."
-            ),
         ] as [([String: String], String)])
     func lambdaParameters(parameters: [String: String], message: String) {
         let error = lambdaError(parameters)
         #expect(error?.field == "ExtendedS3DestinationConfiguration.ProcessingConfiguration.Processors[0].Parameters")
         #expect(error?.error == .invalidArgument(message))
+    }
+
+    @Test("A Lambda processor whose function is not mapped here is accepted, as AWS accepts it, with a warning")
+    func lambdaNotMapped() throws {
+        let input = CreateDeliveryStreamInput(
+            deliveryStreamName: "demo",
+            extendedS3DestinationConfiguration: Self.processors([
+                Self.processor("Lambda", ["LambdaArn": Self.lambdaARN])
+            ]))
+        let settings = try DeliveryStreamSettings(
+            validating: input, dataDirectory: nil, lambdaFunctions: LambdaFunctionDirectory())
+        #expect(settings.transformation?.function == .notMapped)
+        #expect(settings.warnings.count == 1)
+        #expect(settings.warnings.first?.contains("Lambda.ResourceNotFound") == true)
+        #expect(settings.warnings.first?.contains("--lambda-endpoint") == true)
+        let mapped = try DeliveryStreamSettings(
+            validating: input, dataDirectory: nil,
+            lambdaFunctions: LambdaFunctionDirectory(defaultEndpoint: URL(string: "http://127.0.0.1:9001")!))
+        #expect(mapped.warnings.isEmpty)
     }
 
     @Test("A Lambda processor whose function runs here becomes the stream's transformation, with AWS's defaults")

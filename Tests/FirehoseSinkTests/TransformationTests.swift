@@ -182,6 +182,28 @@ struct TransformationTests {
         }
     }
 
+    @Test("A function not mapped here fails each invocation as AWS fails one that does not exist; no record is lost")
+    func functionNotMapped() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try transformedSettings(.notMapped, retries: 1))
+            try await harness.put(["one", "two"])
+            let objects = try await harness.sink.flush()
+            #expect(objects.map(\.errorOutputType) == ["processing-failed"])
+            let records = try errorRecords(try harness.contents(of: objects[0]))
+            #expect(
+                records.compactMap { $0["rawData"] as? String }
+                    == ["one", "two"].map { Data($0.utf8).base64EncodedString() })
+            #expect(records.allSatisfy { $0["errorCode"] as? String == "Lambda.ResourceNotFound" })
+            #expect(
+                records.allSatisfy {
+                    $0["errorMessage"] as? String
+                        == "The specified Lambda function does not exist. Use a different function that does exist."
+                })
+            #expect(records.allSatisfy { $0["lambdaARN"] as? String == functionARN })
+            #expect(harness.stagingIsEmpty)
+        }
+    }
+
     @Test(
         "A shutdown whose time is up abandons a hung function: its records stay staged, not failed, and the next start transforms them"
     )

@@ -147,6 +147,7 @@ function newCard(name) {
     flush: node.querySelector(".flush"),
     config: node.querySelector(".config"),
     failing: node.querySelector(".failing"),
+    warning: node.querySelector(".warning"),
     partitions: node.querySelector(".partitions"),
     chart: node.querySelector(".chart"),
     line: node.querySelector(".line"),
@@ -208,6 +209,10 @@ function updateCard(card, stream) {
     const error = stream.delivery.lastError;
     setText(card.failing, `Delivery failing (${stream.delivery.failures} attempts): ${error ? error.message : "unknown error"}`);
   }
+
+  const warnings = stream.warnings || [];
+  card.warning.hidden = warnings.length === 0;
+  if (warnings.length > 0) setText(card.warning, warnings.join(" "));
 
   renderPartitions(card, stream);
 
