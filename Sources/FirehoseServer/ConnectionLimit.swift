@@ -85,7 +85,7 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let connections: OpenConnections
-    /// The largest body the server reads (`FirehoseAPI.Configuration.maxBodyBytes`).
+    /// The largest body the server reads (`FirehoseAPI.Configuration.largestBodyBytes`).
     private let maxBodyBytes: Int
     private var closeRequested = false
     /// Whether the client has closed its side (the server allows half-closure, so that is an event,

@@ -30,6 +30,18 @@ public final class FirehoseAPI: Sendable {
         /// Largest request body accepted, before and after `Content-Encoding: gzip` decoding. A full
         /// PutRecordBatch is about 5.6 MB of JSON; the margin leaves room for verbose encoders.
         public var maxBodyBytes: Int
+        /// Largest Kinesis Data Streams request body: a stream's records may be 10 MiB
+        /// (`MaxRecordSizeInKiB` up to 10240), which PutRecord sends as about 14 MB of base64 in JSON,
+        /// and a PutRecords request may carry 10 MiB of data and keys.
+        public var maxKinesisBodyBytes = 16 * 1024 * 1024
+
+        /// The largest body any request may have, which the HTTP layer reads at most.
+        public var largestBodyBytes: Int { max(maxBodyBytes, maxKinesisBodyBytes) }
+
+        /// The body limit of a request with this `X-Amz-Target` (Kinesis's is larger).
+        public func maxBodyBytes(target: String?) -> Int {
+            target?.hasPrefix(KinesisAPI.targetPrefix) == true ? maxKinesisBodyBytes : maxBodyBytes
+        }
         /// How long a stream made with CreateDeliveryStream stays CREATING. Zero by default: SDK
         /// waiters poll every 20 s, so any delay would cost a test run that much.
         public var streamActivationDelay: TimeInterval
@@ -362,7 +374,7 @@ public final class FirehoseAPI: Sendable {
         let operation = KinesisAPI.Operation(rawValue: String(target.dropFirst(KinesisAPI.targetPrefix.count)))
         return await respond(.kinesis, operation: operation?.rawValue ?? "unknown", requestID: requestID) {
             () async throws(FirehoseError) -> APIResponse in
-            try checkBodySize(request)
+            try checkBodySize(request, limit: configuration.maxKinesisBodyBytes)
             var accessKeyID: String?
             if let kinesisVerifier { accessKeyID = try kinesisVerifier.verify(request, now: sink.now()).accessKeyId }
             let caller = accessKeyID.flatMap(boundCallerOf)
@@ -383,7 +395,7 @@ public final class FirehoseAPI: Sendable {
                     message: "Kinesis Data Streams are unavailable on this server: \(kinesisUnavailable ?? "")",
                     httpStatus: 500)
             }
-            let body = try decodedBody(request)
+            let body = try decodedBody(request, limit: configuration.maxKinesisBodyBytes)
             let now = sink.now()
             let authorize = { @Sendable (action: String, resource: String) throws(FirehoseError) -> Void in
                 try caller?.authorize(action: action, resource: resource)
@@ -447,10 +459,9 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    private func checkBodySize(_ request: APIRequest) throws(FirehoseError) {
-        guard request.body.count <= configuration.maxBodyBytes else {
-            throw .requestTooLarge(limit: configuration.maxBodyBytes)
-        }
+    private func checkBodySize(_ request: APIRequest, limit: Int? = nil) throws(FirehoseError) {
+        let limit = limit ?? configuration.maxBodyBytes
+        guard request.body.count <= limit else { throw .requestTooLarge(limit: limit) }
     }
 
     /// What every AWS JSON 1.1 call is: `POST /` with that content type.
@@ -588,7 +599,7 @@ public final class FirehoseAPI: Sendable {
 
     /// The body the operation reads: as sent, or gunzipped for `Content-Encoding: gzip` (the AWS iOS
     /// SDK compresses PutRecord/PutRecordBatch and signs the compressed bytes).
-    private func decodedBody(_ request: APIRequest) throws(FirehoseError) -> [UInt8] {
+    private func decodedBody(_ request: APIRequest, limit: Int? = nil) throws(FirehoseError) -> [UInt8] {
         guard let encoding = request.header("content-encoding")?.lowercased(), !encoding.isEmpty,
             encoding != "identity"
         else { return request.body }
@@ -597,7 +608,7 @@ public final class FirehoseAPI: Sendable {
         }
         do {
             // Charged twice, as the HTTP layer charges a plain body: the JSON and its decoded records.
-            return try Gzip.decompress(request.body, limit: configuration.maxBodyBytes) {
+            return try Gzip.decompress(request.body, limit: limit ?? configuration.maxBodyBytes) {
                 request.reserveMemory(2 * $0)
             }
         } catch .tooLarge(let limit) {

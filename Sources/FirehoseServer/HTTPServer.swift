@@ -93,7 +93,7 @@ public struct FirehoseHTTPServer: Sendable {
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
-                        ConnectionLifecycle(connections, maxBodyBytes: api.configuration.maxBodyBytes)
+                        ConnectionLifecycle(connections, maxBodyBytes: api.configuration.largestBodyBytes)
                     ],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
@@ -183,7 +183,7 @@ struct FirehoseResponder: HTTPResponder {
     var bodyTimeout: Duration { deadlines.timeout }
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let limit = api.configuration.maxBodyBytes
+        let limit = api.configuration.maxBodyBytes(target: request.headers[Self.targetField])
         // One pass over the fields makes the API's header list and finds Content-Length.
         // HTTP/1.1 `Host` arrives as the `:authority` pseudo-header; SigV4 signs it as `host`.
         var headers: [(name: String, value: String)] = []

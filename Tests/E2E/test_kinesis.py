@@ -9,6 +9,7 @@ import base64
 import concurrent.futures
 import hashlib
 import json
+import os
 import threading
 import time
 from unittest.mock import ANY
@@ -146,6 +147,35 @@ def test_errors_as_aws_sends_them(make_server):
     metrics = srv.http("GET", "/_local/metrics").body.decode()
     assert 'firehose_local_kinesis_requests_total{operation="PutRecord",code="ResourceNotFoundException"} 1' in metrics
     assert 'firehose_local_kinesis_requests_total{operation="CreateStream",code="OK"} 1' in metrics
+
+
+def test_a_stream_of_10_mib_records_takes_them(make_server):
+    """MaxRecordSizeInKiB 10240 (the most AWS allows): a record of 10 MiB with its key goes in by
+    PutRecord and PutRecords and comes back whole; PutRecord sends it as about 14 MB of JSON, past the
+    8 MiB that bounds Firehose's requests. One byte more is refused by the stream's limit."""
+    srv = make_server(fhlocal.standard_config(), name="kinesis-10mib")
+    kc = kinesis_client(srv)
+    kc.create_stream(StreamName="big", ShardCount=1, MaxRecordSizeInKiB=10240)
+    assert kc.describe_stream_summary(StreamName="big")["StreamDescriptionSummary"]["MaxRecordSizeInKiB"] == 10240
+    data = os.urandom(10 * 1024 * 1024 - 1)
+    kc.put_record(StreamName="big", PartitionKey="k", Data=data)
+    kc.put_records(StreamName="big", Records=[{"PartitionKey": "k", "Data": data[::-1]}])
+    with pytest.raises(ClientError) as too_big:
+        kc.put_record(StreamName="big", PartitionKey="k", Data=data + b"x")
+    assert too_big.value.response["Error"]["Code"] == "InvalidArgumentException", too_big.value.response
+    [shard] = kc.list_shards(StreamName="big")["Shards"]
+    iterator = kc.get_shard_iterator(StreamName="big", ShardId=shard["ShardId"],
+                                     ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    got = []
+    while len(got) < 2:
+        page = kc.get_records(ShardIterator=iterator)
+        got += [r["Data"] for r in page["Records"]]
+        iterator = page["NextShardIterator"]
+    assert got == [data, data[::-1]]
+    # Firehose's own requests keep AWS's bound.
+    body = json.dumps({"DeliveryStreamName": "x", "Record": {"Data": "A" * (9 * 1024 * 1024)}}).encode()
+    assert srv.http("POST", "/", body, {"X-Amz-Target": "Firehose_20150804.PutRecord",
+                                        "Content-Type": "application/x-amz-json-1.1"}).status == 413
 
 
 def test_acknowledged_records_survive_kill_9(make_server):
