@@ -102,7 +102,8 @@ public struct TailCommand: AsyncParsableCommand, Sendable {
                     } catch {
                         try passing(error)
                     }
-                    for object in fresh {
+                    // A signal stops a long backlog between objects, not only between looks.
+                    for object in fresh where !Task.isCancelled {
                         switch tail.output(of: object, definitions: definitions) {
                         case .success(let bytes): try CLIOutput.write(bytes)
                         case .failure(let error):

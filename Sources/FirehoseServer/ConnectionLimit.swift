@@ -85,18 +85,21 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let connections: OpenConnections
-    /// The largest body the server reads (`FirehoseAPI.Configuration.largestBodyBytes`).
-    private let maxBodyBytes: Int
+    /// The largest body the server reads for a request with this `X-Amz-Target`
+    /// (`FirehoseAPI.Configuration.maxBodyBytes(target:)`).
+    private let maxBodyBytes: @Sendable (_ target: String?) -> Int
     private var closeRequested = false
     /// Whether the client has closed its side (the server allows half-closure, so that is an event,
     /// not a close) or the connection is gone.
     private var clientGone = false
     private var clientGoneActions: [@Sendable () -> Void] = []
 
-    init(_ connections: OpenConnections, maxBodyBytes: Int = .max) {
+    init(_ connections: OpenConnections, maxBodyBytes: @escaping @Sendable (_ target: String?) -> Int = { _ in .max }) {
         self.connections = connections
         self.maxBodyBytes = maxBodyBytes
     }
+
+    private static let targetField = HTTPField.Name("X-Amz-Target")!
 
     func handlerAdded(context: ChannelHandlerContext) {
         connections.opened(context.channel)
@@ -152,7 +155,8 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
             // botocore asks on every S3 upload and otherwise waits a second before sending.
             // One declared too large is refused unread instead, so the client never sends it.
             if head.headerFields[.expect]?.lowercased() == "100-continue",
-                head.headerFields[.contentLength].flatMap({ Int($0) }) ?? 0 <= maxBodyBytes
+                head.headerFields[.contentLength].flatMap({ Int($0) }) ?? 0
+                    <= maxBodyBytes(head.headerFields[Self.targetField])
             {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }

@@ -35,9 +35,6 @@ public final class FirehoseAPI: Sendable {
         /// and a PutRecords request may carry 10 MiB of data and keys.
         public var maxKinesisBodyBytes = 16 * 1024 * 1024
 
-        /// The largest body any request may have, which the HTTP layer reads at most.
-        public var largestBodyBytes: Int { max(maxBodyBytes, maxKinesisBodyBytes) }
-
         /// The body limit of a request with this `X-Amz-Target` (Kinesis's is larger).
         public func maxBodyBytes(target: String?) -> Int {
             target?.hasPrefix(KinesisAPI.targetPrefix) == true ? maxKinesisBodyBytes : maxBodyBytes

@@ -93,7 +93,8 @@ public struct FirehoseHTTPServer: Sendable {
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
-                        ConnectionLifecycle(connections, maxBodyBytes: api.configuration.largestBodyBytes)
+                        ConnectionLifecycle(
+                            connections, maxBodyBytes: { [api] in api.configuration.maxBodyBytes(target: $0) })
                     ],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(

@@ -48,6 +48,14 @@ struct LocalEndpoints {
     static let waitParameters: Set<String> = ["stream", "objects", "timeout"]
 
     func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
+        // An HTTP endpoint delivery (this server's own, pointed at /_local, by whatever address): a
+        // flush it asked for would wait for the stream's delivery, which waits for this answer.
+        if request.path != "/_local/health", let delivery = request.header(HTTPEndpointContract.requestIDHeader) {
+            return error(
+                508, HTTPEndpointContract.loopDetectedCode,
+                "\(request.path) was called by an HTTP endpoint delivery (request id \(delivery)): /_local is not an endpoint receiver, and a flush cannot wait for the delivery that waits for it. Point the stream's Url at a receiver.",
+                requestID)
+        }
         guard request.fromLoopback || api.configuration.localEndpointsOpen || request.path == "/_local/health" else {
             return error(
                 403, "AccessDeniedException",
@@ -55,14 +63,7 @@ struct LocalEndpoints {
                 requestID)
         }
         var response: APIResponse
-        if request.path != "/_local/health", let delivery = request.header(HTTPEndpointContract.requestIDHeader) {
-            // An HTTP endpoint delivery (this server's own, pointed at /_local): a flush it asked for
-            // would wait for the stream's delivery, which waits for this answer, until its timeout.
-            response = error(
-                508, "LoopDetected",
-                "\(request.path) was called by an HTTP endpoint delivery (request id \(delivery)): /_local is not an endpoint receiver, and a flush cannot wait for the delivery that waits for it. Point the stream's Url at a receiver.",
-                requestID)
-        } else if request.path != "/_local/health",
+        if request.path != "/_local/health",
             let refusal = api.localRequestGuard.refusal(
                 of: request, jsonBody: request.method == "POST" && request.path == "/_local/faults")
         {

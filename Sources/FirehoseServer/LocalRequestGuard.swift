@@ -16,8 +16,9 @@
 ///   rebound name is foreign (unless `/_local` is open to other hosts, where the names clients use
 ///   cannot be known);
 /// - it changes state (any method but GET, HEAD and OPTIONS) and comes from another origin: an
-///   `Origin` that is not `Host`'s own, or, without `Origin`, `Sec-Fetch-Site` other than same-origin
-///   or none; SDKs, curl and scripts send neither, and the live view's own requests are same-origin;
+///   `Origin` that is not `Host`'s own (unless `Sec-Fetch-Site` says same-origin), or, without
+///   `Origin`, `Sec-Fetch-Site` other than same-origin or none; SDKs, curl and scripts send neither,
+///   and the live view's own requests are same-origin;
 /// - its body is JSON and its `Content-Type` does not say so: a browser cannot send
 ///   `application/json` across origins without a preflight, which is never granted.
 struct LocalRequestGuard: Sendable {
@@ -48,9 +49,12 @@ struct LocalRequestGuard: Sendable {
         let host = request.header("host")
         if !anyHost, let host, !isServerName(host) { return .foreignHost(host) }
         if !["GET", "HEAD", "OPTIONS"].contains(request.method) {
-            if let origin = request.header("origin") {
+            // A browser's own word that the page is this origin's wins over an Origin a proxy's
+            // rewritten Host no longer matches (or `null` under a strict referrer policy).
+            let site = request.header("sec-fetch-site")?.lowercased()
+            if let origin = request.header("origin"), site != "same-origin" {
                 guard Self.isSameOrigin(origin, host: host) else { return .crossOrigin(origin) }
-            } else if let site = request.header("sec-fetch-site")?.lowercased(), site != "same-origin", site != "none" {
+            } else if let site, site != "same-origin", site != "none" {
                 return .crossOrigin("Sec-Fetch-Site: \(site)")
             }
         }

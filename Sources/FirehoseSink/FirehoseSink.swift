@@ -426,6 +426,10 @@ public final class FirehoseSink: Sendable {
         await entry.actor.discardAll()
         await entry.backup?.discardAll()
         tracker.removeStream(name)
+        // Recovered buffers of an earlier run that still wait are not this stream's to discard: with
+        // the stream gone they go to the quarantine folder now, as recovery would put them, and do
+        // not count toward a stream of the same name made next.
+        if pendingRecoveryFill(of: name).records > 0 { _ = await deliverPendingRecoveries(streams: [name]) }
         logger.info("Delivery stream deleted; its buffer was discarded", metadata: ["stream": .string(name)])
     }
 
@@ -532,19 +536,17 @@ public final class FirehoseSink: Sendable {
         // One stream that cannot deliver does not keep the others from it.
         var delivered: [DeliveredObject] = []
         var failures: [UndeliveredStream] = []
+        // Recovered buffers whose delivery failed at start are their streams' too: a flush tries them
+        // again, in one pass (a store that failed is not tried again for every stream). Shutdown
+        // does not: they stay staged, as they were, and fail it.
+        let recovered =
+            reason == .shutdown
+            ? await pendingRecoveryFailures(streams: Set(targets.map(\.name)))
+            : await deliverPendingRecoveries(streams: Set(targets.map(\.name)))
+        delivered += recovered.delivered
         for (name, entry) in targets {
-            // Recovered buffers whose delivery failed at start are the stream's too.
-            var failure: FileSystemError?
-            if pendingRecoveryFill(of: name).records > 0 {
-                if reason == .shutdown, Task.isCancelled {
-                    failure = FileSystemError(operation: "deliver at shutdown", path: name, errno: ECANCELED)
-                } else {
-                    let recovered = await deliverPendingRecoveries(stream: name)
-                    delivered += recovered.delivered
-                    failure = recovered.failures[name]?.error
-                }
-            }
-            let pendingRecords = pendingRecoveryFill(of: name).records
+            var failure = recovered.failures[name]?.error
+            let pendingRecords = recovered.failures[name]?.records ?? 0
             // A transformed stream's source records go through the function first, then out; what
             // the function gave back earlier is delivered even when that fails, and so is the
             // backup. Its stages publish in the background, so what it delivered meanwhile is what

@@ -80,6 +80,8 @@ package enum HTTPEndpointContract {
     package static let userAgent = "Amazon Kinesis Data Firehose Agent/1.0"
     /// The header naming a delivery request; what marks a request as a delivery's.
     package static let requestIDHeader = "X-Amz-Firehose-Request-Id"
+    /// The error code of firehose-local's `/_local` for a delivery sent to it (status 508).
+    package static let loopDetectedCode = "LoopDetected"
 
     /// Why an attempt failed, in the error codes Firehose writes to the error output.
     package struct Failure: Error, Sendable, Equatable {
@@ -110,13 +112,14 @@ package enum HTTPEndpointContract {
             return kept + "..."
         }
 
-        /// Any status other than 200. Not retried: 413 (the request is too large) and 508 (a loop,
-        /// as `/_local` answers a delivery pointed at it), which no retry mends.
+        /// Any status other than 200. Not retried: 413 (the request is too large), and the 508 with
+        /// which `/_local` answers a delivery pointed at it (a loop no retry mends; another
+        /// receiver's 508 is retried as any status is).
         package static func destination(status: Int, body: String) -> Failure {
             Failure(
                 code: "HttpEndpoint.DestinationException",
                 message: "The following response was received from the endpoint destination. \(status): \(body)",
-                isPermanent: status == 413 || status == 508)
+                isPermanent: status == 413 || (status == 508 && body.contains("\"\(loopDetectedCode)\"")))
         }
 
         /// A 200 that is not the answer the specification asks for.

@@ -124,15 +124,28 @@ extension FirehoseSink {
         }
     }
 
-    /// Tries again to deliver the recovered buffers still pending (of `stream`, or all), one pass at a
-    /// time (a flush and the retries never deliver one buffer twice). Returns what was delivered and,
-    /// per stream that still has some, the first failure and the records that stay staged.
-    func deliverPendingRecoveries(stream: String? = nil) async
+    /// What recovered buffers still wait for delivery: per stream of `streams`, their last failure
+    /// and records, without trying them again.
+    func pendingRecoveryFailures(streams: Set<String>) async
         -> (delivered: [DeliveredObject], failures: [String: (error: FileSystemError, records: Int)])
     {
-        await recoveryPasses.run {
+        var failures: [String: (error: FileSystemError, records: Int)] = [:]
+        for buffer in pendingRecoveries.withLock({ $0 }) where streams.contains(buffer.stream) {
+            failures[buffer.stream, default: (buffer.error, 0)].records += buffer.records
+        }
+        return ([], failures)
+    }
+
+    /// Tries again to deliver the recovered buffers still pending (of `streams`, or all), one pass at
+    /// a time (a flush and the retries never deliver one buffer twice). Returns what was delivered
+    /// and, per stream that still has some, the first failure and the records that stay staged.
+    func deliverPendingRecoveries(streams: Set<String>? = nil) async
+        -> (delivered: [DeliveredObject], failures: [String: (error: FileSystemError, records: Int)])
+    {
+        guard pendingRecoveries.withLock({ !$0.isEmpty }) else { return ([], [:]) }
+        return await recoveryPasses.run {
             // They stay listed while the pass runs, so they count until they are delivered.
-            let taken = pendingRecoveries.withLock { $0.filter { stream == nil || $0.stream == stream } }
+            let taken = pendingRecoveries.withLock { $0.filter { streams?.contains($0.stream) ?? true } }
             var report = RecoveryReport()
             for buffer in taken where POSIX.exists(buffer.journal) {
                 let base = String(buffer.journal.dropLast(".journal".count))
@@ -143,6 +156,8 @@ extension FirehoseSink {
                 pending.removeAll { retried.contains($0.journal) }
                 pending += report.pending
             }
+            // A stream deleted meanwhile: its buffers went to the quarantine folder.
+            if !report.quarantined.isEmpty { quarantine.withLock { $0 += report.quarantined } }
             var failures: [String: (error: FileSystemError, records: Int)] = [:]
             for buffer in report.pending {
                 failures[buffer.stream, default: (buffer.error, 0)].records += buffer.records

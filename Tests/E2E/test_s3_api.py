@@ -439,6 +439,20 @@ def test_uploads_do_not_wait_for_a_100_continue_that_never_comes(srv):
     assert (srv.data_dir / SEEDED / "continue.txt").read_bytes() == b"continued"
 
 
+def test_a_body_over_the_limit_gets_no_100_continue(srv):
+    """An S3 (or Firehose) body over 8 MiB is refused before it is sent, though a Kinesis request
+    may be 16 MiB: the interim answer is the request's own limit's."""
+    import socket
+
+    with socket.create_connection((srv.host, srv.port), timeout=10) as conn:
+        conn.sendall(f"PUT /{SEEDED}/big.bin HTTP/1.1\r\nHost: {srv.host}:{srv.port}\r\n"
+                     f"Content-Length: {9 * 1024 * 1024}\r\nExpect: 100-continue\r\n\r\n".encode())
+        answer = conn.recv(4096)
+    # S3's own answer to an entity too large (400), without an interim 100 before it.
+    assert answer.startswith(b"HTTP/1.1 400") and b"EntityTooLarge" in answer, answer
+    assert not (srv.data_dir / SEEDED / "big.bin").exists()
+
+
 def test_aws_cli_uploads_syncs_and_removes(srv, tmp_path):
     source = tmp_path / "upload"
     (source / "nested").mkdir(parents=True)

@@ -54,6 +54,16 @@ struct LocalRequestGuardTests {
         let defaultPort = request("POST", "/_local/flush", host: "localhost:80", [("Origin", "http://localhost")])
         #expect(guardrail.refusal(of: defaultPort, jsonBody: false) == nil)
         #expect(guardrail.refusal(of: request("POST", "/_local/flush"), jsonBody: false) == nil)
+        // The browser's own same-origin word wins over an Origin a proxy's Host no longer matches.
+        let proxied = request(
+            "POST", "/_local/flush", host: "127.0.0.1:4573",
+            [("Origin", "https://4573-abc.preview.example"), ("Sec-Fetch-Site", "same-origin")])
+        #expect(guardrail.refusal(of: proxied, jsonBody: false) == nil)
+        let strictReferrer = request("POST", "/_local/flush", [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")])
+        #expect(guardrail.refusal(of: strictReferrer, jsonBody: false) == nil)
+        let crossWithOrigin = request(
+            "POST", "/_local/flush", [("Origin", "https://attacker.example"), ("Sec-Fetch-Site", "cross-site")])
+        #expect(guardrail.refusal(of: crossWithOrigin, jsonBody: false) == .crossOrigin("https://attacker.example"))
         // Reads across origins are the browser's to withhold (no CORS header is ever sent).
         let read = request("GET", "/_local/streams", [("Origin", "https://attacker.example")])
         #expect(guardrail.refusal(of: read, jsonBody: false) == nil)
@@ -121,6 +131,10 @@ struct LocalRequestGuardTests {
             #expect(delivery.status == 508)
             #expect(String(decoding: delivery.body, as: UTF8.self).contains("request id 5c0e1f2a"))
         }
+        // Pointed at the machine's network address, the delivery is not a loopback client: still a loop.
+        var remote = request("POST", "/_local/flush", [("X-Amz-Firehose-Request-Id", "5c0e1f2b")])
+        remote.fromLoopback = false
+        #expect(await harness.api.handle(remote).status == 508)
     }
 
     @Test func localAnswersAreNotSniffedOrFramed() async throws {

@@ -291,6 +291,23 @@ struct DurabilityTests {
         #expect(crashed.stagingIsEmpty)
     }
 
+    @Test("A recovered buffer still waiting when its stream is deleted goes to quarantine, not to the next stream")
+    func deletingAStreamQuarantinesItsPendingRecoveredBuffer() async throws {
+        let crashed = try SinkHarness()
+        let stream = try settings(destination())
+        try crashed.sink.createStream(stream)
+        try await crashed.put(["old", "run"])
+        #expect(FileManager.default.createFile(atPath: crashed.bucketPath(), contents: Data("blocker".utf8)))
+        let restarted = try restartedSink(over: crashed.directory, streams: [stream])
+        _ = await restarted.recoverStagedBuffers()
+        try await restarted.deleteStream("demo")
+        #expect(restarted.quarantinedBuffers.map(\.records) == [2])
+        try restarted.createStream(stream)
+        #expect(try #require(await restarted.status(of: "demo")).bufferedRecords == 0)
+        try FileManager.default.removeItem(atPath: crashed.bucketPath())
+        #expect(try await restarted.flush().isEmpty)
+    }
+
     @Test("Shutdown fails on a recovered buffer it cannot deliver, naming its stream")
     func shutdownFailsOnAPendingRecoveredBuffer() async throws {
         let crashed = try SinkHarness()

@@ -106,7 +106,7 @@ struct HTTPEndpointDeliveryTests {
         }
     }
 
-    @Test("A timeout and a refused connection are told apart; 413 and 508 are not retried")
+    @Test("A timeout and a refused connection are told apart; 413 and a loop are not retried")
     func failureKinds() async throws {
         var timedOut = TransportFailure("timed out", reason: "timed out")
         timedOut.timedOut = true
@@ -114,7 +114,9 @@ struct HTTPEndpointDeliveryTests {
             (ScriptedEndpoint.Answer.failure(timedOut), "HttpEndpoint.RequestTimeout", 2),
             (.failure(TransportFailure("connect", reason: "Connection refused")), "HttpEndpoint.ConnectionFailed", 2),
             (.status(413, "too big"), "HttpEndpoint.DestinationException", 1),
-            (.status(508, "loop"), "HttpEndpoint.DestinationException", 1),
+            // /_local's answer to a delivery sent to it is a loop; another receiver's 508 is retried.
+            (.status(508, #"{"__type":"LoopDetected","message":"m"}"#), "HttpEndpoint.DestinationException", 1),
+            (.status(508, "proxy loop"), "HttpEndpoint.DestinationException", 2),
         ] {
             let endpoint = ScriptedEndpoint([], then: answer)
             let clock = ManualClock(advancesWhenSlept: true)
