@@ -109,6 +109,7 @@ def test_streams_fields_after_traffic(srv):
         "throttledRecords": 0,
         "lastDelivery": None,
         "delivery": {"failing": False, "failures": 0, "lastError": None},
+        "warnings": [],
     }
     records = [b"alpha\n", b"beta\n", b"gamma-gamma\n"]
     fh.put_record_batch(DeliveryStreamName="erg-streams", Records=[{"Data": d} for d in records])
