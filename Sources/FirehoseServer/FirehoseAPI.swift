@@ -515,9 +515,7 @@ public final class FirehoseAPI: Sendable {
     }
 
     /// What a put's `Encrypted` says: whether the stream's server-side encryption is on.
-    private func isEncrypted(_ stream: String) -> Bool {
-        sink.record(of: stream)?.encryptionInForce?.enabled == true
-    }
+    private func isEncrypted(_ stream: String) -> Bool { sink.isEncrypted(stream) }
 
     func log(_ message: Logger.Message, _ metadata: Logger.Metadata) {
         logger.info(message, metadata: metadata)

@@ -366,7 +366,7 @@ extension LocalEndpoints {
                     "Content-Security-Policy",
                     "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'"
                 ),
-                ("X-Content-Type-Options", "nosniff"), ("x-amzn-RequestId", requestID),
+                ("x-amzn-RequestId", requestID),
             ],
             body: file.bytes)
     }

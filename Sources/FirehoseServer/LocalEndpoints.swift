@@ -72,10 +72,7 @@ struct LocalEndpoints {
             response = await route(request, requestID: requestID)
         }
         // Nothing of /_local is a script or a style sheet to sniff, nor a page to frame elsewhere.
-        if !response.headers.contains(where: { $0.name == "X-Content-Type-Options" }) {
-            response.headers.append(("X-Content-Type-Options", "nosniff"))
-        }
-        response.headers.append(("X-Frame-Options", "DENY"))
+        response.headers += [("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY")]
         return response
     }
 

@@ -53,17 +53,8 @@ extension DeliveryStreamSettings {
     static func encryption(_ input: DeliveryStreamEncryptionConfigurationInput, path: String) throws(FirehoseError)
         -> StreamEncryption
     {
-        var violations: [ValidationViolation] = []
-        if let keyType = input.keyType {
-            if !keyTypes.contains(keyType) {
-                violations.append(
-                    ValidationViolation(
-                        value: keyType, path: "\(path).keyType",
-                        constraint: "Member must satisfy enum value set: [\(keyTypes.joined(separator: ", "))]"))
-            }
-        } else {
-            violations.append(.missing("\(path).keyType"))
-        }
+        var violations = [ValidationViolation.enumValue(input.keyType, path: "\(path).keyType", allowed: keyTypes)]
+            .compactMap { $0 }
         violations += ValidationViolation.string(
             input.keyARN, path: "\(path).keyARN", length: 1...512, pattern: kmsKeyARNPattern,
             matches: { (try? kmsKeyARN.wholeMatch(in: $0)) != nil && ModelPattern.isSingleLine($0) })

@@ -348,6 +348,12 @@ public final class FirehoseSink: Sendable {
         streams.withLock { $0[name]?.record }
     }
 
+    /// Whether `name`'s server-side encryption is on: asked by every put, so read in place rather
+    /// than by copying the stream's record out.
+    package func isEncrypted(_ name: String) -> Bool {
+        streams.withLock { $0[name]?.record.encryptionInForce?.enabled == true }
+    }
+
     // MARK: Control-plane changes
     //
     // Each is all-or-nothing: the stream's record is on disk (or gone from it) before the change is
@@ -541,7 +547,7 @@ public final class FirehoseSink: Sendable {
         // does not: they stay staged, as they were, and fail it.
         let recovered =
             reason == .shutdown
-            ? await pendingRecoveryFailures(streams: Set(targets.map(\.name)))
+            ? pendingRecoveryFailures(streams: Set(targets.map(\.name)))
             : await deliverPendingRecoveries(streams: Set(targets.map(\.name)))
         delivered += recovered.delivered
         for (name, entry) in targets {

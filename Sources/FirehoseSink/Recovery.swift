@@ -126,14 +126,19 @@ extension FirehoseSink {
 
     /// What recovered buffers still wait for delivery: per stream of `streams`, their last failure
     /// and records, without trying them again.
-    func pendingRecoveryFailures(streams: Set<String>) async
+    func pendingRecoveryFailures(streams: Set<String>)
         -> (delivered: [DeliveredObject], failures: [String: (error: FileSystemError, records: Int)])
     {
+        ([], Self.failuresByStream(pendingRecoveries.withLock { $0.filter { streams.contains($0.stream) } }))
+    }
+
+    /// Per stream: the first buffer's failure and the records of all.
+    private static func failuresByStream(_ buffers: [PendingRecovery]) -> [String: (
+        error: FileSystemError, records: Int
+    )] {
         var failures: [String: (error: FileSystemError, records: Int)] = [:]
-        for buffer in pendingRecoveries.withLock({ $0 }) where streams.contains(buffer.stream) {
-            failures[buffer.stream, default: (buffer.error, 0)].records += buffer.records
-        }
-        return ([], failures)
+        for buffer in buffers { failures[buffer.stream, default: (buffer.error, 0)].records += buffer.records }
+        return failures
     }
 
     /// Tries again to deliver the recovered buffers still pending (of `streams`, or all), one pass at
@@ -158,11 +163,7 @@ extension FirehoseSink {
             }
             // A stream deleted meanwhile: its buffers went to the quarantine folder.
             if !report.quarantined.isEmpty { quarantine.withLock { $0 += report.quarantined } }
-            var failures: [String: (error: FileSystemError, records: Int)] = [:]
-            for buffer in report.pending {
-                failures[buffer.stream, default: (buffer.error, 0)].records += buffer.records
-            }
-            return (report.delivered, failures)
+            return (report.delivered, Self.failuresByStream(report.pending))
         }
     }
 

@@ -160,6 +160,15 @@ package struct ValidationViolation: Sendable, Equatable, CustomStringConvertible
                 : "Member must have length less than or equal to \(range.upperBound)")
     }
 
+    /// A required member outside its model enum (or missing), as AWS words it; nil when it is one of `allowed`.
+    package static func enumValue(_ value: String?, path: String, allowed: [String]) -> ValidationViolation? {
+        guard let value else { return .missing(path) }
+        guard !allowed.contains(value) else { return nil }
+        return ValidationViolation(
+            value: value, path: path,
+            constraint: "Member must satisfy enum value set: [\(allowed.joined(separator: ", "))]")
+    }
+
     package static func missing(_ path: String) -> ValidationViolation {
         ValidationViolation(value: nil, path: path, constraint: "Member must not be null")
     }

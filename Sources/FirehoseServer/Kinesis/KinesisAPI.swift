@@ -718,15 +718,10 @@ package final class KinesisAPI: Sendable {
         let input = try RequestJSON.decode(GetShardIteratorInput.self, from: body)
         var violations = ServiceLimits.kinesisStreamNameViolations(input.ShardId, path: "shardId", required: true)
         let types = ["AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"]
-        if let type = input.ShardIteratorType {
-            if !types.contains(type) {
-                violations.append(
-                    ValidationViolation(
-                        value: type, path: "shardIteratorType",
-                        constraint: "Member must satisfy enum value set: [\(types.joined(separator: ", "))]"))
-            }
-        } else {
-            violations.append(.missing("shardIteratorType"))
+        if let violation = ValidationViolation.enumValue(
+            input.ShardIteratorType, path: "shardIteratorType", allowed: types)
+        {
+            violations.append(violation)
         }
         if let number = input.StartingSequenceNumber, !SequenceNumber.isModelText(number) {
             violations.append(
