@@ -8,6 +8,12 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// The commit a release is built from, given by scripts/package in the environment; ASCII letters,
+// digits and `-` only, so it is safe inside a C string literal.
+let buildCommit = (Context.environment["FIREHOSE_LOCAL_COMMIT"] ?? "").filter {
+    $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-")
+}
+
 let package = Package(
     name: "firehose-local",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -56,6 +62,11 @@ let package = Package(
         // as fast as zlib at level 6 with objects a little smaller (docs/benchmarks.md), for GZIP
         // objects compressed at delivery (GzipImplementation: libdeflate).
         .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
+        // The commit `--version` names (see `buildCommit` above).
+        .target(
+            name: "CBuildInfo",
+            cSettings: buildCommit.isEmpty ? [] : [.define("FIREHOSE_LOCAL_COMMIT", to: "\"\(buildCommit)\"")]
+        ),
         // Extended attributes (the C library's): an object's ETag kept with its file when it is not
         // the content's MD5 (a multipart upload's).
         .systemLibrary(name: "CXattr"),
@@ -75,6 +86,10 @@ let package = Package(
             dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // Where credentials come from without a network call: given, the environment, the shared
+        // config and credentials files, a chain of those. Foundation only: the server reads
+        // `CredentialsFrom` with it and links no FoundationNetworking.
+        .target(name: "AWSCredentialProviders", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
         // What the sink and the recorder both need to make writes durable: group commit as a state
         // machine, and the POSIX file calls under it. No NIO, no Foundation networking.
         .target(name: "DurableStorage", swiftSettings: swiftSettings),
@@ -152,8 +167,9 @@ let package = Package(
                 "FirehoseServer",
                 "FirehoseSink",
                 "FirehoseWire",
-                "FirehoseClient",
+                "AWSCredentialProviders",
                 "AWSSigV4",
+                "CBuildInfo",
                 "DurableStorage",
                 "IAMPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -188,7 +204,8 @@ let package = Package(
         // Firehose data-plane client: SigV4, credentials providers, pluggable transport. No NIO/Hummingbird,
         // so an iOS app can link it.
         .target(
-            name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4", "HTTPTransports"],
+            name: "FirehoseClient",
+            dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4", "AWSCredentialProviders", "HTTPTransports"],
             swiftSettings: swiftSettings
         ),
         // Disk-backed recorder (SQLite via GRDB). No NIO/Hummingbird.

@@ -1,3 +1,4 @@
+import AWSCredentialProviders
 import AWSSigV4
 import CivilTime
 import FirehoseWire
@@ -6,8 +7,15 @@ import HTTPTransports
 import Synchronization
 
 // What an app names when it uses this library, and nothing more of the modules under it: the
-// credentials it signs with, the error a service answer carries, the operation `send` takes, and
-// the transport it may plug in.
+// credentials it signs with and where they come from, the error a service answer carries, the
+// operation `send` takes, and the transport it may plug in.
+@_exported import struct AWSCredentialProviders.CredentialsError
+@_exported import protocol AWSCredentialProviders.CredentialsProvider
+@_exported import struct AWSCredentialProviders.CredentialsProviderChain
+@_exported import struct AWSCredentialProviders.EnvironmentCredentialsProvider
+@_exported import struct AWSCredentialProviders.ProfileCredentialsProvider
+@_exported import enum AWSCredentialProviders.SharedConfigFile
+@_exported import struct AWSCredentialProviders.StaticCredentialsProvider
 @_exported import struct AWSSigV4.AWSCredentials
 @_exported import struct FirehoseWire.FirehoseError
 @_exported import enum FirehoseWire.FirehoseOperation

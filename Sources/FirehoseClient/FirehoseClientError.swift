@@ -1,3 +1,4 @@
+import AWSCredentialProviders
 import FirehoseWire
 
 /// Why a call failed. An opaque struct over a private enum (as in SwiftNIO), so kinds can be added

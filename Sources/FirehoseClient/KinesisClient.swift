@@ -1,3 +1,4 @@
+import AWSCredentialProviders
 import FirehoseWire
 import Foundation
 import HTTPTransports

@@ -1,5 +1,5 @@
+import AWSCredentialProviders
 import AWSSigV4
-import FirehoseClient
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire

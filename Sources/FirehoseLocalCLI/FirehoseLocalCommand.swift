@@ -11,6 +11,7 @@ public struct FirehoseLocalCommand: AsyncParsableCommand {
             `tail` are for tests and scripts: deliver buffers now, list delivered objects, print one, \
             print records as their objects appear.
             """,
+        version: BuildInfo.versionLine,
         subcommands: [ServeCommand.self, FlushCommand.self, ObjectsCommand.self, CatCommand.self, TailCommand.self],
         defaultSubcommand: ServeCommand.self
     )

@@ -414,6 +414,7 @@ public struct ServeCommand: AsyncParsableCommand {
         logger.info(
             "Starting",
             metadata: [
+                "version": .string(BuildInfo.version), "commit": .string(BuildInfo.commit ?? "none"),
                 "data_dir": .string(settings.dataDirectory), "region": .string(settings.region),
                 "durability": .string(durability.rawValue),
                 "streams": .stringConvertible(streams.count),

@@ -1,3 +1,4 @@
+import AWSCredentialProviders
 import AWSSigV4
 import FirehoseWire
 import Foundation
