@@ -38,7 +38,11 @@ let package = Package(
         .target(name: "CivilTime"),
         .target(name: "AWSSigV4", dependencies: ["CivilTime", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "HTTPTransports"),
-        .target(name: "FirehoseClient", dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4", "HTTPTransports"]),
+        .target(name: "AWSCredentialProviders", dependencies: ["AWSSigV4"]),
+        .target(
+            name: "FirehoseClient",
+            dependencies: ["CivilTime", "FirehoseWire", "AWSSigV4", "AWSCredentialProviders", "HTTPTransports"]
+        ),
         .target(name: "DurableStorage"),
         .target(name: "FirehoseKeyLayout", dependencies: ["CivilTime"]),
         // The sink, for the micro benchmarks of its GZIP segments.

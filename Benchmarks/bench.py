@@ -556,21 +556,29 @@ def main():
     began = time.perf_counter()
 
     # Idle RSS and start-to-accepting time: fresh servers, no load.
+    # With a baseline, its servers start alternately with this build's.
     start_times = []
     if selected("idle"):
-        idle_rss = []
+        idle_builds = [("", binary, start_times, [])] + (
+            [("baseline ", Path(args.baseline), [], [])] if args.baseline else [])
         for _ in range(max(args.runs, 5)):
-            quiet.wait()
-            server = Server(binary, args.work_dir).start()
-            try:
-                start_times.append(server.start_seconds)
-                time.sleep(1.0)
-                idle_rss.append(proc_status(server.process.pid).get("VmRSS", 0) / MIB)
-            finally:
-                server.stop()
-        results["idle"] = {"rssMiB": idle_rss, "startSeconds": list(start_times),
-                           "medianRSSMiB": median(idle_rss), "medianStartMs": median(start_times) * 1000}
-        log(f"idle: RSS {median(idle_rss):.1f} MiB, start {median(start_times) * 1000:.1f} ms")
+            for _, build, starts, rss in idle_builds:
+                quiet.wait()
+                server = Server(build, args.work_dir).start()
+                try:
+                    starts.append(server.start_seconds)
+                    time.sleep(1.0)
+                    rss.append(proc_status(server.process.pid).get("VmRSS", 0) / MIB)
+                finally:
+                    server.stop()
+        for role, _, starts, rss in idle_builds:
+            idle = {"rssMiB": rss, "startSeconds": list(starts),
+                    "medianRSSMiB": median(rss), "medianStartMs": median(starts) * 1000}
+            if role:
+                results["baseline"]["idle"] = idle
+            else:
+                results["idle"] = idle
+            log(f"{role}idle: RSS {median(rss):.1f} MiB, start {median(starts) * 1000:.1f} ms")
 
     # Round-robin: run 1 of every scenario, then run 2 of every scenario, ... The machine drifts by
     # several percent over minutes (other tenants of the host, clocks); interleaving spreads that
@@ -807,6 +815,12 @@ def render(results):
     if idle:
         lines.append("")
         lines.append(f"idle RSS (fresh server, 1 stream, 1 s after start): {idle['medianRSSMiB']:.1f} MiB")
+        base = results.get("baseline", {}).get("idle")
+        if base:
+            lines.append(f"idle against the baseline (servers started alternately): RSS {idle['medianRSSMiB']:.1f} / "
+                         f"{base['medianRSSMiB']:.1f} MiB = {idle['medianRSSMiB'] / base['medianRSSMiB']:.2f} x, "
+                         f"start {idle['medianStartMs']:.1f} / {base['medianStartMs']:.1f} ms = "
+                         f"{idle['medianStartMs'] / base['medianStartMs']:.2f} x")
     if results.get("recorder"):
         r = results["recorder"]
         lines.append(f"FirehoseRecorder (app events, fresh GZIP/fsync server): saveRecord {r['saveRecordsPerSecond']:.0f} records/s, "

@@ -11,6 +11,11 @@
 #   FIREHOSE_LOCAL_BIN  the firehose-local binary (default: firehose-local on PATH)
 #   AWS_CLI             how to run the AWS CLI (default: aws; e.g. "python3 -m awscli")
 #
+# Getting firehose-local in CI, either way:
+#   with Swift     swift build -c release, then FIREHOSE_LOCAL_BIN=.build/release/firehose-local
+#   without Swift  pip install firehose_local-*.whl (built once by scripts/package, kept as the job's
+#                  artifact or cache), which puts `firehose-local` on PATH; or unpack the release
+#                  tarball and set FIREHOSE_LOCAL_BIN=firehose-local-*/bin/firehose-local
 # Run it from the repository:  FIREHOSE_LOCAL_BIN=.build/debug/firehose-local docs/ci-example.sh
 set -euo pipefail
 

@@ -854,12 +854,12 @@ GO_PATH = "/usr/share/gocode"
 
 
 def build_go_program(name: str, tmp_path_factory) -> str:
-    """Builds Tests/E2E/go/<name> against Debian's AWS SDK for Go (.ci/run installs both); skips the
+    """Builds Tests/E2E/go/<name> against Debian's AWS SDK for Go (scripts/prerequisites test installs both); skips the
     test when they are missing. Returns the binary's path."""
     import pytest
 
     if shutil.which("go") is None or not os.path.isdir(f"{GO_PATH}/src/github.com/aws/aws-sdk-go"):
-        pytest.skip("needs golang-go and golang-github-aws-aws-sdk-go-dev (apt); .ci/run installs them")
+        pytest.skip("needs golang-go and golang-github-aws-aws-sdk-go-dev (apt); scripts/prerequisites test installs them")
     out = tmp_path_factory.mktemp("go") / name
     env = clean_env({"GO111MODULE": "off", "GOPATH": GO_PATH,
                      "GOCACHE": str(tmp_path_factory.getbasetemp() / "gocache")})

@@ -65,7 +65,7 @@ def one_member(data: bytes) -> bytes:
 @pytest.fixture(scope="module")
 def java_reader(tmp_path_factory) -> list[str]:
     if shutil.which("javac") is None or shutil.which("java") is None:
-        pytest.skip("no JDK (javac, java): install default-jdk-headless; .ci/run does")
+        pytest.skip("no JDK (javac, java): install default-jdk-headless; scripts/prerequisites test does")
     folder = tmp_path_factory.mktemp("java-gunzip")
     (folder / "GunzipObject.java").write_text(JAVA_READER)
     compiled = subprocess.run(["javac", "GunzipObject.java"], cwd=folder, capture_output=True, timeout=120)

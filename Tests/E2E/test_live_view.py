@@ -77,7 +77,7 @@ def browser():
     if missing:
         pytest.fail(
             f"the live view is tested in a real browser, and {', '.join(missing)} is missing: "
-            "apt-get install chromium chromium-driver; pip install selenium (.ci/run does both)",
+            "apt-get install chromium chromium-driver; pip install selenium (scripts/prerequisites test does both)",
             pytrace=False,
         )
     options = webdriver.ChromeOptions()

@@ -15,7 +15,7 @@ import pytest
 
 from fhlocal import REPO_ROOT
 
-SKIPPED_DIRS = {".git", ".build", ".swiftpm", "__pycache__", ".pytest_cache"}
+SKIPPED_DIRS = {".git", ".build", ".swiftpm", "__pycache__", ".pytest_cache", "dist"}
 PACKAGES = [REPO_ROOT, REPO_ROOT / "Benchmarks", REPO_ROOT / "Fuzz"]
 
 # Language features that first compile with a given Swift version and can be recognised in source

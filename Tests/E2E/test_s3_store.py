@@ -335,7 +335,7 @@ class CephRGW:
 @pytest.fixture(scope="module")
 def rgw(tmp_path_factory):
     if shutil.which("radosgw") is None or shutil.which("ceph-mon") is None or shutil.which("ceph-osd") is None:
-        pytest.skip("needs radosgw, ceph-mon, ceph-osd and ceph-common (apt); .ci/run installs them")
+        pytest.skip("needs radosgw, ceph-mon, ceph-osd and ceph-common (apt); scripts/prerequisites test installs them")
     gateway = CephRGW(tmp_path_factory.mktemp("rgw"))
     try:
         gateway.client.create_bucket(Bucket=STORE_BUCKET)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,28 @@ def test_bad(firehose_local):
     result = inner()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*firehose-local exited with code * as it started*"])
+
+
+def test_the_installed_wheel_is_used_unless_a_binary_is_named(monkeypatch, tmp_path):
+    # A stand-in for the firehose-local wheel: the package `firehose_local` with binary_path().
+    from pytest_firehose_local import FirehoseLocalError, find_binary
+
+    real = find_binary(search_from=[Path(__file__).parent])
+    package = tmp_path / "site" / "firehose_local"
+    package.mkdir(parents=True)
+    packaged = tmp_path / "release" / "bin" / "firehose-local"
+    (package / "__init__.py").write_text(
+        f"from pathlib import Path\n\ndef binary_path():\n    return Path({str(packaged)!r})\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "firehose_local", raising=False)
+    monkeypatch.delenv("FIREHOSE_LOCAL_BIN", raising=False)
+    # Installed but without its binary: an error that says so, not a silent fallback.
+    with pytest.raises(FirehoseLocalError, match="installed firehose-local wheel has no executable"):
+        find_binary()
+    packaged.parent.mkdir(parents=True)
+    packaged.symlink_to(real)
+    assert find_binary() == packaged
+    # A binary named by the option or the environment still wins.
+    assert find_binary(str(real)) == real
+    monkeypatch.setenv("FIREHOSE_LOCAL_BIN", str(real))
+    assert find_binary() == real

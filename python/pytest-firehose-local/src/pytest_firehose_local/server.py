@@ -32,7 +32,8 @@ def find_binary(
     explicit: Optional[str] = None, search_from: Iterable[Path] = (), base: Optional[Path] = None
 ) -> Path:
     """The firehose-local executable: ``explicit`` (an option or ini value), else
-    ``$FIREHOSE_LOCAL_BIN``, else ``firehose-local`` on ``PATH``, else the newest of
+    ``$FIREHOSE_LOCAL_BIN``, else the one in the ``firehose-local`` wheel when it is installed
+    (``firehose_local.binary_path()``), else ``firehose-local`` on ``PATH``, else the newest of
     ``.build/release`` and ``.build/debug`` in the first of ``search_from`` (and their parents)
     that has one — a checkout of the Swift package. Relative paths are taken from ``base`` (where
     the run started; the current directory by default)."""
@@ -42,6 +43,9 @@ def find_binary(
             if not (path.is_file() and os.access(path, os.X_OK)):
                 raise FirehoseLocalError(f"{path} (from {source}) is not an executable file.")
             return path.resolve()
+    packaged = _packaged_binary()
+    if packaged is not None:
+        return packaged
     on_path = shutil.which(BINARY_NAME)
     if on_path:
         return Path(on_path).resolve()
@@ -58,6 +62,26 @@ def find_binary(
         "firehose-local on PATH, or build it (swift build -c release) in the checkout"
         + (f" (looked in {', '.join(looked[:4])}{' …' if len(looked) > 4 else ''})." if looked else ".")
     )
+
+
+def _packaged_binary() -> Optional[Path]:
+    """The binary of the installed ``firehose-local`` wheel (the package ``firehose_local``), or
+    None when it is not installed. A wheel whose binary is missing is an error, not a fallback."""
+    try:
+        import firehose_local  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    # Another module or folder that happens to be named firehose_local is not the wheel.
+    binary_path = getattr(firehose_local, "binary_path", None)
+    if not callable(binary_path):
+        return None
+    path = Path(binary_path())
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise FirehoseLocalError(
+            f"the installed firehose-local wheel has no executable at {path}: reinstall it "
+            "(pip install --force-reinstall firehose_local-*.whl)"
+        )
+    return path
 
 
 # Between fork and exec: a crashed test run leaves no server behind. Linux ties this to the thread that
