@@ -99,8 +99,6 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
         self.maxBodyBytes = maxBodyBytes
     }
 
-    private static let targetField = HTTPField.Name("X-Amz-Target")!
-
     func handlerAdded(context: ChannelHandlerContext) {
         connections.opened(context.channel)
     }
@@ -156,7 +154,7 @@ final class ConnectionLifecycle: ChannelDuplexHandler, RemovableChannelHandler {
             // One declared too large is refused unread instead, so the client never sends it.
             if head.headerFields[.expect]?.lowercased() == "100-continue",
                 head.headerFields[.contentLength].flatMap({ Int($0) }) ?? 0
-                    <= maxBodyBytes(head.headerFields[Self.targetField])
+                    <= maxBodyBytes(head.headerFields[.amzTarget])
             {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }

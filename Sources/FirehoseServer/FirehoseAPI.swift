@@ -371,7 +371,7 @@ public final class FirehoseAPI: Sendable {
         let operation = KinesisAPI.Operation(rawValue: String(target.dropFirst(KinesisAPI.targetPrefix.count)))
         return await respond(.kinesis, operation: operation?.rawValue ?? "unknown", requestID: requestID) {
             () async throws(FirehoseError) -> APIResponse in
-            try checkBodySize(request, limit: configuration.maxKinesisBodyBytes)
+            try checkBodySize(request)
             var accessKeyID: String?
             if let kinesisVerifier { accessKeyID = try kinesisVerifier.verify(request, now: sink.now()).accessKeyId }
             let caller = accessKeyID.flatMap(boundCallerOf)
@@ -392,7 +392,7 @@ public final class FirehoseAPI: Sendable {
                     message: "Kinesis Data Streams are unavailable on this server: \(kinesisUnavailable ?? "")",
                     httpStatus: 500)
             }
-            let body = try decodedBody(request, limit: configuration.maxKinesisBodyBytes)
+            let body = try decodedBody(request)
             let now = sink.now()
             let authorize = { @Sendable (action: String, resource: String) throws(FirehoseError) -> Void in
                 try caller?.authorize(action: action, resource: resource)
@@ -456,8 +456,8 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    private func checkBodySize(_ request: APIRequest, limit: Int? = nil) throws(FirehoseError) {
-        let limit = limit ?? configuration.maxBodyBytes
+    private func checkBodySize(_ request: APIRequest) throws(FirehoseError) {
+        let limit = configuration.maxBodyBytes(target: request.header("x-amz-target"))
         guard request.body.count <= limit else { throw .requestTooLarge(limit: limit) }
     }
 
@@ -594,16 +594,17 @@ public final class FirehoseAPI: Sendable {
 
     /// The body the operation reads: as sent, or gunzipped for `Content-Encoding: gzip` (the AWS iOS
     /// SDK compresses PutRecord/PutRecordBatch and signs the compressed bytes).
-    private func decodedBody(_ request: APIRequest, limit: Int? = nil) throws(FirehoseError) -> [UInt8] {
+    private func decodedBody(_ request: APIRequest) throws(FirehoseError) -> [UInt8] {
         guard let encoding = request.header("content-encoding")?.lowercased(), !encoding.isEmpty,
             encoding != "identity"
         else { return request.body }
         guard encoding == "gzip" || encoding == "x-gzip" else {
             throw .serialization("Unsupported Content-Encoding '\(encoding)': only gzip is accepted.")
         }
+        let limit = configuration.maxBodyBytes(target: request.header("x-amz-target"))
         do {
             // Charged twice, as the HTTP layer charges a plain body: the JSON and its decoded records.
-            return try Gzip.decompress(request.body, limit: limit ?? configuration.maxBodyBytes) {
+            return try Gzip.decompress(request.body, limit: limit) {
                 request.reserveMemory(2 * $0)
             }
         } catch .tooLarge(let limit) {

@@ -184,7 +184,7 @@ struct FirehoseResponder: HTTPResponder {
     var bodyTimeout: Duration { deadlines.timeout }
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let limit = api.configuration.maxBodyBytes(target: request.headers[Self.targetField])
+        let limit = api.configuration.maxBodyBytes(target: request.headers[.amzTarget])
         // One pass over the fields makes the API's header list and finds Content-Length.
         // HTTP/1.1 `Host` arrives as the `:authority` pseudo-header; SigV4 signs it as `host`.
         var headers: [(name: String, value: String)] = []
@@ -207,7 +207,7 @@ struct FirehoseResponder: HTTPResponder {
         func refusal(_ error: FirehoseError) -> APIResponse {
             let isS3 = S3API.isS3Request(
                 method: request.method.rawValue, path: request.head.path ?? "/",
-                hasTarget: request.headers[Self.targetField] != nil)
+                hasTarget: request.headers[.amzTarget] != nil)
             return isS3
                 ? S3API.errorResponse(S3Error(transport: error), requestID: context.id, withBody: true)
                 : FirehoseAPI.errorResponse(error, requestID: context.id)
@@ -370,7 +370,6 @@ struct FirehoseResponder: HTTPResponder {
     }
 
     private static let requestIDField = HTTPField.Name("x-amzn-RequestId")!
-    private static let targetField = HTTPField.Name("X-Amz-Target")!
     private static let errorTypeField = HTTPField.Name("x-amzn-ErrorType")!
 
     /// The header names the API answers with on every request, made once instead of validated and
@@ -427,4 +426,9 @@ struct FirehoseResponder: HTTPResponder {
             status: HTTPResponse.Status(code: response.status), headers: fields,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
     }
+}
+
+extension HTTPField.Name {
+    /// The operation of an AWS JSON request; it also chooses the request's body limit.
+    static let amzTarget = HTTPField.Name("X-Amz-Target")!
 }

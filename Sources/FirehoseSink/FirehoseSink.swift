@@ -545,10 +545,11 @@ public final class FirehoseSink: Sendable {
         // Recovered buffers whose delivery failed at start are their streams' too: a flush tries them
         // again, in one pass (a store that failed is not tried again for every stream). Shutdown
         // does not: they stay staged, as they were, and fail it.
+        let names = Set(targets.map(\.name))
         let recovered =
             reason == .shutdown
-            ? pendingRecoveryFailures(streams: Set(targets.map(\.name)))
-            : await deliverPendingRecoveries(streams: Set(targets.map(\.name)))
+            ? (delivered: [], failures: pendingRecoveryFailures(streams: names))
+            : await deliverPendingRecoveries(streams: names)
         delivered += recovered.delivered
         for (name, entry) in targets {
             var failure = recovered.failures[name]?.error

@@ -126,10 +126,8 @@ extension FirehoseSink {
 
     /// What recovered buffers still wait for delivery: per stream of `streams`, their last failure
     /// and records, without trying them again.
-    func pendingRecoveryFailures(streams: Set<String>)
-        -> (delivered: [DeliveredObject], failures: [String: (error: FileSystemError, records: Int)])
-    {
-        ([], Self.failuresByStream(pendingRecoveries.withLock { $0.filter { streams.contains($0.stream) } }))
+    func pendingRecoveryFailures(streams: Set<String>) -> [String: (error: FileSystemError, records: Int)] {
+        Self.failuresByStream(pendingRecoveries.withLock { $0.filter { streams.contains($0.stream) } })
     }
 
     /// Per stream: the first buffer's failure and the records of all.
