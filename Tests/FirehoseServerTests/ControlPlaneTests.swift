@@ -441,6 +441,17 @@ struct ControlPlaneTests {
         #expect(try await encryption(harness, "events")?.count == 1)
     }
 
+    @Test func encryptionOfACreatingStreamIsRefusedUntilItIsActive() async throws {
+        let harness = try APIHarness(activationDelay: 5)
+        #expect(await harness.create("slow").status == 200)
+        let body =
+            #"{"DeliveryStreamName": "slow", "DeliveryStreamEncryptionConfigurationInput": {"KeyType": "AWS_OWNED_CMK"}}"#
+        let early = await harness.call("StartDeliveryStreamEncryption", body)
+        #expect(try expectError(early, status: 400, code: "ResourceInUseException").contains("CREATING"))
+        harness.clock.advance(by: .seconds(5))
+        #expect(await harness.call("StartDeliveryStreamEncryption", body).status == 200)
+    }
+
     @Test func aKinesisSourcedStreamHasNoEncryptionToDescribeOrStart() throws {
         var definition = CreateDeliveryStreamInput(
             deliveryStreamName: "from-kinesis", deliveryStreamType: "KinesisStreamAsSource")

@@ -466,6 +466,22 @@ struct KinesisSourceTests {
         }
     }
 
+    @Test("StartDeliveryStreamEncryption on a Kinesis-sourced stream is refused and changes nothing")
+    func encryptionOfAKinesisSourcedStreamIsRefused() async throws {
+        let harness = try APIHarness()
+        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "orders", "ShardCount": 1}"#)
+        #expect(await Self.createSourced(harness, name: "from-kinesis", dataStream: "orders").status == 200)
+        let start = await harness.call(
+            "StartDeliveryStreamEncryption",
+            #"{"DeliveryStreamName": "from-kinesis", "DeliveryStreamEncryptionConfigurationInput": {"KeyType": "AWS_OWNED_CMK"}}"#
+        )
+        #expect(try expectError(start, status: 400, code: "InvalidArgumentException").contains("DirectPut"))
+        let described = try json(
+            await harness.call("DescribeDeliveryStream", #"{"DeliveryStreamName": "from-kinesis"}"#))
+        let description = try #require(described["DeliveryStreamDescription"] as? [String: Any])
+        #expect(description["DeliveryStreamEncryptionConfiguration"] == nil)
+    }
+
     @Test(
         "Records put to the data stream after the delivery stream's creation are delivered once; puts to it are refused"
     )
