@@ -126,11 +126,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What every emulated service's API is written against: the request and response as the front
+        // door hands them over, AWS JSON 1.1's checks and answers, SigV4 verification of a request, and
+        // the seams between services (the caller policies bind, the grants behind issued credentials).
+        // No HTTP server.
+        .target(
+            name: "ServerCore",
+            dependencies: ["FirehoseWire", "AWSSigV4", "IAMPolicy", "FirehoseSink"],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
             name: "FirehoseServer",
             dependencies: [
+                "ServerCore",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -165,6 +175,7 @@ let package = Package(
                 "HTTPTransports",
                 "AsyncHTTPClientTransport",
                 "FirehoseServer",
+                "ServerCore",
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSCredentialProviders",
@@ -274,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4",
+                "FirehoseServer", "ServerCore", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4",
                 "FirehoseTestSupport",
                 "IAMPolicy", "KinesisStreams",
                 .product(name: "Logging", package: "swift-log"),

@@ -6,6 +6,7 @@ import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import Logging
+import ServerCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

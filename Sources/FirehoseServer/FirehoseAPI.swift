@@ -5,6 +5,7 @@ import FirehoseSink
 import FirehoseWire
 import KinesisStreams
 import Logging
+import ServerCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -259,7 +260,7 @@ public final class FirehoseAPI: Sendable {
             metrics.requestFinished(
                 operation: operation, errorCode: error.code, durationSeconds: Self.seconds(since: started))
             logFailure(error, requestID: requestID, operation: operation?.rawValue ?? "-")
-            return Self.errorResponse(error, requestID: requestID)
+            return AWSJSONProtocol.errorResponse(error, requestID: requestID)
         }
     }
 
@@ -271,7 +272,7 @@ public final class FirehoseAPI: Sendable {
         if let verifier {
             accessKeyID = try verifier.verify(request, now: sink.now()).accessKeyId
         }
-        try Self.checkJSONProtocol(request, service: "Firehose")
+        try AWSJSONProtocol.check(request, service: "Firehose")
         let operation = try target.get()
         let body = try decodedBody(request)
         let caller = accessKeyID.flatMap(boundCallerOf)
@@ -293,7 +294,7 @@ public final class FirehoseAPI: Sendable {
             }
             guard try await put(input, reserveMemory: request.reserveMemory).isEmpty else { throw .throttled }
             return fault.finish(
-                Self.success(
+                AWSJSONProtocol.success(
                     PutRecordsResponse.putRecord(
                         recordID: recordIDs.next(), encrypted: isEncrypted(input.deliveryStreamName)),
                     requestID: requestID))
@@ -311,7 +312,7 @@ public final class FirehoseAPI: Sendable {
             guard !failures.isEmpty else {
                 let ids = (0..<input.records.count).map { _ in recordIDs.next() }
                 return fault.finish(
-                    Self.success(
+                    AWSJSONProtocol.success(
                         PutRecordsResponse.putRecordBatch(
                             recordIDs: ids, encrypted: isEncrypted(input.deliveryStreamName)),
                         requestID: requestID))
@@ -320,7 +321,7 @@ public final class FirehoseAPI: Sendable {
             let answer = PutRecordsResponse.putRecordBatch(
                 records: input.records.count, failures: failures, encrypted: isEncrypted(input.deliveryStreamName),
                 recordID: recordIDs.next)
-            return fault.finish(Self.success(answer, requestID: requestID))
+            return fault.finish(AWSJSONProtocol.success(answer, requestID: requestID))
         default:
             // The body's stream name is read once, and only when a policy or a fault rule needs it.
             let named =
@@ -337,7 +338,7 @@ public final class FirehoseAPI: Sendable {
                 return interruption
             }
             let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
-            return fault.finish(Self.success(body, requestID: requestID))
+            return fault.finish(AWSJSONProtocol.success(body, requestID: requestID))
         }
     }
 
@@ -358,7 +359,7 @@ public final class FirehoseAPI: Sendable {
         return await answer(.cognitoIdentity, operation: operation, requestID: requestID) {
             () async throws(FirehoseError) -> [UInt8] in
             try checkBodySize(request)
-            try Self.checkJSONProtocol(request, service: "Cognito Identity")
+            try AWSJSONProtocol.check(request, service: "Cognito Identity")
             // Identities and credentials are synced to disk before they are answered.
             let (cognito, now) = (cognito, sink.now())
             return try await BlockingIO.perform(on: BlockingIO.writes) { () throws(FirehoseError) in
@@ -380,7 +381,7 @@ public final class FirehoseAPI: Sendable {
                     "firehose-local serves Kinesis as AWS JSON 1.1 only, not CBOR. The Java SDK and the KCL send CBOR by default: set AWS_CBOR_DISABLE=true (Java SDK v1) or CBOR_ENABLED=false (v2) in their environment."
                 )
             }
-            try Self.checkJSONProtocol(request, service: "Kinesis")
+            try AWSJSONProtocol.check(request, service: "Kinesis")
             guard let operation else {
                 throw .unknownOperation(
                     "Operation \(target) is not served by firehose-local. It serves Kinesis's \(KinesisAPI.Operation.allCases.map(\.rawValue).joined(separator: ", "))."
@@ -414,8 +415,8 @@ public final class FirehoseAPI: Sendable {
                         ($0.position, KinesisAPI.RecordFailure(code: $0.code, message: $0.message))
                     },
                     uniquingKeysWith: { first, _ in first })
-                return fault.finish(
-                    Self.success(try await kinesis.store(put, failing: failing, now: now), requestID: requestID))
+                let stored = try await kinesis.store(put, failing: failing, now: now)
+                return fault.finish(AWSJSONProtocol.success(stored, requestID: requestID))
             }
             let stream = faults.matchesStreams(of: .kinesis(operation)) ? FaultStage.kinesisStreamName(in: body) : nil
             if let interruption = try await fault.apply(stream: stream, records: 0) { return interruption }
@@ -424,7 +425,7 @@ public final class FirehoseAPI: Sendable {
                 () throws(FirehoseError) in
                 try kinesis.handle(operation, body: body, now: now, authorize: authorize)
             }
-            return fault.finish(Self.success(answer, requestID: requestID))
+            return fault.finish(AWSJSONProtocol.success(answer, requestID: requestID))
         }
     }
 
@@ -434,7 +435,7 @@ public final class FirehoseAPI: Sendable {
         _ body: () async throws(FirehoseError) -> [UInt8]
     ) async -> APIResponse {
         await respond(service, operation: operation, requestID: requestID) { () async throws(FirehoseError) in
-            Self.success(try await body(), requestID: requestID)
+            AWSJSONProtocol.success(try await body(), requestID: requestID)
         }
     }
 
@@ -452,29 +453,13 @@ public final class FirehoseAPI: Sendable {
         } catch {
             metrics.requestFinished(service, operation: operation, code: error.code)
             logFailure(error, requestID: requestID, operation: operation)
-            return Self.errorResponse(error, requestID: requestID)
+            return AWSJSONProtocol.errorResponse(error, requestID: requestID)
         }
     }
 
     private func checkBodySize(_ request: APIRequest) throws(FirehoseError) {
         let limit = configuration.maxBodyBytes(target: request.header("x-amz-target"))
         guard request.body.count <= limit else { throw .requestTooLarge(limit: limit) }
-    }
-
-    /// What every AWS JSON 1.1 call is: `POST /` with that content type.
-    static func checkJSONProtocol(_ request: APIRequest, service: String) throws(FirehoseError) {
-        guard request.method == "POST", request.path == "/" else {
-            throw .unknownOperation(
-                "firehose-local serves \(service) as POST / (got \(request.method) \(request.path)).")
-        }
-        let contentType = request.header("content-type")
-        // What SDKs send matches exactly; only variants need parsing.
-        guard contentType == FirehoseOperation.contentType || FirehoseOperation.isAcceptedContentType(contentType)
-        else {
-            throw .unknownOperation(
-                "Unsupported Content-Type '\(contentType ?? "")': \(service) expects \(FirehoseOperation.contentType)."
-            )
-        }
     }
 
     /// Takes one of the `maxWaitingRequests` slots of requests that wait (`/_local/wait`, hangs);
@@ -615,24 +600,6 @@ public final class FirehoseAPI: Sendable {
             throw .serialization("Request body is declared gzip (Content-Encoding) but is not valid gzip data.")
         }
     }
-
-    static let jsonContentType = FirehoseOperation.contentType
-
-    static func success(_ body: [UInt8], requestID: String) -> APIResponse {
-        APIResponse(
-            status: 200,
-            headers: [("Content-Type", jsonContentType), ("x-amzn-RequestId", requestID)],
-            body: body)
-    }
-
-    static func errorResponse(_ error: FirehoseError, requestID: String) -> APIResponse {
-        APIResponse(
-            status: error.httpStatus,
-            headers: [
-                ("Content-Type", jsonContentType), ("x-amzn-RequestId", requestID), ("x-amzn-ErrorType", error.code),
-            ],
-            body: error.jsonBody)
-    }
 }
 
 /// Opaque, unique record ids: a random per-process part and a counter, rendered as digits like AWS's.
@@ -727,21 +694,6 @@ final class RequestIDGenerator: Sendable {
             dash()
             put(low, nibbles: 12)
             return 36
-        }
-    }
-}
-
-extension SigV4Verifier {
-    /// Verifies a request of an AWS JSON or Query service (its body hashed as received), failing with
-    /// the error the client is answered: HTTP 400, or `status`.
-    func verify(_ request: APIRequest, now: Date, status: Int = 400) throws(FirehoseError) -> AWSCredentials {
-        let signed = SigV4Request(
-            method: request.method, path: request.path, query: request.query, headers: request.headers,
-            bodySHA256: SHA256Hex.hash(request.body))
-        do {
-            return try verify(signed, now: now)
-        } catch {
-            throw FirehoseError(code: error.code, message: error.message, httpStatus: status)
         }
     }
 }

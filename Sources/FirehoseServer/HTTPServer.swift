@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import ServerCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -210,7 +211,7 @@ struct FirehoseResponder: HTTPResponder {
                 hasTarget: request.headers[.amzTarget] != nil)
             return isS3
                 ? S3API.errorResponse(S3Error(transport: error), requestID: context.id, withBody: true)
-                : FirehoseAPI.errorResponse(error, requestID: context.id)
+                : AWSJSONProtocol.errorResponse(error, requestID: context.id)
         }
         // Answered once the HTTP layer has read what it can of the body, so the answer is the only one.
         let codingRefusal = transferCodings.isEmpty ? nil : Self.transferCodingRefusal(transferCodings)
@@ -413,7 +414,10 @@ struct FirehoseResponder: HTTPResponder {
         if let writes = response.writesBody {
             return Response(
                 status: HTTPResponse.Status(code: response.status), headers: fields,
-                body: ResponseBody { writer in try await writes(&writer) })
+                body: ResponseBody { writer in
+                    var body: any StreamingBodyWriter = HummingbirdBodyWriter(writer: writer)
+                    try await writes(&body)
+                })
         }
         if let streamed = response.streamedBody {
             return Response(
@@ -425,6 +429,19 @@ struct FirehoseResponder: HTTPResponder {
         return Response(
             status: HTTPResponse.Status(code: response.status), headers: fields,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+}
+
+/// A service's streamed body written through Hummingbird's writer.
+private struct HummingbirdBodyWriter: StreamingBodyWriter {
+    var writer: any ResponseBodyWriter
+
+    mutating func write(_ bytes: [UInt8]) async throws {
+        try await writer.write(ByteBuffer(bytes: bytes))
+    }
+
+    mutating func finish() async throws {
+        try await writer.finish(nil)
     }
 }
 

@@ -2,7 +2,7 @@ import CivilTime
 import DurableStorage
 import FirehoseSink
 import FirehoseWire
-import Hummingbird
+import ServerCore
 import ServiceLifecycle
 import Synchronization
 
@@ -176,7 +176,7 @@ extension LocalEndpoints {
             let task = withUnsafeCurrentTask { CancellableTask($0) }
             do {
                 try await withGracefulShutdownHandler {
-                    try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                    try await writer.write(Array("retry: 2000\n\n".utf8))
                     var tick = 0
                     var quiet = 0
                     while !shuttingDown.load(ordering: .relaxed) && !Task.isCancelled {
@@ -186,10 +186,10 @@ extension LocalEndpoints {
                             streams: full ? await endpoints.streamsDocument() : nil,
                             faults: full ? endpoints.faultsDocument() : nil, deliveries: page)
                         if !output.isEmpty {
-                            try await writer.write(ByteBuffer(bytes: output))
+                            try await writer.write(output)
                             quiet = 0
                         } else if quiet >= Self.eventHeartbeatTicks {
-                            try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                            try await writer.write(Array(": still here\n\n".utf8))
                             quiet = 0
                         } else {
                             quiet += 1
@@ -206,7 +206,7 @@ extension LocalEndpoints {
             } catch  where shuttingDown.load(ordering: .relaxed) {
                 return  // the connection closes; browsers reconnect to the next server
             }
-            try await writer.finish(nil)
+            try await writer.finish()
         }
         return response
     }

@@ -3,6 +3,7 @@ import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import Logging
+import ServerCore
 import ServiceLifecycle
 import Synchronization
 

@@ -1,3 +1,4 @@
+import ServerCore
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

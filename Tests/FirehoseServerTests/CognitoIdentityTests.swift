@@ -3,6 +3,7 @@ import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import IAMPolicy
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

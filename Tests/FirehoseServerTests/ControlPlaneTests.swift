@@ -4,6 +4,7 @@ import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

@@ -4,6 +4,7 @@ import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

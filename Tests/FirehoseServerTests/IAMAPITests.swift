@@ -2,6 +2,7 @@ import AWSSigV4
 import FirehoseSink
 import FirehoseTestSupport
 import Foundation
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

@@ -3,6 +3,7 @@ import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import KinesisStreams
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServerCore
 import ServiceLifecycleTestKit
 import Synchronization
 import Testing
@@ -166,22 +167,18 @@ import Testing
 
     /// Collects what a response body writes; throws once it has `limit` writes, as a client that
     /// went away makes a write throw.
-    struct CollectingWriter: ResponseBodyWriter {
+    struct CollectingWriter: StreamingBodyWriter {
         let chunks: Chunks
         let limit: Int
         final class Chunks: @unchecked Sendable { var list: [String] = [] }
         struct Gone: Error {}
 
-        mutating func write(_ buffer: ByteBuffer) async throws {
-            chunks.list.append(String(buffer: buffer))
+        mutating func write(_ bytes: [UInt8]) async throws {
+            chunks.list.append(String(decoding: bytes, as: UTF8.self))
             if chunks.list.count >= limit { throw Gone() }
         }
 
-        mutating func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
-            for buffer in buffers { try await write(buffer) }
-        }
-
-        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+        mutating func finish() async throws {}
     }
 
     @Test func eventsStartWithTheStateAndTheLatestObjects() async throws {
@@ -193,7 +190,7 @@ import Testing
         // The one waiting slot is held while the response lives.
         #expect(await harness.local("GET", "/_local/events").status == 503)
         let chunks = CollectingWriter.Chunks()
-        var writer: any ResponseBodyWriter = CollectingWriter(chunks: chunks, limit: 2)
+        var writer: any StreamingBodyWriter = CollectingWriter(chunks: chunks, limit: 2)
         await #expect(throws: CollectingWriter.Gone.self) { try await response?.writesBody?(&writer) }
         #expect(chunks.list[0] == "retry: 2000\n\n")
         let events = chunks.list[1]
@@ -210,14 +207,14 @@ import Testing
 
     /// A viewer that stopped reading: the first write goes through, the next waits for room that
     /// never comes, until its task is cancelled.
-    struct StalledWriter: ResponseBodyWriter {
+    struct StalledWriter: StreamingBodyWriter {
         final class Progress: Sendable {
             let writes = Mutex(0)
             let stalled = AsyncStream<Void>.makeStream()
         }
         let progress: Progress
 
-        mutating func write(_ buffer: ByteBuffer) async throws {
+        mutating func write(_ bytes: [UInt8]) async throws {
             let count = progress.writes.withLock {
                 $0 += 1
                 return $0
@@ -237,11 +234,7 @@ import Testing
             try Task.checkCancellation()
         }
 
-        mutating func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
-            for buffer in buffers { try await write(buffer) }
-        }
-
-        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+        mutating func finish() async throws {}
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -251,7 +244,7 @@ import Testing
         let progress = StalledWriter.Progress()
         await testGracefulShutdown { trigger in
             let writing = Task {
-                var writer: any ResponseBodyWriter = StalledWriter(progress: progress)
+                var writer: any StreamingBodyWriter = StalledWriter(progress: progress)
                 try await response.writesBody?(&writer)
             }
             var stalls = progress.stalled.stream.makeAsyncIterator()
@@ -269,7 +262,7 @@ import Testing
         let response = await harness.api.handle(
             APIRequest(method: "GET", target: "/_local/events", headers: [("Last-Event-ID", lastEventID)], body: []))
         let chunks = CollectingWriter.Chunks()
-        var writer: any ResponseBodyWriter = CollectingWriter(chunks: chunks, limit: 2)
+        var writer: any StreamingBodyWriter = CollectingWriter(chunks: chunks, limit: 2)
         await #expect(throws: CollectingWriter.Gone.self) { try await response.writesBody?(&writer) }
         return chunks.list[1]
     }

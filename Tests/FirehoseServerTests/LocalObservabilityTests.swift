@@ -4,6 +4,7 @@ import FirehoseWire
 import Foundation
 import Logging
 import NIOCore
+import ServerCore
 import Synchronization
 import Testing
 

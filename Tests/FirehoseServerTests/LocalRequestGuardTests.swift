@@ -1,4 +1,5 @@
 import FirehoseWire
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

@@ -2,6 +2,7 @@ import AWSSigV4
 import Crypto
 import FirehoseSink
 import Foundation
+import ServerCore
 import Testing
 
 @testable import FirehoseServer

@@ -2,6 +2,7 @@ import AWSSigV4
 import Crypto
 import FirehoseWire
 import Logging
+import ServerCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,7 @@
 import AWSSigV4
 import DurableStorage
 import FirehoseWire
+import ServerCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -16,42 +17,6 @@ import Synchronization
 #else
     import Foundation
 #endif
-
-/// Temporary credentials GetCredentialsForIdentity handed out, with the identity and role they act as.
-struct CredentialGrant: Codable, Sendable, Equatable {
-    var accessKeyId: String
-    var secretAccessKey: String
-    var sessionToken: String
-    /// Seconds since 1970, whole, as Cognito's `Expiration`.
-    var expiration: Double
-    var identityId: String
-    var identityPoolId: String
-    var roleArn: String
-    /// The `cognito-identity.amazonaws.com:amr` values: `unauthenticated`, or `authenticated` and the
-    /// providers of the logins used.
-    var amr: [String]
-    /// Whether the role existed here when the credentials were issued: then its policies bind them,
-    /// and deny everything once it is gone; otherwise nothing binds them (nil in older lines: false).
-    var bound: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case accessKeyId = "AccessKeyId"
-        case secretAccessKey = "SecretAccessKey"
-        case sessionToken = "SessionToken"
-        case expiration = "Expiration"
-        case identityId = "IdentityId"
-        case identityPoolId = "IdentityPoolId"
-        case roleArn = "RoleArn"
-        case amr = "Amr"
-        case bound = "Bound"
-    }
-
-    var credentials: AWSCredentials {
-        AWSCredentials(
-            accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, sessionToken: sessionToken,
-            expiration: Date(timeIntervalSince1970: expiration))
-    }
-}
 
 /// The credentials handed out and not long expired, by access key, each on disk (one line of
 /// `credentials.jsonl`, readable by its owner only) before a client sees it: a restart does not

@@ -1,5 +1,6 @@
 import AWSSigV4
 import FirehoseWire
+import ServerCore
 
 /// A fault rule as written in the configuration file (`Faults:`) and posted to `/_local/faults`: the
 /// same fields, in AWS's PascalCase, decoded strictly (an unknown field is refused, not ignored).

@@ -1,6 +1,7 @@
 import FirehoseSink
 import FirehoseWire
 import Logging
+import ServerCore
 import ServiceLifecycle
 import Synchronization
 

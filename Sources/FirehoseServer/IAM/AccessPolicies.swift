@@ -1,5 +1,6 @@
 import FirehoseWire
 import IAMPolicy
+import ServerCore
 
 /// Which callers identity-based policies bind: credentials issued for a role that exists (from the
 /// configuration file's `Roles`, or IAM's CreateRole), bound by its inline policies; and configured
@@ -69,28 +70,5 @@ package struct AccessPolicies: Sendable {
         guard parts.count == 6 else { return role }
         let name = parts[5].split(separator: "/").last ?? parts[5]
         return "arn:\(parts[1]):sts::\(parts[4]):assumed-role/\(name)/\(session)"
-    }
-}
-
-/// A caller bound by identity-based policies.
-struct BoundCaller: Sendable {
-    var arn: String
-    var policies: [IAMPolicy]
-    /// Condition keys and their values.
-    var context: [String: [String]]
-
-    /// Refuses, as IAM refuses, what the policies do not allow: `AccessDeniedException` naming the
-    /// caller, the action and the resource, and why.
-    func authorize(action: String, resource: String) throws(FirehoseError) {
-        let request = IAMRequest(action: action, resource: resource, context: context)
-        let reason: String
-        switch IAMPolicy.evaluate(request, policies: policies) {
-        case .allowed: return
-        case .implicitDeny: reason = "because no identity-based policy allows the \(action) action"
-        case .explicitDeny: reason = "with an explicit deny in an identity-based policy"
-        }
-        throw FirehoseError(
-            code: "AccessDeniedException",
-            message: "User: \(arn) is not authorized to perform: \(action) on resource: \(resource) \(reason)")
     }
 }

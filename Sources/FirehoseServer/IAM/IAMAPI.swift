@@ -3,6 +3,7 @@ import FirehoseSink
 import FirehoseWire
 import IAMPolicy
 import Logging
+import ServerCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

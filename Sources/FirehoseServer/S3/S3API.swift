@@ -5,6 +5,7 @@ import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import Logging
+import ServerCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -671,13 +672,6 @@ final class S3API: Sendable {
             status: error.status, headers: [("Content-Type", S3XML.contentType)] + idHeaders(requestID),
             body: error.document(requestID: requestID))
     }
-}
-
-/// A body read from an open object as it is sent, instead of `APIResponse.body`.
-package struct StreamedBody: Sendable {
-    package var object: OpenObject
-    package var offset: Int
-    package var count: Int
 }
 
 /// ETags (the MD5 of a single-part object, quoted; a multipart upload's kept with its file) by file identity: a delivered object is never

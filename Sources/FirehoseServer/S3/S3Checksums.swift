@@ -1,6 +1,7 @@
 import Crypto
 import FirehoseSink
 import FirehoseWire
+import ServerCore
 
 /// The integrity headers of an upload (`Content-MD5`, `x-amz-checksum-*`), checked against the body
 /// as S3 checks them: a value that is not the body's is refused, and the object is not written.

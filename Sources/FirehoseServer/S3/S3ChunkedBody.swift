@@ -1,4 +1,5 @@
 import AWSSigV4
+import ServerCore
 
 /// An aws-chunked upload body (`Content-Encoding: aws-chunked`), decoded: chunks of
 /// `<hex size>[;chunk-signature=<signature>]\r\n<data>\r\n`, a last chunk of size 0, then trailing

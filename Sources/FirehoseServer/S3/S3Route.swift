@@ -1,3 +1,4 @@
+import ServerCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

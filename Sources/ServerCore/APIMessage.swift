@@ -1,5 +1,3 @@
-import Hummingbird
-
 /// An HTTP request as the API core sees it: independent of the HTTP server, so the whole request path
 /// (auth, dispatch, errors) is tested without sockets.
 public struct APIRequest: Sendable {
@@ -70,7 +68,7 @@ public struct APIResponse: Sendable {
     package var resetsConnection = false
     /// A body written as it is made, of no length known beforehand (Server-Sent Events), instead
     /// of `body`.
-    package var writesBody: (@Sendable (inout any ResponseBodyWriter) async throws -> Void)?
+    package var writesBody: (@Sendable (inout any StreamingBodyWriter) async throws -> Void)?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -85,14 +83,14 @@ public struct APIResponse: Sendable {
 
 extension StringProtocol {
     /// Without the spaces and tabs around it (HTTP's optional whitespace).
-    var trimmingASCIISpaces: String {
+    package var trimmingASCIISpaces: String {
         let isSpace = { (character: Character) in character == " " || character == "\t" }
         return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }
 
 extension String {
-    func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         // Header names are native strings: compare their bytes in place (several lookups per request).
         let contiguous = utf8.withContiguousStorageIfAvailable { a in
@@ -109,13 +107,13 @@ extension String {
     }
 
     /// `%XX` and `+` decoding for query values; invalid escapes are kept as written.
-    var percentDecoded: String {
+    package var percentDecoded: String {
         String(decoding: percentDecodedBytes(plusIsSpace: true), as: UTF8.self)
     }
 
     /// `%XX` decoded, and `+` as a space where `plusIsSpace` (in a query, not in a path); invalid
     /// escapes are kept as written.
-    func percentDecodedBytes(plusIsSpace: Bool) -> [UInt8] {
+    package func percentDecodedBytes(plusIsSpace: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
         var iterator = Array(utf8)[...]
         while let byte = iterator.popFirst() {

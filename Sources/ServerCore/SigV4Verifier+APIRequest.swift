@@ -1,0 +1,23 @@
+import AWSSigV4
+import FirehoseWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension SigV4Verifier {
+    /// Verifies a request of an AWS JSON or Query service (its body hashed as received), failing with
+    /// the error the client is answered: HTTP 400, or `status`.
+    package func verify(_ request: APIRequest, now: Date, status: Int = 400) throws(FirehoseError) -> AWSCredentials {
+        let signed = SigV4Request(
+            method: request.method, path: request.path, query: request.query, headers: request.headers,
+            bodySHA256: SHA256Hex.hash(request.body))
+        do {
+            return try verify(signed, now: now)
+        } catch {
+            throw FirehoseError(code: error.code, message: error.message, httpStatus: status)
+        }
+    }
+}
