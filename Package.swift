@@ -135,12 +135,22 @@ let package = Package(
             dependencies: ["FirehoseWire", "AWSSigV4", "IAMPolicy", "FirehoseSink"],
             swiftSettings: swiftSettings
         ),
+        // IAM's roles and inline policies (the Query API), and which callers identity-based policies bind.
+        .target(
+            name: "IAMService",
+            dependencies: [
+                "ServerCore", "FirehoseWire", "AWSSigV4", "IAMPolicy", "DurableStorage", "FirehoseSink",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
             name: "FirehoseServer",
             dependencies: [
                 "ServerCore",
+                "IAMService",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -176,6 +186,7 @@ let package = Package(
                 "AsyncHTTPClientTransport",
                 "FirehoseServer",
                 "ServerCore",
+                "IAMService",
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSCredentialProviders",
@@ -256,6 +267,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "IAMServiceTests",
+            dependencies: ["IAMService", "ServerCore", "FirehoseWire", "AWSSigV4", "IAMPolicy"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
@@ -285,7 +301,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "ServerCore", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "AWSSigV4",
+                "FirehoseServer", "ServerCore", "IAMService", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
+                "AWSSigV4",
                 "FirehoseTestSupport",
                 "IAMPolicy", "KinesisStreams",
                 .product(name: "Logging", package: "swift-log"),

@@ -4,6 +4,7 @@ import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import IAMPolicy
+import IAMService
 import KinesisStreams
 import Yams
 

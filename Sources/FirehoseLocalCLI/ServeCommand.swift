@@ -5,6 +5,7 @@ import DurableStorage
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire
+import IAMService
 import Logging
 import ServerCore
 

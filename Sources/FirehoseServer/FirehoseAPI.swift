@@ -3,6 +3,7 @@ import Dispatch
 import DurableStorage
 import FirehoseSink
 import FirehoseWire
+import IAMService
 import KinesisStreams
 import Logging
 import ServerCore

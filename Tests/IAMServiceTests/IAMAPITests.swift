@@ -1,21 +1,58 @@
 import AWSSigV4
 import FirehoseSink
-import FirehoseTestSupport
+import FirehoseWire
 import Foundation
+import Logging
 import ServerCore
 import Testing
 
-@testable import FirehoseServer
+@testable import IAMService
 
-extension APIHarness {
-    /// An IAM Query call, signed for IAM (us-east-1, whatever the server's region).
-    func iam(_ action: String, _ parameters: [String: String] = [:]) async -> APIResponse {
+/// IAM alone, as the front door hands it a request: a role store in a folder of its own, SigV4
+/// verification against one key pair, and a fixed date.
+final class IAMHarness {
+    let directory: String
+    var keepDirectory = false
+    let date = Date(timeIntervalSince1970: 1_795_266_309)  // 2026-11-21T13:05:09Z
+    let credentials = AWSCredentials(accessKeyId: "test", secretAccessKey: "test")
+    let api: IAMAPI
+
+    init(directory: String? = nil, configuredRoles: [String: [String]] = [:]) throws {
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "iam-\(UUID().uuidString)"
+            ).path
+        self.directory = directory
+        let store = try RoleStore(folder: directory)
+        try store.apply(configured: configuredRoles, now: date)
+        let credentials = credentials
+        api = IAMAPI(
+            store: store, accountID: "123456789012",
+            verifier: SigV4Verifier(region: "us-east-1", service: "iam") {
+                $0 == credentials.accessKeyId ? credentials : nil
+            },
+            boundCaller: { _ in nil }, logger: Logger(label: "iam-tests"))
+    }
+
+    deinit {
+        if !keepDirectory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// An IAM Query call, signed for IAM (us-east-1) unless `sign` is false.
+    func iam(_ action: String, _ parameters: [String: String] = [:], sign: Bool = true) -> APIResponse {
         let pairs = [("Action", action), ("Version", "2010-05-08")] + parameters.sorted { $0.key < $1.key }
-        let body = pairs.map { "\($0.0)=\(IAMAPI.urlEncoded($0.1))" }.joined(separator: "&")
-        return await api.handle(
-            request(
-                operation: nil, body: Array(body.utf8), contentType: "application/x-www-form-urlencoded; charset=utf-8",
-                service: "iam"))
+        let body = Array(pairs.map { "\($0.0)=\(IAMAPI.urlEncoded($0.1))" }.joined(separator: "&").utf8)
+        var headers: [(name: String, value: String)] = [
+            ("Host", "127.0.0.1:4573"), ("Content-Type", "application/x-www-form-urlencoded; charset=utf-8"),
+        ]
+        if sign {
+            headers += SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam").sign(
+                method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body), date: date)
+        }
+        let request = APIRequest(method: "POST", path: "/", headers: headers, body: body)
+        #expect(IAMAPI.isQueryRequest(request, hasTarget: false))
+        return api.handle(request, requestID: "request-1", now: date).response
     }
 }
 
@@ -35,63 +72,62 @@ struct IAMAPITests {
     @Test(
         "Roles from the configuration file exist at start, with their policies; roles made by the API survive a restart"
     )
-    func configuredAndPersisted() async throws {
+    func configuredAndPersisted() throws {
         let policy =
             #"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"firehose:PutRecord","Resource":"*"}}"#
-        var harness: APIHarness? = try APIHarness {
-            $0.accessPolicies.roles["arn:aws:iam::123456789012:role/mobile/AppUnauth"] = [policy]
-        }
+        var harness: IAMHarness? = try IAMHarness(
+            configuredRoles: ["arn:aws:iam::123456789012:role/mobile/AppUnauth": [policy]])
         let directory = harness!.directory
         harness!.keepDirectory = true
-        let configured = await harness!.iam("GetRole", ["RoleName": "AppUnauth"])
+        let configured = harness!.iam("GetRole", ["RoleName": "AppUnauth"])
         #expect(configured.status == 200)
         #expect(configured.header("Content-Type") == "text/xml")
         #expect(xmlText(configured, "Arn") == "arn:aws:iam::123456789012:role/mobile/AppUnauth")
         #expect(xmlText(configured, "Path") == "/mobile/")
         #expect(xmlText(configured, "RoleId")?.hasPrefix("AROA") == true)
-        let document = await harness!.iam("GetRolePolicy", ["RoleName": "appunauth", "PolicyName": "policy-1"])
+        let document = harness!.iam("GetRolePolicy", ["RoleName": "appunauth", "PolicyName": "policy-1"])
         #expect(xmlText(document, "PolicyDocument") == IAMAPI.urlEncoded(policy))
 
-        let created = await harness!.iam(
+        let created = harness!.iam(
             "CreateRole", ["RoleName": "Made", "AssumeRolePolicyDocument": Self.trust, "Description": "made here"])
         #expect(created.status == 200)
         #expect(xmlText(created, "Arn") == "arn:aws:iam::123456789012:role/Made")
         #expect(xmlText(created, "CreateDate") == "2026-11-21T13:05:09Z")
         #expect(
-            await harness!.iam("PutRolePolicy", ["RoleName": "Made", "PolicyName": "p", "PolicyDocument": policy])
+            harness!.iam("PutRolePolicy", ["RoleName": "Made", "PolicyName": "p", "PolicyDocument": policy])
                 .status == 200)
         harness = nil
 
-        let restarted = try APIHarness(directory: directory)
-        let listed = await restarted.iam("ListRoles")
+        let restarted = try IAMHarness(directory: directory)
+        let listed = restarted.iam("ListRoles")
         let text = String(decoding: listed.body, as: UTF8.self)
         #expect(text.contains("<RoleName>AppUnauth</RoleName>") && text.contains("<RoleName>Made</RoleName>"))
         #expect(xmlText(listed, "IsTruncated") == "false")
-        let names = await restarted.iam("ListRolePolicies", ["RoleName": "Made"])
+        let names = restarted.iam("ListRolePolicies", ["RoleName": "Made"])
         #expect(xmlText(names, "member") == "p")
     }
 
     @Test("IAM's errors as IAM writes them: an XML ErrorResponse with the code, the status and the message")
-    func errors() async throws {
-        let harness = try APIHarness()
-        let missing = await harness.iam("GetRole", ["RoleName": "Nobody"])
+    func errors() throws {
+        let harness = try IAMHarness()
+        let missing = harness.iam("GetRole", ["RoleName": "Nobody"])
         #expect(missing.status == 404)
         #expect(xmlText(missing, "Code") == "NoSuchEntity")
         #expect(xmlText(missing, "Type") == "Sender")
         #expect(xmlText(missing, "Message") == "The role with name Nobody cannot be found.")
         #expect(xmlText(missing, "RequestId")?.isEmpty == false)
-        let action = await harness.iam("AssumeRoleWithWebIdentity")
+        let action = harness.iam("AssumeRoleWithWebIdentity")
         #expect(action.status == 400)
         #expect(xmlText(action, "Code") == "InvalidAction")
-        let noTrust = await harness.iam("CreateRole", ["RoleName": "R"])
+        let noTrust = harness.iam("CreateRole", ["RoleName": "R"])
         #expect(xmlText(noTrust, "Code") == "ValidationError")
         #expect(
             xmlText(noTrust, "Message")
                 == "1 validation error detected: Value null at 'assumeRolePolicyDocument' failed to satisfy constraint: Member must not be null"
         )
         #expect(
-            await harness.iam("CreateRole", ["RoleName": "R", "AssumeRolePolicyDocument": Self.trust]).status == 200)
-        let principal = await harness.iam(
+            harness.iam("CreateRole", ["RoleName": "R", "AssumeRolePolicyDocument": Self.trust]).status == 200)
+        let principal = harness.iam(
             "PutRolePolicy",
             [
                 "RoleName": "R", "PolicyName": "p",
@@ -101,16 +137,21 @@ struct IAMAPITests {
         // IAM's quota: 10,240 characters of inline policy per role, whitespace not counted.
         let actions = (0..<600).map { #""firehose:Action\#($0)""# }.joined(separator: ",")
         let large = #"{"Statement":{"Effect":"Allow","Action":[\#(actions)],"Resource":"*"}}"#
-        let tooLarge = await harness.iam(
+        let tooLarge = harness.iam(
             "PutRolePolicy", ["RoleName": "R", "PolicyName": "large", "PolicyDocument": large])
         #expect(tooLarge.status == 409)
         #expect(xmlText(tooLarge, "Code") == "LimitExceeded")
         #expect(xmlText(tooLarge, "Message") == "Maximum policy size of 10240 bytes exceeded for role R")
-        let unsigned = await harness.api.handle(
-            harness.request(
-                operation: nil, body: Array("Action=ListRoles&Version=2010-05-08".utf8),
-                contentType: "application/x-www-form-urlencoded", sign: false))
+        let unsigned = harness.iam("ListRoles", sign: false)
         #expect(unsigned.status == 403)
         #expect(xmlText(unsigned, "Code") == "MissingAuthenticationTokenException")
+    }
+
+    @Test("A role session's ARN is the role's name without its path, as STS writes it")
+    func sessionARN() {
+        #expect(
+            AccessPolicies.sessionARN(role: "arn:aws:iam::123456789012:role/mobile/App_Unauth", session: "S")
+                == "arn:aws:sts::123456789012:assumed-role/App_Unauth/S")
+        #expect(AccessPolicies.sessionARN(role: "not-an-arn", session: "S") == "not-an-arn")
     }
 }

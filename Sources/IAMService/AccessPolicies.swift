@@ -38,7 +38,7 @@ package struct AccessPolicies: Sendable {
     /// - Parameters:
     ///   - issued: the grant behind credentials the Cognito endpoint issued.
     ///   - rolePolicies: the inline policies of an existing role, by ARN.
-    func caller(
+    package func caller(
         accessKeyID: String, issued: (String) -> CredentialGrant?, rolePolicies: (String) -> [IAMPolicy]?
     ) -> BoundCaller? {
         if let user = users[accessKeyID] {

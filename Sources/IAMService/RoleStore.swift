@@ -1,6 +1,7 @@
 import DurableStorage
 import FirehoseWire
 import IAMPolicy
+import ServerCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ struct IAMRole: Codable, Sendable, Equatable {
 
 /// The roles, in `<data-dir>/.firehose-local/iam/roles.json` (replaced whole, fsynced, before a change
 /// is visible), and their inline policies parsed, by role ARN, for `AccessPolicies`.
-final class RoleStore: Sendable {
+package final class RoleStore: Sendable {
     private struct State {
         var roles: [String: IAMRole] = [:]
         var policies: [String: [IAMPolicy]] = [:]
@@ -69,7 +70,7 @@ final class RoleStore: Sendable {
     static let maxRoles = 1_000
     static let maxPoliciesPerRole = 10
 
-    init(folder: String) throws(FileSystemError) {
+    package init(folder: String) throws(FileSystemError) {
         path = "\(folder)/roles.json"
         try POSIX.makeDirectoriesDurably(folder)
         guard POSIX.exists(path) else { return }
@@ -93,7 +94,7 @@ final class RoleStore: Sendable {
 
     /// The inline policies of the role with this ARN (compared regardless of case, as role names
     /// are); nil when there is no such role.
-    func policies(ofRoleARN arn: String) -> [IAMPolicy]? {
+    package func policies(ofRoleARN arn: String) -> [IAMPolicy]? {
         let key = arn.lowercased()
         return state.withLock { $0.policies[key] }
     }
@@ -125,7 +126,7 @@ final class RoleStore: Sendable {
 
     /// Puts the configuration file's roles (ARN to policy documents) in place of the saved ones of the
     /// same ARN, at start; a new one gets Cognito's trust policy.
-    func apply(configured: [String: [String]], now: Date) throws(FileSystemError) {
+    package func apply(configured: [String: [String]], now: Date) throws(FileSystemError) {
         guard !configured.isEmpty else { return }
         try state.withLock { state throws(FileSystemError) in
             var roles = state.roles

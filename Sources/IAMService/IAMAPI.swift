@@ -25,6 +25,17 @@ package struct IAMAPI: Sendable {
     let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
     let logger: Logger
 
+    package init(
+        store: RoleStore, accountID: String, verifier: SigV4Verifier?,
+        boundCaller: @escaping @Sendable (_ accessKeyID: String) -> BoundCaller?, logger: Logger
+    ) {
+        self.store = store
+        self.accountID = accountID
+        self.verifier = verifier
+        self.boundCaller = boundCaller
+        self.logger = logger
+    }
+
     enum Operation: String, CaseIterable {
         case createRole = "CreateRole"
         case getRole = "GetRole"
@@ -37,7 +48,7 @@ package struct IAMAPI: Sendable {
     }
 
     /// Whether a request is a Query-protocol call (IAM's): `POST /` of a form, with no `X-Amz-Target`.
-    static func isQueryRequest(_ request: APIRequest, hasTarget: Bool) -> Bool {
+    package static func isQueryRequest(_ request: APIRequest, hasTarget: Bool) -> Bool {
         guard !hasTarget, request.method == "POST", request.path == "/",
             let type = request.header("content-type")?.lowercased()
         else { return false }
@@ -46,7 +57,7 @@ package struct IAMAPI: Sendable {
 
     /// The answer, with the operation (`unknown` for one not served, so a client cannot make up metric
     /// labels) and the error code (`OK` for a success) it is counted under.
-    func handle(_ request: APIRequest, requestID: String, now: Date) -> (
+    package func handle(_ request: APIRequest, requestID: String, now: Date) -> (
         response: APIResponse, operation: String, code: String
     ) {
         let parameters = Self.formParameters(request.body)
