@@ -144,6 +144,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Cognito Identity: identity pools, identities and the temporary credentials every endpoint
+        // accepts, kept in the data directory.
+        .target(
+            name: "CognitoIdentityService",
+            dependencies: [
+                "ServerCore", "FirehoseWire", "AWSSigV4", "DurableStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
@@ -151,6 +162,7 @@ let package = Package(
             dependencies: [
                 "ServerCore",
                 "IAMService",
+                "CognitoIdentityService",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -187,6 +199,7 @@ let package = Package(
                 "FirehoseServer",
                 "ServerCore",
                 "IAMService",
+                "CognitoIdentityService",
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSCredentialProviders",
@@ -251,6 +264,11 @@ let package = Package(
             path: "Examples/firehose-record",
             swiftSettings: swiftSettings
         ),
+        // What the service test targets share (signed requests, checks of AWS JSON answers).
+        .target(
+            name: "ServiceTestSupport", dependencies: ["ServerCore", "AWSSigV4"], path: "Tests/ServiceTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "JQTests", dependencies: ["JQ"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseClientTests",
@@ -269,7 +287,12 @@ let package = Package(
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IAMServiceTests",
-            dependencies: ["IAMService", "ServerCore", "FirehoseWire", "AWSSigV4", "IAMPolicy"],
+            dependencies: ["IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4", "IAMPolicy"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CognitoIdentityServiceTests",
+            dependencies: ["CognitoIdentityService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
@@ -301,7 +324,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "ServerCore", "IAMService", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
+                "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "ServiceTestSupport",
+                "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
                 "AWSSigV4",
                 "FirehoseTestSupport",
                 "IAMPolicy", "KinesisStreams",

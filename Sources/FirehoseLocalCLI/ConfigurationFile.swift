@@ -1,5 +1,6 @@
 import AWSCredentialProviders
 import AWSSigV4
+import CognitoIdentityService
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire

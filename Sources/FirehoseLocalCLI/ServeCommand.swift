@@ -1,6 +1,7 @@
 import AWSSigV4
 import ArgumentParser
 import AsyncHTTPClientTransport
+import CognitoIdentityService
 import DurableStorage
 import FirehoseServer
 import FirehoseSink

@@ -1,4 +1,5 @@
 import AWSSigV4
+import CognitoIdentityService
 import Dispatch
 import DurableStorage
 import FirehoseSink

@@ -5,6 +5,7 @@ import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import ServerCore
+import ServiceTestSupport
 import Testing
 
 @testable import FirehoseServer

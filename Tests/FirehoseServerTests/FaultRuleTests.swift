@@ -3,6 +3,7 @@ import FirehoseSink
 import FirehoseWire
 import Foundation
 import ServerCore
+import ServiceTestSupport
 import Testing
 
 @testable import FirehoseServer

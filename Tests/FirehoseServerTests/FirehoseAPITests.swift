@@ -5,6 +5,7 @@ import FirehoseWire
 import Foundation
 import Logging
 import ServerCore
+import ServiceTestSupport
 import Testing
 
 @testable import FirehoseServer
@@ -74,21 +75,6 @@ final class APIHarness {
         let entries = records.map { #"{"Data": "\#(Base64.encode($0))"}"# }.joined(separator: ", ")
         return Array(#"{"DeliveryStreamName": "\#(stream)", "Records": [\#(entries)]}"#.utf8)
     }
-}
-
-func json(_ response: APIResponse) throws -> [String: Any] {
-    try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-}
-
-func expectError(_ response: APIResponse, status: Int, code: String, sourceLocation: SourceLocation = #_sourceLocation)
-    throws -> String
-{
-    #expect(response.status == status, sourceLocation: sourceLocation)
-    #expect(response.header("x-amzn-ErrorType") == code, sourceLocation: sourceLocation)
-    #expect(response.header("x-amzn-RequestId")?.isEmpty == false, sourceLocation: sourceLocation)
-    let body = try json(response)
-    #expect(body["__type"] as? String == code, sourceLocation: sourceLocation)
-    return body["message"] as? String ?? ""
 }
 
 @Suite struct FirehoseAPITests {

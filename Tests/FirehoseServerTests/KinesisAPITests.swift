@@ -4,6 +4,7 @@ import FirehoseWire
 import Foundation
 import KinesisStreams
 import ServerCore
+import ServiceTestSupport
 import Testing
 
 @testable import FirehoseServer

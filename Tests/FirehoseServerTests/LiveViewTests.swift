@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import ServerCore
 import ServiceLifecycleTestKit
+import ServiceTestSupport
 import Synchronization
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import ServerCore
+import ServiceTestSupport
 import Synchronization
 import Testing
 

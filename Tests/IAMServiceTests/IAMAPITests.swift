@@ -4,6 +4,7 @@ import FirehoseWire
 import Foundation
 import Logging
 import ServerCore
+import ServiceTestSupport
 import Testing
 
 @testable import IAMService
@@ -18,11 +19,7 @@ final class IAMHarness {
     let api: IAMAPI
 
     init(directory: String? = nil, configuredRoles: [String: [String]] = [:]) throws {
-        let directory =
-            directory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
-                "iam-\(UUID().uuidString)"
-            ).path
+        let directory = directory ?? temporaryFolder("iam")
         self.directory = directory
         let store = try RoleStore(folder: directory)
         try store.apply(configured: configuredRoles, now: date)

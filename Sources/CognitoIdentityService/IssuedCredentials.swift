@@ -29,7 +29,7 @@ import Synchronization
 ///
 /// Two locks: the file's, held across an append's sync, and the grants', held only to read or
 /// change the map, so the lookups of every signed request never wait for a disk.
-final class IssuedCredentials: Sendable {
+package final class IssuedCredentials: Sendable {
     private struct FileState {
         var file: JSONLinesFile
         var lines: Int
@@ -95,7 +95,7 @@ final class IssuedCredentials: Sendable {
         return grant
     }
 
-    func grant(forAccessKey accessKeyId: String) -> CredentialGrant? {
+    package func grant(forAccessKey accessKeyId: String) -> CredentialGrant? {
         grants.withLock { $0[accessKeyId] }
     }
 

@@ -18,10 +18,10 @@ import ServerCore
 /// Login tokens are not checked with their providers: a non-empty token is accepted, and it names its
 /// user by its `sub` claim when it is a JWT, else by itself (a hash of it is what is kept).
 package struct CognitoIdentityAPI: Sendable {
-    static let targetPrefix = "AWSCognitoIdentityService."
+    package static let targetPrefix = "AWSCognitoIdentityService."
     static let maxPools = 1_000
 
-    let store: CognitoStore
+    package let store: CognitoStore
     let region: String
     let accountID: String
     /// How long issued credentials are valid (AWS: one hour).
@@ -35,7 +35,22 @@ package struct CognitoIdentityAPI: Sendable {
     /// Signs GetOpenIdToken's tokens; lives as long as the process.
     let tokenKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
-    enum Operation: String, CaseIterable {
+    package init(
+        store: CognitoStore, region: String, accountID: String, credentialLifetime: TimeInterval,
+        boundCaller: @escaping @Sendable (_ accessKeyID: String) -> BoundCaller?,
+        roleExists: @escaping @Sendable (_ roleARN: String) -> Bool, verifier: SigV4Verifier?, logger: Logger
+    ) {
+        self.store = store
+        self.region = region
+        self.accountID = accountID
+        self.credentialLifetime = credentialLifetime
+        self.boundCaller = boundCaller
+        self.roleExists = roleExists
+        self.verifier = verifier
+        self.logger = logger
+    }
+
+    package enum Operation: String, CaseIterable {
         case createIdentityPool = "CreateIdentityPool"
         case describeIdentityPool = "DescribeIdentityPool"
         case listIdentityPools = "ListIdentityPools"
@@ -50,7 +65,9 @@ package struct CognitoIdentityAPI: Sendable {
         var isUnsigned: Bool { self == .getId || self == .getCredentialsForIdentity || self == .getOpenIdToken }
     }
 
-    func handle(_ request: APIRequest, target: String, body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
+    package func handle(_ request: APIRequest, target: String, body: [UInt8], now: Date) throws(FirehoseError)
+        -> [UInt8]
+    {
         guard let operation = Operation(rawValue: String(target.dropFirst(Self.targetPrefix.count))) else {
             throw .unknownOperation(
                 "firehose-local's Cognito Identity does not serve \(target); it serves \(Operation.allCases.map(\.rawValue).joined(separator: ", "))."

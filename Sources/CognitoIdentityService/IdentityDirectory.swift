@@ -56,7 +56,7 @@ package struct StoredIdentityPool: Codable, Sendable, Equatable {
 
 /// Pools and their identities, as a pure value: what GetId finds or makes, and how the pool control
 /// plane changes them. `CognitoStore` persists each change before applying it here.
-struct IdentityDirectory: Sendable {
+package struct IdentityDirectory: Sendable {
     private(set) var pools: [String: StoredIdentityPool] = [:]
     private(set) var identities: [String: CognitoIdentity] = [:]
     private var byLogin: [PoolLogin: String] = [:]
@@ -67,7 +67,7 @@ struct IdentityDirectory: Sendable {
     }
 
     /// Identities kept at most: GetId without logins makes a new one every call, and each is kept.
-    static let maxIdentities = 100_000
+    package static let maxIdentities = 100_000
 
     init(pools: [StoredIdentityPool] = [], identities: [CognitoIdentity] = []) {
         for pool in pools {

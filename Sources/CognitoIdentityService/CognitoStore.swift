@@ -21,7 +21,7 @@ import Synchronization
 /// `identities.jsonl` one line per identity made or linked to a new login, and `credentials.jsonl`.
 /// Every change is on disk before it is visible. Calls run one at a time; they are rare (an app asks
 /// for an identity at its first start and for credentials once an hour).
-final class CognitoStore: Sendable {
+package final class CognitoStore: Sendable {
     private struct State {
         var directory: IdentityDirectory
         var identityFile: JSONLinesFile
@@ -30,11 +30,13 @@ final class CognitoStore: Sendable {
 
     private let state: Mutex<State>
     private let poolsPath: String
-    let credentials: IssuedCredentials
+    package let credentials: IssuedCredentials
     /// Identities kept at most (`IdentityDirectory.maxIdentities`; tests lower it).
     let maxIdentities: Int
 
-    init(folder: String, now: Date, maxIdentities: Int = IdentityDirectory.maxIdentities) throws(FileSystemError) {
+    package init(folder: String, now: Date, maxIdentities: Int = IdentityDirectory.maxIdentities)
+        throws(FileSystemError)
+    {
         self.maxIdentities = maxIdentities
         try POSIX.makeDirectoriesDurably(folder)
         poolsPath = "\(folder)/pools.json"
@@ -100,7 +102,7 @@ final class CognitoStore: Sendable {
     }
 
     /// Puts the configuration file's pools in place of the saved ones of the same ids.
-    func apply(configuredPools: [StoredIdentityPool]) throws(FileSystemError) {
+    package func apply(configuredPools: [StoredIdentityPool]) throws(FileSystemError) {
         try state.withLock { state throws(FileSystemError) in
             var pools = state.directory.pools
             for pool in configuredPools { pools[pool.pool.identityPoolId!] = pool }

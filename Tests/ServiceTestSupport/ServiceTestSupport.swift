@@ -1,0 +1,47 @@
+import AWSSigV4
+import Foundation
+import ServerCore
+import Testing
+
+/// What the service test targets share: requests signed as SDKs sign them, and the checks of an
+/// AWS JSON answer.
+package enum SignedRequests {
+    /// A signed AWS JSON 1.1 call (`POST /`, `X-Amz-Target: prefix + operation`); unsigned when
+    /// `credentials` is nil.
+    package static func json(
+        target: String?, body: [UInt8], credentials: AWSCredentials?, region: String = "us-east-1", service: String,
+        date: Date, contentType: String? = "application/x-amz-json-1.1"
+    ) -> APIRequest {
+        var headers: [(name: String, value: String)] = [("Host", "127.0.0.1:4573")]
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        if let target { headers.append(("X-Amz-Target", target)) }
+        if let credentials {
+            headers += SigV4Signer(credentials: credentials, region: region, service: service).sign(
+                method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body), date: date)
+        }
+        return APIRequest(method: "POST", path: "/", headers: headers, body: body)
+    }
+}
+
+/// A JSON answer's body as an object.
+package func json(_ response: APIResponse) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+}
+
+/// Checks an AWS JSON error answer (status, `x-amzn-ErrorType`, request id, `__type`) and returns its
+/// message.
+package func expectError(
+    _ response: APIResponse, status: Int, code: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> String {
+    #expect(response.status == status, sourceLocation: sourceLocation)
+    #expect(response.header("x-amzn-ErrorType") == code, sourceLocation: sourceLocation)
+    #expect(response.header("x-amzn-RequestId")?.isEmpty == false, sourceLocation: sourceLocation)
+    let body = try json(response)
+    #expect(body["__type"] as? String == code, sourceLocation: sourceLocation)
+    return body["message"] as? String ?? ""
+}
+
+/// A folder under the temporary directory, unique to the caller.
+package func temporaryFolder(_ prefix: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+}
