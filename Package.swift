@@ -155,6 +155,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Kinesis Data Streams' API over the stream log: control plane, data plane, descriptions.
+        .target(
+            name: "KinesisService",
+            dependencies: [
+                "ServerCore", "FirehoseWire", "KinesisStreams", "CivilTime", "FirehoseSink",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
@@ -163,6 +172,7 @@ let package = Package(
                 "ServerCore",
                 "IAMService",
                 "CognitoIdentityService",
+                "KinesisService",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -200,6 +210,7 @@ let package = Package(
                 "ServerCore",
                 "IAMService",
                 "CognitoIdentityService",
+                "KinesisService",
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSCredentialProviders",
@@ -295,6 +306,14 @@ let package = Package(
             dependencies: ["CognitoIdentityService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "KinesisServiceTests",
+            dependencies: [
+                "KinesisService", "KinesisStreams", "ServerCore", "ServiceTestSupport", "FirehoseTestSupport",
+                "FirehoseWire", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
@@ -324,7 +343,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseServerTests",
             dependencies: [
-                "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "ServiceTestSupport",
+                "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "KinesisService",
+                "ServiceTestSupport",
                 "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
                 "AWSSigV4",
                 "FirehoseTestSupport",
@@ -342,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseLocalCLITests",
             dependencies: [
-                "FirehoseLocalCLI", "FirehoseServer", "FirehoseSink", "FirehoseWire", "AWSSigV4",
+                "FirehoseLocalCLI", "FirehoseServer", "KinesisService", "FirehoseSink", "FirehoseWire", "AWSSigV4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

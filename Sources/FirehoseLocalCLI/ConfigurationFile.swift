@@ -6,7 +6,9 @@ import FirehoseSink
 import FirehoseWire
 import IAMPolicy
 import IAMService
+import KinesisService
 import KinesisStreams
+import ServerCore
 import Yams
 
 #if canImport(FoundationEssentials)

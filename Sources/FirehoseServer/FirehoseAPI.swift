@@ -5,6 +5,7 @@ import DurableStorage
 import FirehoseSink
 import FirehoseWire
 import IAMService
+import KinesisService
 import KinesisStreams
 import Logging
 import ServerCore

@@ -4,7 +4,9 @@ import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import Foundation
+import KinesisService
 import Logging
+import ServerCore
 import Testing
 
 @testable import FirehoseLocalCLI

@@ -2,6 +2,7 @@ import AWSSigV4
 import FirehoseSink
 import FirehoseWire
 import Foundation
+import KinesisService
 import ServerCore
 import ServiceTestSupport
 import Testing

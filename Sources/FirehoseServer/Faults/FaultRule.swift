@@ -1,4 +1,5 @@
 import FirehoseWire
+import KinesisService
 
 /// One fault-injection rule: which requests it matches, when it fires, and what it does to a request
 /// it fires on. A value: the state of its firing (how often it fired, its random draws) lives in

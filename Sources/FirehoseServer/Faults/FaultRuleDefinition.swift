@@ -1,5 +1,6 @@
 import AWSSigV4
 import FirehoseWire
+import KinesisService
 import ServerCore
 
 /// A fault rule as written in the configuration file (`Faults:`) and posted to `/_local/faults`: the

@@ -1,5 +1,6 @@
 import FirehoseSink
 import FirehoseWire
+import KinesisService
 import KinesisStreams
 import Logging
 import ServiceLifecycle
