@@ -164,6 +164,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // S3 over the bucket folders of the data directory: objects, listings, multipart uploads.
+        .target(
+            name: "S3Service",
+            dependencies: [
+                "ServerCore", "FirehoseSink", "FirehoseWire", "AWSSigV4", "CivilTime", "DurableStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
@@ -173,6 +183,7 @@ let package = Package(
                 "IAMService",
                 "CognitoIdentityService",
                 "KinesisService",
+                "S3Service",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -314,6 +325,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "S3ServiceTests",
+            dependencies: [
+                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseTestSupport", "FirehoseWire",
+                "AWSSigV4", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
@@ -344,7 +364,7 @@ let package = Package(
             name: "FirehoseServerTests",
             dependencies: [
                 "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "KinesisService",
-                "ServiceTestSupport",
+                "S3Service", "ServiceTestSupport",
                 "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
                 "AWSSigV4",
                 "FirehoseTestSupport",

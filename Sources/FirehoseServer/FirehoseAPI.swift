@@ -8,6 +8,7 @@ import IAMService
 import KinesisService
 import KinesisStreams
 import Logging
+import S3Service
 import ServerCore
 import Synchronization
 
@@ -173,8 +174,7 @@ public final class FirehoseAPI: Sendable {
         }
         self.boundCallerOf = boundCaller
         s3 = S3API(
-            configuration: configuration, sink: sink, metrics: metrics, logger: logger, lookup: lookup,
-            boundCaller: boundCaller)
+            region: configuration.region, sink: sink, logger: logger, lookup: lookup, boundCaller: boundCaller)
         iam = IAMAPI(
             store: roles, accountID: configuration.accountID,
             verifier: lookup.map { SigV4Verifier(region: "us-east-1", service: "iam", lookup: $0) },
@@ -245,7 +245,9 @@ public final class FirehoseAPI: Sendable {
             return response
         }
         if S3API.isS3Request(method: request.method, path: request.path, hasTarget: targetHeader != nil) {
-            return await s3.handle(request, requestID: requestID)
+            let (response, operation, code) = await s3.handle(request, requestID: requestID)
+            metrics.requestFinished(.s3, operation: operation, code: code)
+            return response
         }
         let started = ContinuousClock.now
         // Parsed once: the metrics label needs it even when the request fails before dispatch.

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import S3Service
 import ServerCore
 import ServiceLifecycle
 import UnixSignals
@@ -210,7 +211,7 @@ struct FirehoseResponder: HTTPResponder {
                 method: request.method.rawValue, path: request.head.path ?? "/",
                 hasTarget: request.headers[.amzTarget] != nil)
             return isS3
-                ? S3API.errorResponse(S3Error(transport: error), requestID: context.id, withBody: true)
+                ? S3API.transportRefusal(error, requestID: context.id)
                 : AWSJSONProtocol.errorResponse(error, requestID: context.id)
         }
         // Answered once the HTTP layer has read what it can of the body, so the answer is the only one.

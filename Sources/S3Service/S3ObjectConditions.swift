@@ -1,4 +1,5 @@
 import ServerCore
+
 /// The part of an object a `Range` header asks for (RFC 9110 §14): one range of bytes, as S3 serves
 /// it. Pure.
 enum S3ByteRange: Equatable {

@@ -1,4 +1,5 @@
 import ServerCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -18,10 +18,9 @@ import Synchronization
 /// delivered objects with an S3 client at the same endpoint URL it sends records to. Buckets are
 /// the folders (and the buckets streams name, before their first object); objects are the files a
 /// delivery renamed into place, so what is listed is whole.
-final class S3API: Sendable {
-    private let configuration: FirehoseAPI.Configuration
+package final class S3API: Sendable {
+    private let region: String
     private let sink: FirehoseSink
-    private let metrics: FirehoseMetrics
     private let logger: Logger
     private let verifier: SigV4Verifier?
     /// The policies that bind a caller, if any do.
@@ -32,41 +31,40 @@ final class S3API: Sendable {
     private let warnedOfETagAttributes = Atomic<Bool>(false)
 
     /// - Parameter lookup: the credentials of an access key; nil: authentication is off.
-    init(
-        configuration: FirehoseAPI.Configuration, sink: FirehoseSink, metrics: FirehoseMetrics, logger: Logger,
-        lookup: (@Sendable (String) -> AWSCredentials?)?,
+    package init(
+        region: String, sink: FirehoseSink, logger: Logger, lookup: (@Sendable (String) -> AWSCredentials?)?,
         boundCaller: @escaping @Sendable (_ accessKeyID: String) -> BoundCaller? = { _ in nil }
     ) {
         self.boundCaller = boundCaller
-        self.configuration = configuration
+        self.region = region
         self.sink = sink
-        self.metrics = metrics
         self.logger = logger
         folders = BucketFolders(root: sink.configuration.dataDirectory)
         multipart = S3MultipartUploads(root: Self.uploadsDirectory(of: sink.configuration))
         verifier = lookup.map {
-            SigV4Verifier(region: configuration.region, service: "s3", dialect: .s3, lookup: $0)
+            SigV4Verifier(region: region, service: "s3", dialect: .s3, lookup: $0)
         }
     }
 
     /// Whether a request is for S3 rather than Firehose: Firehose's all carry `X-Amz-Target` and
     /// are `POST /`; a `POST /` without one is a Firehose request that forgot it.
     /// - Parameter path: the request target's path (a query after it is ignored).
-    static func isS3Request(method: String, path: String, hasTarget: Bool) -> Bool {
+    package static func isS3Request(method: String, path: String, hasTarget: Bool) -> Bool {
         // Every Firehose call has a target: it is answered here without looking at the path.
         guard !hasTarget else { return false }
         let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return !(method == "POST" && path == "/") && !path.hasPrefix("/_local")
     }
 
-    func handle(_ request: APIRequest, requestID: String) async -> APIResponse {
+    /// The answer, with the operation and the error code (`OK` for a success) it is counted under.
+    package func handle(_ request: APIRequest, requestID: String) async -> (
+        response: APIResponse, operation: String, code: String
+    ) {
         var operation = "Unknown"
         do {
             let response = try await respond(to: request, operation: &operation, requestID: requestID)
-            metrics.requestFinished(.s3, operation: operation, code: "OK")
-            return response
+            return (response, operation, "OK")
         } catch {
-            metrics.requestFinished(.s3, operation: operation, code: error.code)
             var metadata: Logger.Metadata = [
                 "request_id": .string(requestID), "operation": .string("S3.\(operation)"),
                 "error_code": .string(error.code), "error_message": .string(error.message),
@@ -77,7 +75,10 @@ final class S3API: Sendable {
             } else {
                 logger.debug("Request failed", metadata: metadata)
             }
-            return Self.errorResponse(error, requestID: requestID, withBody: request.method != "HEAD")
+            return (
+                Self.errorResponse(error, requestID: requestID, withBody: request.method != "HEAD"), operation,
+                error.code
+            )
         }
     }
 
@@ -115,7 +116,7 @@ final class S3API: Sendable {
             return try await listObjects(bucket, query: query, version: version, requestID: requestID)
         case .headBucket(let bucket):
             guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
-            return Self.success(headers: [("x-amz-bucket-region", configuration.region)], requestID: requestID)
+            return Self.success(headers: [("x-amz-bucket-region", region)], requestID: requestID)
         case .object(let bucket, let key, _):
             return try await object(bucket, key, request: request, query: query, requestID: requestID)
         case .createBucket(let bucket):
@@ -254,7 +255,7 @@ final class S3API: Sendable {
         guard bucketExists(bucket) else { throw .noSuchBucket(bucket) }
         // us-east-1 answers an empty LocationConstraint, as S3 does.
         var xml = S3XML(root: "LocationConstraint")
-        xml.text(configuration.region == "us-east-1" ? "" : configuration.region)
+        xml.text(region == "us-east-1" ? "" : region)
         return Self.success(xml: xml.finish(), requestID: requestID)
     }
 
@@ -476,7 +477,7 @@ final class S3API: Sendable {
             try folders.createBucket(bucket, durable: durable)
         }
         // us-east-1 answers 200 to its owner's second CreateBucket; every other region 409.
-        if !created, configuration.region != "us-east-1" {
+        if !created, region != "us-east-1" {
             throw S3Error(
                 code: "BucketAlreadyOwnedByYou",
                 message: "Your previous request to create the named bucket succeeded and you already own it.",
@@ -666,51 +667,16 @@ final class S3API: Sendable {
         APIResponse(status: 200, headers: [("Content-Type", S3XML.contentType)] + idHeaders(requestID), body: xml)
     }
 
+    /// What the HTTP layer could not read (a bad length, a body too slow or too large), refused in
+    /// S3's XML.
+    package static func transportRefusal(_ error: FirehoseError, requestID: String) -> APIResponse {
+        errorResponse(S3Error(transport: error), requestID: requestID, withBody: true)
+    }
+
     static func errorResponse(_ error: S3Error, requestID: String, withBody: Bool) -> APIResponse {
         guard withBody else { return APIResponse(status: error.status, headers: idHeaders(requestID)) }
         return APIResponse(
             status: error.status, headers: [("Content-Type", S3XML.contentType)] + idHeaders(requestID),
             body: error.document(requestID: requestID))
-    }
-}
-
-/// ETags (the MD5 of a single-part object, quoted; a multipart upload's kept with its file) by file identity: a delivered object is never
-/// written again, so each is read once. Bounded: past `limit` entries the cache starts over.
-final class ETagCache: Sendable {
-    private let entries = Mutex<[BucketFolders.FileIdentity: String]>([:])
-    static let limit = 65_536
-    static let chunk = 1 << 20
-
-    subscript(identity: BucketFolders.FileIdentity) -> String? {
-        entries.withLock { $0[identity] }
-    }
-
-    /// The object's ETag, read from its content when not known; nil when it cannot be read.
-    func etag(of object: OpenObject) async -> String? {
-        if let known = self[object.identity] { return known }
-        let computed = await BlockingIO.read { () -> String? in
-            if let stored = object.storedETag() { return stored }
-            var md5 = Insecure.MD5()
-            var offset = 0
-            while offset < object.size {
-                guard let bytes = try? object.read(at: offset, count: min(Self.chunk, object.size - offset)),
-                    !bytes.isEmpty
-                else { return nil }
-                md5.update(data: bytes)
-                offset += bytes.count
-            }
-            return "\"\(Hex.string(md5.finalize()))\""
-        }
-        if let computed { remember(computed, for: object.identity) }
-        return computed
-    }
-
-    /// A multipart upload's ETag, known when it is placed: where the file system keeps no extended
-    /// attributes, this is where it lives.
-    func remember(_ etag: String, for identity: BucketFolders.FileIdentity) {
-        entries.withLock { entries in
-            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
-            entries[identity] = etag
-        }
     }
 }

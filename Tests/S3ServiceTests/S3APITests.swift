@@ -1,11 +1,36 @@
 import AWSSigV4
 import Crypto
 import FirehoseSink
+import FirehoseTestSupport
 import Foundation
+import Logging
 import ServerCore
+import ServiceTestSupport
 import Testing
 
-@testable import FirehoseServer
+@testable import S3Service
+
+/// S3 alone over a sink's data directory, as the front door hands it a request: no authentication.
+final class S3Harness {
+    let directory = temporaryFolder("s3")
+    let clock = ManualClock(date: Date(timeIntervalSince1970: 1_795_266_309))  // 2026-11-21T13:05:09Z
+    let sink: FirehoseSink
+    let api: S3API
+
+    init() throws {
+        let logger = Logger(label: "s3-tests")
+        sink = try FirehoseSink(
+            configuration: .init(dataDirectory: directory), clock: clock, now: clock.wallClock, logger: logger)
+        api = S3API(region: "us-east-1", sink: sink, logger: logger, lookup: nil)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    func handle(_ request: APIRequest) async -> APIResponse {
+        #expect(S3API.isS3Request(method: request.method, path: request.path, hasTarget: false))
+        return await api.handle(request, requestID: "request-1").response
+    }
+}
 
 @Suite("S3 listing pages")
 struct S3ListingPageTests {
@@ -234,10 +259,10 @@ struct S3RequestTests {
 
 @Suite("S3 API over the data directory")
 struct S3APITests {
-    let harness: APIHarness
+    let harness: S3Harness
 
     init() throws {
-        harness = try APIHarness(authentication: .off)
+        harness = try S3Harness()
         let bucket = "\(harness.directory)/bucket"
         try FileManager.default.createDirectory(atPath: "\(bucket)/dir", withIntermediateDirectories: true)
         try Data("inside".utf8).write(to: URL(fileURLWithPath: "\(bucket)/dir/object.txt"))
@@ -247,7 +272,7 @@ struct S3APITests {
     }
 
     func get(_ target: String, headers: [(name: String, value: String)] = []) async -> APIResponse {
-        await harness.api.handle(
+        await harness.handle(
             APIRequest(method: "GET", target: target, headers: [("host", "127.0.0.1")] + headers, body: []))
     }
 
@@ -292,7 +317,7 @@ struct S3APITests {
     func writeToMissingBucket() async {
         let body = Array("<Delete><Object><Key>k</Key></Object></Delete>".utf8)
         let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
-        let response = await harness.api.handle(
+        let response = await harness.handle(
             APIRequest(
                 method: "POST", target: "/missing-bucket?delete",
                 headers: [("host", "127.0.0.1"), ("Content-MD5", md5)],
@@ -308,7 +333,7 @@ struct S3APITests {
         let whole = await get("/bucket/empty")
         #expect(whole.status == 200 && whole.header("Content-Length") == "0" && whole.streamedBody == nil)
         #expect(whole.header("ETag") == "\"d41d8cd98f00b204e9800998ecf8427e\"")
-        let head = await harness.api.handle(
+        let head = await harness.handle(
             APIRequest(method: "HEAD", target: "/bucket/empty", headers: [("host", "h")], body: []))
         #expect(head.status == 200 && head.header("Content-Length") == "0")
         #expect(await get("/bucket/empty", headers: [("Range", "bytes=0-0")]).status == 416)
@@ -346,7 +371,7 @@ struct S3APITests {
 
     @Test("HEAD errors have no body; max-keys and encoding-type are checked")
     func errors() async {
-        let head = await harness.api.handle(
+        let head = await harness.handle(
             APIRequest(method: "HEAD", target: "/bucket/none", headers: [("host", "h")], body: []))
         #expect(head.status == 404 && head.body.isEmpty && head.header("x-amz-request-id") != nil)
         #expect(code(await get("/bucket?max-keys=x")) == "InvalidArgument")
