@@ -174,6 +174,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Fault rules (errors, latency, resets, hangs, failed records) as a pure state machine, their
+        // definitions as the configuration file and `/_local/faults` give them, and the injector.
+        .target(
+            name: "FaultInjection",
+            dependencies: ["ServerCore", "FirehoseWire", "AWSSigV4", "CivilTime"],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
@@ -184,6 +191,7 @@ let package = Package(
                 "CognitoIdentityService",
                 "KinesisService",
                 "S3Service",
+                "FaultInjection",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -222,6 +230,7 @@ let package = Package(
                 "IAMService",
                 "CognitoIdentityService",
                 "KinesisService",
+                "FaultInjection",
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSCredentialProviders",
@@ -334,6 +343,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "FaultInjectionTests",
+            dependencies: ["FaultInjection", "ServerCore", "FirehoseWire", "AWSSigV4"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
@@ -364,7 +378,7 @@ let package = Package(
             name: "FirehoseServerTests",
             dependencies: [
                 "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "KinesisService",
-                "S3Service", "ServiceTestSupport",
+                "S3Service", "FaultInjection", "ServiceTestSupport",
                 "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
                 "AWSSigV4",
                 "FirehoseTestSupport",
@@ -382,7 +396,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseLocalCLITests",
             dependencies: [
-                "FirehoseLocalCLI", "FirehoseServer", "KinesisService", "FirehoseSink", "FirehoseWire", "AWSSigV4",
+                "FirehoseLocalCLI", "FirehoseServer", "KinesisService", "FaultInjection", "FirehoseSink",
+                "FirehoseWire", "AWSSigV4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,7 @@
 import AWSCredentialProviders
 import AWSSigV4
 import CognitoIdentityService
+import FaultInjection
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire

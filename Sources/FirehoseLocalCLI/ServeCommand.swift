@@ -3,6 +3,7 @@ import ArgumentParser
 import AsyncHTTPClientTransport
 import CognitoIdentityService
 import DurableStorage
+import FaultInjection
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire

@@ -2,6 +2,7 @@ import AWSSigV4
 import CognitoIdentityService
 import Dispatch
 import DurableStorage
+import FaultInjection
 import FirehoseSink
 import FirehoseWire
 import IAMService
@@ -42,7 +43,7 @@ public final class FirehoseAPI: Sendable {
 
         /// The body limit of a request with this `X-Amz-Target` (Kinesis's is larger).
         public func maxBodyBytes(target: String?) -> Int {
-            target?.hasPrefix(KinesisAPI.targetPrefix) == true ? maxKinesisBodyBytes : maxBodyBytes
+            target?.hasPrefix(KinesisOperation.targetPrefix) == true ? maxKinesisBodyBytes : maxBodyBytes
         }
         /// How long a stream made with CreateDeliveryStream stays CREATING. Zero by default: SDK
         /// waiters poll every 20 s, so any delay would cost a test run that much.
@@ -232,7 +233,7 @@ public final class FirehoseAPI: Sendable {
         if let targetHeader, targetHeader.hasPrefix(CognitoIdentityAPI.targetPrefix) {
             return await handleCognito(request, target: targetHeader, requestID: requestID)
         }
-        if let targetHeader, targetHeader.hasPrefix(KinesisAPI.targetPrefix) {
+        if let targetHeader, targetHeader.hasPrefix(KinesisOperation.targetPrefix) {
             return await handleKinesis(request, target: targetHeader, requestID: requestID)
         }
         if IAMAPI.isQueryRequest(request, hasTarget: targetHeader != nil) {
@@ -374,7 +375,7 @@ public final class FirehoseAPI: Sendable {
     }
 
     private func handleKinesis(_ request: APIRequest, target: String, requestID: String) async -> APIResponse {
-        let operation = KinesisAPI.Operation(rawValue: String(target.dropFirst(KinesisAPI.targetPrefix.count)))
+        let operation = KinesisOperation(rawValue: String(target.dropFirst(KinesisOperation.targetPrefix.count)))
         return await respond(.kinesis, operation: operation?.rawValue ?? "unknown", requestID: requestID) {
             () async throws(FirehoseError) -> APIResponse in
             try checkBodySize(request)
@@ -389,7 +390,7 @@ public final class FirehoseAPI: Sendable {
             try AWSJSONProtocol.check(request, service: "Kinesis")
             guard let operation else {
                 throw .unknownOperation(
-                    "Operation \(target) is not served by firehose-local. It serves Kinesis's \(KinesisAPI.Operation.allCases.map(\.rawValue).joined(separator: ", "))."
+                    "Operation \(target) is not served by firehose-local. It serves Kinesis's \(KinesisOperation.allCases.map(\.rawValue).joined(separator: ", "))."
                 )
             }
             guard let kinesis else {

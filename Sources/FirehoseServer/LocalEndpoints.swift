@@ -1,5 +1,6 @@
 import CivilTime
 import DurableStorage
+import FaultInjection
 import FirehoseSink
 import FirehoseWire
 import Logging

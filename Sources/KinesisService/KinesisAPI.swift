@@ -16,36 +16,6 @@ import Synchronization
 /// the control plane a test needs and the whole data plane, with AWS's validation, errors and
 /// shapes. Streams are ACTIVE as soon as CreateStream answers.
 package final class KinesisAPI: Sendable {
-    package static let targetPrefix = "Kinesis_20131202."
-
-    package enum Operation: String, CaseIterable, Sendable {
-        case createStream = "CreateStream"
-        case deleteStream = "DeleteStream"
-        case describeStream = "DescribeStream"
-        case describeStreamSummary = "DescribeStreamSummary"
-        case listStreams = "ListStreams"
-        case listShards = "ListShards"
-        case putRecord = "PutRecord"
-        case putRecords = "PutRecords"
-        case getShardIterator = "GetShardIterator"
-        case getRecords = "GetRecords"
-        case addTagsToStream = "AddTagsToStream"
-        case removeTagsFromStream = "RemoveTagsFromStream"
-        case listTagsForStream = "ListTagsForStream"
-        case increaseStreamRetentionPeriod = "IncreaseStreamRetentionPeriod"
-        case decreaseStreamRetentionPeriod = "DecreaseStreamRetentionPeriod"
-
-        /// Whether it changes the log (and so syncs it).
-        package var writes: Bool {
-            switch self {
-            case .createStream, .deleteStream, .putRecord, .putRecords, .addTagsToStream, .removeTagsFromStream,
-                .increaseStreamRetentionPeriod, .decreaseStreamRetentionPeriod:
-                true
-            default: false
-            }
-        }
-    }
-
     /// Kinesis's quotas, as AWS documents them.
     package enum Limits {
         /// The default shard quota of us-east-1, us-west-2 and eu-west-1 (200 elsewhere).
@@ -98,7 +68,7 @@ package final class KinesisAPI: Sendable {
     /// PutRecord and PutRecords, checked, hashed and admitted on the caller's thread (CPU work and a
     /// lookup of the stream): what `store` appends. Fault rules see the put between the two.
     package func preparePut(
-        _ operation: Operation, body: [UInt8], now: Date,
+        _ operation: KinesisOperation, body: [UInt8], now: Date,
         authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> PreparedPut {
         let milliseconds = now.epochMilliseconds
@@ -184,9 +154,6 @@ package final class KinesisAPI: Sendable {
         }
     }
 
-    /// The per-record codes PutRecords documents.
-    package static let recordFailureCodes = ["ProvisionedThroughputExceededException", "InternalFailure"]
-
     /// A put, checked: each record's shard, or why it failed (its shard's quota), in order.
     package struct PreparedPut {
         package var stream: StoredStream
@@ -199,7 +166,7 @@ package final class KinesisAPI: Sendable {
     /// once the stream the request names is known. Blocking (SQLite, fsync): call it off the task
     /// threads.
     package func handle(
-        _ operation: Operation, body: [UInt8], now: Date,
+        _ operation: KinesisOperation, body: [UInt8], now: Date,
         authorize: (_ action: String, _ resource: String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> [UInt8] {
         let milliseconds = now.epochMilliseconds

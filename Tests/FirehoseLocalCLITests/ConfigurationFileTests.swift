@@ -1,5 +1,6 @@
 import AWSSigV4
 import ArgumentParser
+import FaultInjection
 import FirehoseServer
 import FirehoseSink
 import FirehoseWire

@@ -1,3 +1,4 @@
+import FaultInjection
 import FirehoseWire
 import ServerCore
 import Testing

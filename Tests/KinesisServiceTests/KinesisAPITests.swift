@@ -33,7 +33,7 @@ final class KinesisHarness: KinesisCalls {
     func kinesis(_ name: String, _ body: String, contentType: String) async -> APIResponse {
         let now = clock.date
         do throws(FirehoseError) {
-            guard let operation = KinesisAPI.Operation(rawValue: name) else {
+            guard let operation = KinesisOperation(rawValue: name) else {
                 throw .unknownOperation("Kinesis does not serve \(name).")
             }
             let body = Array(body.utf8)

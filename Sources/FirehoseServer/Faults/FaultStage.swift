@@ -1,3 +1,4 @@
+import FaultInjection
 import FirehoseSink
 import FirehoseWire
 import Logging

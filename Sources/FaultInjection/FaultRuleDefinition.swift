@@ -1,6 +1,5 @@
 import AWSSigV4
 import FirehoseWire
-import KinesisService
 import ServerCore
 
 /// A fault rule as written in the configuration file (`Faults:`) and posted to `/_local/faults`: the
@@ -282,7 +281,7 @@ extension FaultRuleDefinition.FailRecordsShape {
             FaultRuleError(field: field.isEmpty ? "FailRecords" : "FailRecords.\(field)", message: message)
         }
         let code = ErrorCode ?? (kinesis ? "ProvisionedThroughputExceededException" : "ServiceUnavailableException")
-        let codes = kinesis ? KinesisAPI.recordFailureCodes : PutRecordsResponse.RecordFailure.codes
+        let codes = kinesis ? KinesisOperation.recordFailureCodes : PutRecordsResponse.RecordFailure.codes
         guard codes.contains(code) else {
             throw fail(
                 "ErrorCode",

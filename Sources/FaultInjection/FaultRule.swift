@@ -1,5 +1,4 @@
 import FirehoseWire
-import KinesisService
 
 /// One fault-injection rule: which requests it matches, when it fires, and what it does to a request
 /// it fires on. A value: the state of its firing (how often it fired, its random draws) lives in
@@ -106,7 +105,7 @@ package struct FaultRule: Sendable, Equatable {
 /// Data Streams', prefixed as IAM prefixes its actions (`kinesis:PutRecords`).
 package enum FaultOperation: Hashable, Sendable {
     case firehose(FirehoseOperation)
-    case kinesis(KinesisAPI.Operation)
+    case kinesis(KinesisOperation)
 
     package static let kinesisPrefix = "kinesis:"
 
@@ -123,8 +122,8 @@ package enum FaultOperation: Hashable, Sendable {
         if name == "*" { return FirehoseOperation.allCases.map { .firehose($0) } }
         if name.hasPrefix(kinesisPrefix) {
             let rest = String(name.dropFirst(kinesisPrefix.count))
-            if rest == "*" { return KinesisAPI.Operation.allCases.map { .kinesis($0) } }
-            return KinesisAPI.Operation(rawValue: rest).map { [.kinesis($0)] }
+            if rest == "*" { return KinesisOperation.allCases.map { .kinesis($0) } }
+            return KinesisOperation(rawValue: rest).map { [.kinesis($0)] }
         }
         return FirehoseOperation(rawValue: name).map { [.firehose($0)] }
     }
