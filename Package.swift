@@ -181,6 +181,16 @@ let package = Package(
             dependencies: ["ServerCore", "FirehoseWire", "AWSSigV4", "CivilTime"],
             swiftSettings: swiftSettings
         ),
+        // Firehose's API: CreateDeliveryStream's validation (API calls and the configuration file share
+        // it), the control plane, descriptions and the data plane over the sink. No HTTP server.
+        .target(
+            name: "FirehoseService",
+            dependencies: [
+                "ServerCore", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout", "JQ", "KinesisStreams",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
         // CreateDeliveryStream's validation (API calls and the configuration file share it).
         .target(
@@ -192,6 +202,7 @@ let package = Package(
                 "KinesisService",
                 "S3Service",
                 "FaultInjection",
+                "FirehoseService",
                 "CivilTime",
                 "FirehoseWire",
                 "AWSSigV4",
@@ -231,6 +242,7 @@ let package = Package(
                 "CognitoIdentityService",
                 "KinesisService",
                 "FaultInjection",
+                "FirehoseService",
                 "FirehoseSink",
                 "FirehoseWire",
                 "AWSCredentialProviders",
@@ -348,6 +360,11 @@ let package = Package(
             dependencies: ["FaultInjection", "ServerCore", "FirehoseWire", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "FirehoseServiceTests",
+            dependencies: ["FirehoseService", "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "IAMPolicyTests", dependencies: ["IAMPolicy", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseTestSupportTests", dependencies: ["FirehoseTestSupport"], swiftSettings: swiftSettings
@@ -378,7 +395,7 @@ let package = Package(
             name: "FirehoseServerTests",
             dependencies: [
                 "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "KinesisService",
-                "S3Service", "FaultInjection", "ServiceTestSupport",
+                "S3Service", "FaultInjection", "FirehoseService", "ServiceTestSupport",
                 "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
                 "AWSSigV4",
                 "FirehoseTestSupport",
@@ -396,7 +413,8 @@ let package = Package(
         .testTarget(
             name: "FirehoseLocalCLITests",
             dependencies: [
-                "FirehoseLocalCLI", "FirehoseServer", "KinesisService", "FaultInjection", "FirehoseSink",
+                "FirehoseLocalCLI", "FirehoseServer", "KinesisService", "FaultInjection", "FirehoseService",
+                "FirehoseSink",
                 "FirehoseWire", "AWSSigV4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,7 +2,6 @@ import AWSCredentialProviders
 import AWSSigV4
 import CognitoIdentityService
 import FaultInjection
-import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import IAMPolicy

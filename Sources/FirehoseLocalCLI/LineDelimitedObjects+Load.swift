@@ -1,4 +1,4 @@
-import FirehoseServer
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 

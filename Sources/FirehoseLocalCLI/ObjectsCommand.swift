@@ -1,7 +1,6 @@
 import ArgumentParser
 import CivilTime
 import FirehoseKeyLayout
-import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 

@@ -5,6 +5,7 @@ import CognitoIdentityService
 import DurableStorage
 import FaultInjection
 import FirehoseServer
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import IAMService
@@ -384,7 +385,7 @@ public struct ServeCommand: AsyncParsableCommand {
         // Waits hold their connection for up to the wait cap: a quarter of the connections at most.
         apiConfiguration.maxWaitingRequests = max(1, settings.maxConnections / 4)
         let api = try FirehoseAPI(configuration: apiConfiguration, sink: sink, logger: logger)
-        if let quota = api.quotas?.quota {
+        if let quota = api.firehose.quotas?.quota {
             logger.notice(
                 "Per-stream quotas in force: requests over them are refused as AWS refuses them (ServiceUnavailableException)",
                 metadata: [

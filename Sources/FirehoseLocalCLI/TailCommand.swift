@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 

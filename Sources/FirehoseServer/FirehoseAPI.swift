@@ -3,6 +3,7 @@ import CognitoIdentityService
 import Dispatch
 import DurableStorage
 import FaultInjection
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import IAMService
@@ -99,8 +100,8 @@ public final class FirehoseAPI: Sendable {
     public let metrics: FirehoseMetrics
     /// The fault rules in force: the configuration's, and those added through `/_local/faults`.
     package let faults: FaultInjector
-    /// Throughput quotas per stream, when configured.
-    package let quotas: StreamQuotas?
+    /// Firehose's own API: the puts and the control plane.
+    package let firehose: FirehoseService
     private let verifier: SigV4Verifier?
     private let s3: S3API
     /// Identity pools, and the temporary credentials every endpoint accepts besides the configured ones.
@@ -111,12 +112,11 @@ public final class FirehoseAPI: Sendable {
     let kinesis: KinesisAPI?
     private let kinesisUnavailable: String?
     /// Reads the data streams of `KinesisStreamAsSource` delivery streams into them.
-    let kinesisSource: KinesisSourceReader?
+    var kinesisSource: KinesisSourceReader? { firehose.kinesisSource }
     private let kinesisVerifier: SigV4Verifier?
     private let logger: Logger
     /// The policies that bind the caller of an access key, if any do.
     private let boundCallerOf: @Sendable (_ accessKeyID: String) -> BoundCaller?
-    private let recordIDs = RecordIDGenerator()
     private let requestIDs = RequestIDGenerator()
     /// Requests waiting now: `/_local/wait` requests and hanging fault rules.
     private let waitingRequests = Mutex(0)
@@ -136,7 +136,6 @@ public final class FirehoseAPI: Sendable {
         let metrics = FirehoseMetrics()
         self.metrics = metrics
         faults = FaultInjector(rules: configuration.faults, now: sink.now())
-        quotas = configuration.quotas.map { StreamQuotas(quota: $0.quota(region: configuration.region)) }
         // What the sink delivered before this API existed (an embedder's own puts) counts too; from
         // here on every delivery is counted as it happens, so a stream deleted before any scrape
         // keeps its count.
@@ -180,6 +179,7 @@ public final class FirehoseAPI: Sendable {
             store: roles, accountID: configuration.accountID,
             verifier: lookup.map { SigV4Verifier(region: "us-east-1", service: "iam", lookup: $0) },
             boundCaller: boundCaller, logger: logger)
+        var kinesisSource: KinesisSourceReader?
         let streamLogPath =
             "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/kinesis/streams.sqlite"
         // Firehose and S3 serve without it: a data directory SQLite cannot open a file in (a path over
@@ -203,12 +203,21 @@ public final class FirehoseAPI: Sendable {
             kinesisUnavailable = nil
         } catch {
             kinesis = nil
-            kinesisSource = nil
             kinesisUnavailable = "its stream log \(streamLogPath) cannot be opened: \(error)"
             logger.error(
                 "Kinesis Data Streams are unavailable: their stream log cannot be opened; Firehose and S3 are served",
                 metadata: ["path": .string(streamLogPath), "cause": .string("\(error)")])
         }
+        firehose = FirehoseService(
+            configuration: FirehoseService.Configuration(
+                region: configuration.region, accountID: configuration.accountID,
+                streamActivationDelay: configuration.streamActivationDelay, gzipLevel: configuration.gzipLevel,
+                gzipImplementation: configuration.gzipImplementation, lambdaFunctions: configuration.lambdaFunctions),
+            sink: sink,
+            quotas: configuration.quotas.map { StreamQuotas(quota: $0.quota(region: configuration.region)) },
+            kinesisSource: kinesisSource, logger: logger,
+            recordsReceived: { metrics.recordsReceived(stream: $0, records: $1, bytes: $2) },
+            recordsThrottled: { metrics.recordsThrottled(stream: $0, records: $1) })
         kinesisVerifier = lookup.map {
             SigV4Verifier(
                 region: configuration.region, service: "kinesis", requiredSignedHeaders: ["X-Amz-Target"], lookup: $0)
@@ -293,40 +302,43 @@ public final class FirehoseAPI: Sendable {
         switch operation {
         case .putRecord:
             let input = try PutRecordsRequest.decodePutRecord(body)
-            try caller?.authorize(action: "firehose:PutRecord", resource: streamARN(input.deliveryStreamName))
-            try checkPut(input)
+            try caller?.authorize(action: "firehose:PutRecord", resource: firehose.streamARN(input.deliveryStreamName))
+            try firehose.checkPut(input)
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: 1) {
                 return interruption
             }
-            guard try await put(input, reserveMemory: request.reserveMemory).isEmpty else { throw .throttled }
+            guard try await firehose.put(input, reserveMemory: request.reserveMemory).isEmpty else { throw .throttled }
             return fault.finish(
                 AWSJSONProtocol.success(
                     PutRecordsResponse.putRecord(
-                        recordID: recordIDs.next(), encrypted: isEncrypted(input.deliveryStreamName)),
+                        recordID: firehose.recordIDs.next(), encrypted: firehose.isEncrypted(input.deliveryStreamName)),
                     requestID: requestID))
         case .putRecordBatch:
             let input = try PutRecordsRequest.decodePutRecordBatch(body)
-            try caller?.authorize(action: "firehose:PutRecordBatch", resource: streamARN(input.deliveryStreamName))
-            try checkPut(input)
+            try caller?.authorize(
+                action: "firehose:PutRecordBatch", resource: firehose.streamARN(input.deliveryStreamName))
+            try firehose.checkPut(input)
             if let interruption = try await fault.apply(stream: input.deliveryStreamName, records: input.records.count)
             {
                 return interruption
             }
             var failures = fault.failedRecords
             // Failed and throttled records are not stored: a client that retries them delivers each once.
-            failures += try await put(input, except: failures.map(\.position), reserveMemory: request.reserveMemory)
+            failures += try await firehose.put(
+                input, except: failures.map(\.position), reserveMemory: request.reserveMemory)
             guard !failures.isEmpty else {
-                let ids = (0..<input.records.count).map { _ in recordIDs.next() }
+                let ids = (0..<input.records.count).map { _ in firehose.recordIDs.next() }
                 return fault.finish(
                     AWSJSONProtocol.success(
                         PutRecordsResponse.putRecordBatch(
-                            recordIDs: ids, encrypted: isEncrypted(input.deliveryStreamName)),
+                            recordIDs: ids, encrypted: firehose.isEncrypted(input.deliveryStreamName)),
                         requestID: requestID))
             }
             failures.sort { $0.position < $1.position }
             let answer = PutRecordsResponse.putRecordBatch(
-                records: input.records.count, failures: failures, encrypted: isEncrypted(input.deliveryStreamName),
-                recordID: recordIDs.next)
+                records: input.records.count, failures: failures,
+                encrypted: firehose.isEncrypted(input.deliveryStreamName),
+                recordID: firehose.recordIDs.next)
             return fault.finish(AWSJSONProtocol.success(answer, requestID: requestID))
         default:
             // The body's stream name is read once, and only when a policy or a fault rule needs it.
@@ -336,21 +348,17 @@ public final class FirehoseAPI: Sendable {
             if let caller {
                 // A call on no stream (ListDeliveryStreams), or whose stream name is not valid, is on `*`.
                 let name = operation == .listDeliveryStreams ? nil : named
-                try caller.authorize(action: "firehose:\(operation.rawValue)", resource: name.map(streamARN) ?? "*")
+                try caller.authorize(
+                    action: "firehose:\(operation.rawValue)", resource: name.map(firehose.streamARN) ?? "*")
             }
             let stream = faults.matchesStreams(of: .firehose(operation)) ? named : nil
             let exists = stream.map { sink.settings(of: $0) != nil } ?? false
             if let interruption = try await fault.apply(stream: stream, streamExists: exists, records: 0) {
                 return interruption
             }
-            let body = try await ControlPlane(api: self).handle(operation, body: body, now: sink.now())
+            let body = try await firehose.handleControlPlane(operation, body: body, now: sink.now())
             return fault.finish(AWSJSONProtocol.success(body, requestID: requestID))
         }
-    }
-
-    /// The ARN of the delivery stream `name`.
-    func streamARN(_ name: String) -> String {
-        ServiceLimits.streamARN(region: configuration.region, accountID: configuration.accountID, name: name)
     }
 
     /// The identity and role behind credentials the Cognito endpoint issued.
@@ -427,7 +435,7 @@ public final class FirehoseAPI: Sendable {
             let stream = faults.matchesStreams(of: .kinesis(operation)) ? FaultStage.kinesisStreamName(in: body) : nil
             if let interruption = try await fault.apply(stream: stream, records: 0) { return interruption }
             // Stream changes are synced to disk before they are answered; reads wait behind no fsync.
-            let answer = try await BlockingIO.perform(on: operation.writes ? KinesisAPI.writeQueue : nil) {
+            let answer = try await BlockingIO.perform(on: operation.writes ? StreamLog.writeQueue : nil) {
                 () throws(FirehoseError) in
                 try kinesis.handle(operation, body: body, now: now, authorize: authorize)
             }
@@ -505,82 +513,8 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    /// What a put's `Encrypted` says: whether the stream's server-side encryption is on.
-    private func isEncrypted(_ stream: String) -> Bool { sink.isEncrypted(stream) }
-
     func log(_ message: Logger.Message, _ metadata: Logger.Metadata) {
         logger.info(message, metadata: metadata)
-    }
-
-    /// Stores the records of a checked put (`checkPut`), but those a fault rule failed and those over
-    /// the stream's quota.
-    /// - Parameters:
-    ///   - failed: positions of records a fault rule failed, ascending: not stored.
-    ///   - reserveMemory: charges the request's memory budget for what processors make of its
-    ///     records (decompressed CloudWatch Logs records).
-    /// - Returns: the records over the quota, as the answer lists them: not stored either.
-    private func put(
-        _ input: PutRecordsRequest, except failed: [Int] = [], reserveMemory: @escaping @Sendable (Int) -> Bool
-    ) async throws(FirehoseError) -> [PutRecordsResponse.RecordFailure] {
-        var throttled: [Int] = []
-        let skipped = Set(failed)
-        if let quotas {
-            let candidates = (0..<input.records.count).filter { !skipped.contains($0) }
-            let admitted = quotas.admit(
-                stream: input.deliveryStreamName, sizes: candidates.map { input.records.range(of: $0).count },
-                now: sink.now())
-            throttled = Array(candidates[admitted...])
-        }
-        var records = input.records
-        if !skipped.isEmpty || !throttled.isEmpty {
-            let stored = skipped.union(throttled)
-            // The records kept are copied: charged to the request like its body.
-            guard reserveMemory(input.records.totalBytes) else { throw .requestMemorySpent }
-            records = RecordBatch()
-            for index in 0..<input.records.count where !stored.contains(index) {
-                records.append(input.records[index])
-            }
-        }
-        do {
-            if !records.isEmpty {
-                try await sink.put(records, to: input.deliveryStreamName, reserveMemory: reserveMemory)
-                metrics.recordsReceived(
-                    stream: input.deliveryStreamName, records: records.count, bytes: records.totalBytes)
-            }
-            if !throttled.isEmpty {
-                quotas?.noteThrottled(stream: input.deliveryStreamName, records: throttled.count)
-                metrics.recordsThrottled(stream: input.deliveryStreamName, records: throttled.count)
-            }
-            let slowDown = FirehoseError.throttled
-            return throttled.map { .init(position: $0, code: slowDown.code, message: slowDown.message) }
-        } catch {
-            var failure = error.firehoseError(accountID: configuration.accountID)
-            if let detail = failure.logDetail {
-                failure.logDetail = "records for \(input.deliveryStreamName) not stored: \(detail)"
-            }
-            throw failure
-        }
-    }
-
-    /// What a put needs before anything happens to its records: an ACTIVE stream of that name, and a
-    /// batch within 4 MiB.
-    private func checkPut(_ input: PutRecordsRequest) throws(FirehoseError) {
-        guard let record = sink.record(of: input.deliveryStreamName) else {
-            throw .resourceNotFound(stream: input.deliveryStreamName, accountID: configuration.accountID)
-        }
-        if record.definition.deliveryStreamType == "KinesisStreamAsSource" {
-            throw .invalidArgument("This operation is not permitted on KinesisStreamAsSource delivery stream type.")
-        }
-        guard record.isActive(at: sink.now()) else {
-            throw FirehoseError(
-                code: "ResourceNotFoundException",
-                message:
-                    "Firehose \(input.deliveryStreamName) under account \(configuration.accountID) is not ACTIVE yet (status CREATING); wait until DescribeDeliveryStream reports ACTIVE."
-            )
-        }
-        if input.records.totalBytes > ServiceLimits.maxBatchBytes {
-            throw .invalidArgument("Records size exceeds 4 MB limit")
-        }
     }
 
     /// The body the operation reads: as sent, or gunzipped for `Content-Encoding: gzip` (the AWS iOS
@@ -604,42 +538,6 @@ public final class FirehoseAPI: Sendable {
             throw .requestMemorySpent
         } catch {
             throw .serialization("Request body is declared gzip (Content-Encoding) but is not valid gzip data.")
-        }
-    }
-}
-
-/// Opaque, unique record ids: a random per-process part and a counter, rendered as digits like AWS's.
-final class RecordIDGenerator: Sendable {
-    private let processPart: [UInt8]
-    private let counter = Atomic<UInt64>(0)
-
-    init() {
-        processPart = Self.digits(UInt64.random(in: 0...UInt64.max))
-    }
-
-    /// 40 digits: the process part, then the counter zero-padded to 20 digits.
-    func next() -> String {
-        let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return String(unsafeUninitializedCapacity: 40) { output in
-            _ = output.initialize(from: processPart)
-            Self.writeDigits(value, into: UnsafeMutableBufferPointer(rebasing: output[20..<40]))
-            return 40
-        }
-    }
-
-    private static func digits(_ value: UInt64) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: 20) { output, count in
-            writeDigits(value, into: output)
-            count = 20
-        }
-    }
-
-    /// `value` in decimal, zero-padded to the buffer's 20 bytes (UInt64.max has 20 digits).
-    private static func writeDigits(_ value: UInt64, into output: UnsafeMutableBufferPointer<UInt8>) {
-        var rest = value
-        for index in stride(from: 19, through: 0, by: -1) {
-            output[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
         }
     }
 }
@@ -701,23 +599,5 @@ final class RequestIDGenerator: Sendable {
             put(low, nibbles: 12)
             return 36
         }
-    }
-}
-
-extension SinkError {
-    /// The error a Firehose client sees for what the sink refused, in AWS's words.
-    func firehoseError(accountID: String) -> FirehoseError {
-        if isUnknownStream, let name = streamName {
-            return .resourceNotFound(stream: name, accountID: accountID)
-        }
-        if isStreamExists, let name = streamName {
-            return FirehoseError(
-                code: "ResourceInUseException", message: "Firehose \(name) under accountId \(accountID) already exists")
-        }
-        if isMemorySpent { return .requestMemorySpent }
-        // AWS's words, with no local path in them; the cause goes to the log with the request id.
-        var error = FirehoseError.serviceUnavailable("Slow down.")
-        error.logDetail = description
-        return error
     }
 }

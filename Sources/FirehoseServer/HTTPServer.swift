@@ -1,4 +1,5 @@
 import DurableStorage
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import HTTPTypes

@@ -1,5 +1,6 @@
 import CivilTime
 import DurableStorage
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import ServerCore

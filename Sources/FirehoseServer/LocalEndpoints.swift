@@ -1,6 +1,7 @@
 import CivilTime
 import DurableStorage
 import FaultInjection
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import Logging
@@ -258,7 +259,7 @@ struct LocalEndpoints {
     /// `/_local/streams` as it stands.
     func streamsDocument() async -> [UInt8] {
         let faults = api.faults
-        let quotas = api.quotas
+        let quotas = api.firehose.quotas
         return Self.streamsDocument(
             await api.sink.statuses(), quarantined: api.sink.quarantinedBuffers, now: api.sink.now(),
             faultsFired: { faults.fired(stream: $0) }, throttledRecords: { quotas?.throttledRecords(stream: $0) ?? 0 })

@@ -42,11 +42,8 @@ package final class KinesisAPI: Sendable {
     }
 
     package let log: StreamLog
-    /// Puts' records, written by group commit on `writeQueue`.
+    /// Puts' records, written by group commit on `StreamLog.writeQueue`.
     let appends: GroupedAppends
-    /// Where puts and stream changes run: their own thread, so a put's fsync neither waits behind
-    /// Firehose's group commits nor holds them up (SQLite has one writer anyway).
-    package static let writeQueue = DispatchQueue(label: "firehose-local.kinesis-writes")
     let region: String
     let accountID: String
     let logger: Logger
@@ -58,7 +55,7 @@ package final class KinesisAPI: Sendable {
     /// - Parameter throttling: enforce each shard's write quota (`Quotas` in the configuration file).
     package init(log: StreamLog, region: String, accountID: String, logger: Logger, throttling: Bool = false) {
         self.log = log
-        appends = GroupedAppends(log: log, queue: Self.writeQueue)
+        appends = GroupedAppends(log: log, queue: StreamLog.writeQueue)
         self.region = region
         self.accountID = accountID
         self.logger = logger

@@ -110,6 +110,11 @@ public enum StreamLogError: Error, Sendable, Equatable {
 /// are read by one index range. Records past their stream's retention are neither read nor kept:
 /// reads skip them and `trim` deletes them, so the file stays the size of the retained data.
 public final class StreamLog: Sendable {
+    /// Where the log's writes run (puts, stream changes, checkpoints, trims): their own thread, so
+    /// a put's fsync neither waits behind Firehose's group commits nor holds them up (SQLite has one
+    /// writer anyway).
+    package static let writeQueue = DispatchQueue(label: "firehose-local.kinesis-writes")
+
     private let pool: DatabasePool
     /// Seals the iterators and paging tokens handed out, with a key kept in the log.
     public let seal: TokenSeal

@@ -1,7 +1,7 @@
 import AWSSigV4
 import ArgumentParser
 import FaultInjection
-import FirehoseServer
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import Foundation

@@ -1,5 +1,6 @@
 import AWSSigV4
 import FirehoseKeyLayout
+import FirehoseService
 import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
@@ -454,21 +455,6 @@ struct ControlPlaneTests {
         #expect(await harness.call("StartDeliveryStreamEncryption", body).status == 200)
     }
 
-    @Test func aKinesisSourcedStreamHasNoEncryptionToDescribeOrStart() throws {
-        var definition = CreateDeliveryStreamInput(
-            deliveryStreamName: "from-kinesis", deliveryStreamType: "KinesisStreamAsSource")
-        let record = StreamRecord(definition: definition, createTime: Date(), origin: .api, activeAt: Date())
-        #expect(ControlPlane.encryptionDescription(of: record) == nil)
-        definition.deliveryStreamEncryptionConfigurationInput = .init(keyType: "AWS_OWNED_CMK")
-        #expect(throws: StreamConfigurationError.self) {
-            try DeliveryStreamSettings.checkSourceAndEncryption(definition)
-        }
-        definition.deliveryStreamEncryptionConfigurationInput = nil
-        definition.directPutSourceConfiguration = .init(throughputHintInMBs: 5)
-        #expect(throws: StreamConfigurationError.self) {
-            try DeliveryStreamSettings.checkSourceAndEncryption(definition)
-        }
-    }
 }
 
 extension APIHarness {

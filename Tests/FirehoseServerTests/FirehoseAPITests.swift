@@ -1,4 +1,5 @@
 import AWSSigV4
+import FirehoseService
 import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
@@ -320,12 +321,6 @@ final class APIHarness {
         #expect(try await harness.sink.flush().map(\.records) == [1])
     }
 
-    @Test func recordIdsAreUnique() {
-        let generator = RecordIDGenerator()
-        let ids = (0..<10_000).map { _ in generator.next() }
-        #expect(Set(ids).count == ids.count)
-        #expect(ids.allSatisfy { $0.count == 40 && $0.allSatisfy(\.isNumber) })
-    }
 }
 
 @Suite struct LocalEndpointTests {

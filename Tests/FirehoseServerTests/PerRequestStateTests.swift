@@ -109,15 +109,6 @@ struct PerRequestStateTests {
         #expect(RequestIDGenerator().next() != RequestIDGenerator().next())
     }
 
-    @Test func recordIDsAreTheProcessPartThenTheZeroPaddedCounter() {
-        let generator = RecordIDGenerator()
-        let first = generator.next()
-        let second = generator.next()
-        #expect(first.prefix(20) == second.prefix(20))
-        #expect(first.suffix(20) == "00000000000000000001")
-        #expect(second.suffix(20) == "00000000000000000002")
-    }
-
     final class CapturedLines: TextOutputStream, Sendable {
         let text = Mutex("")
         func write(_ string: String) { text.withLock { $0 += string } }

@@ -3,7 +3,7 @@ import FirehoseWire
 import Foundation
 import Testing
 
-@testable import FirehoseServer
+@testable import FirehoseService
 
 @Suite("CreateDeliveryStream validation: HttpEndpointDestinationConfiguration")
 struct HTTPEndpointValidationTests {

@@ -1,9 +1,10 @@
 import FirehoseKeyLayout
-import FirehoseServer
 import FirehoseSink
 import FirehoseWire
 import Foundation
 import Testing
+
+@testable import FirehoseService
 
 @Suite("CreateDeliveryStream validation")
 struct StreamDefinitionValidationTests {

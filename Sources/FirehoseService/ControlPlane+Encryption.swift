@@ -49,7 +49,7 @@ extension ControlPlane {
                 encryption ?? stopped ?? StreamEncryption(keyType: StreamEncryption.awsOwnedKey, enabled: false)
             record.origin = .api
         }
-        api.log(
+        service.log(
             start
                 ? "Server-side encryption enabled (nothing is encrypted at rest here)"
                 : "Server-side encryption disabled",

@@ -1,3 +1,4 @@
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import Logging
@@ -11,14 +12,14 @@ import Logging
 /// CreateDeliveryStream, DescribeDeliveryStream, ListDeliveryStreams, DeleteDeliveryStream,
 /// UpdateDestination and the tag operations, over the sink's stream registry.
 struct ControlPlane {
-    let api: FirehoseAPI
+    let service: FirehoseService
 
     static let destinationID = "destinationId-000000000001"
     static let maxStreams = 5_000
     static let maxTagsPerStream = 50
 
-    var configuration: FirehoseAPI.Configuration { api.configuration }
-    var sink: FirehoseSink { api.sink }
+    var configuration: FirehoseService.Configuration { service.configuration }
+    var sink: FirehoseSink { service.sink }
 
     func handle(_ operation: FirehoseOperation, body: [UInt8], now: Date) async throws(FirehoseError) -> [UInt8] {
         switch operation {
@@ -88,7 +89,7 @@ struct ControlPlane {
         }
         if input.kinesisStreamSourceConfiguration != nil {
             // Positions a deleted stream of this name left (a delete whose reset failed) are not its.
-            await api.kinesisSource?.reset(name, to: record)
+            await service.kinesisSource?.reset(name, to: record)
         }
         var writer = JSONWriter()
         writer.beginObject()
@@ -165,7 +166,7 @@ struct ControlPlane {
         }
         if record.definition.kinesisStreamSourceConfiguration != nil {
             // A stream made again under this name reads from its own creation.
-            await api.kinesisSource?.reset(name, to: nil)
+            await service.kinesisSource?.reset(name, to: nil)
         }
         return Array("{}".utf8)
     }
@@ -241,7 +242,7 @@ struct ControlPlane {
         } catch {
             throw error.firehoseError(accountID: configuration.accountID)
         }
-        api.log("Destination updated", ["stream": .string(name), "version": .stringConvertible(updated.versionID)])
+        service.log("Destination updated", ["stream": .string(name), "version": .stringConvertible(updated.versionID)])
         return Array("{}".utf8)
     }
 

@@ -1,9 +1,7 @@
 import FirehoseSink
 import FirehoseWire
-import KinesisService
 import KinesisStreams
 import Logging
-import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -23,7 +21,7 @@ import ServiceLifecycle
 /// One job runs at a time (a pass over the data streams, or a stream's reset when it is created or
 /// deleted), so a flush, the poller and the control plane never read or move a shard's position
 /// together. A pass reads up to the log's end as it was when the pass began, so it ends.
-actor KinesisSourceReader {
+package actor KinesisSourceReader {
     /// Records handed over at once: what a GetRecords call could answer, bounded by Firehose's own
     /// batch size so a pass holds little memory.
     static let pageRecords = 10_000
@@ -42,7 +40,7 @@ actor KinesisSourceReader {
     /// The last pass's failures, by delivery stream (not waiting for a data stream: that is no failure).
     private var failures: [String: String] = [:]
 
-    init(
+    package init(
         log: StreamLog, sink: FirehoseSink, logger: Logger,
         received: @escaping @Sendable (_ stream: String, _ records: Int, _ bytes: Int) -> Void = { _, _, _ in }
     ) {
@@ -69,14 +67,14 @@ actor KinesisSourceReader {
     /// when they are in the delivery streams' buffers, with the delivery streams whose source could
     /// not be read, and why.
     @discardableResult
-    func readAvailable() async -> [String: String] {
+    package func readAvailable() async -> [String: String] {
         await exclusively { reader in await reader.readAll() }
         return failures
     }
 
     /// A delivery stream was made (`record`) or deleted (nil) under `name`: its saved positions
     /// go, and a new stream reads from its own creation.
-    func reset(_ name: String, to record: StreamRecord?) async {
+    package func reset(_ name: String, to record: StreamRecord?) async {
         await exclusively { reader in
             let log = reader.log
             do throws(SourceFailure) {
@@ -220,7 +218,7 @@ actor KinesisSourceReader {
         writes: Bool, _ work: @escaping @Sendable () throws(StreamLogError) -> Value
     ) async throws(SourceFailure) -> Value {
         do {
-            return try await BlockingIO.perform(on: writes ? KinesisAPI.writeQueue : nil, work)
+            return try await BlockingIO.perform(on: writes ? StreamLog.writeQueue : nil, work)
         } catch {
             throw .log(error)
         }
@@ -246,28 +244,6 @@ actor KinesisSourceReader {
             logger.error(
                 "Records read from a Kinesis data stream could not be buffered: they stay in the data stream and are read again",
                 metadata: ["stream": .string(stream), "cause": .string(cause)])
-        }
-    }
-}
-
-/// The Kinesis side's background work until the server shuts down: reads the data streams of
-/// `KinesisStreamAsSource` delivery streams once a second, as Firehose polls each shard, and deletes
-/// records past retention once a minute.
-struct KinesisStreamsService: Service {
-    let reader: KinesisSourceReader
-    let kinesis: KinesisAPI
-    let clock: any Clock<Duration>
-    let now: @Sendable () -> Date
-    var interval: Duration = .seconds(1)
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await reader.readAvailable()
-                let (kinesis, now) = (kinesis, now())
-                await BlockingIO.run(on: KinesisAPI.writeQueue) { kinesis.trimExpired(now: now) }
-                try? await clock.sleep(for: interval)
-            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import FirehoseService
 import FirehoseSink
 import FirehoseWire
 
