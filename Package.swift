@@ -207,12 +207,8 @@ let package = Package(
                 "FirehoseWire",
                 "AWSSigV4",
                 "FirehoseSink",
-                "FirehoseKeyLayout",
                 "DurableStorage",
-                "IAMPolicy",
-                "JQ",
                 "KinesisStreams",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -330,7 +326,7 @@ let package = Package(
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IAMServiceTests",
-            dependencies: ["IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4", "IAMPolicy"],
+            dependencies: ["IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -349,8 +345,8 @@ let package = Package(
         .testTarget(
             name: "S3ServiceTests",
             dependencies: [
-                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseTestSupport", "FirehoseWire",
-                "AWSSigV4", .product(name: "Crypto", package: "swift-crypto"),
+                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseTestSupport", "AWSSigV4",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -395,7 +391,7 @@ let package = Package(
             name: "FirehoseServerTests",
             dependencies: [
                 "FirehoseServer", "ServerCore", "IAMService", "CognitoIdentityService", "KinesisService",
-                "S3Service", "FaultInjection", "FirehoseService", "ServiceTestSupport",
+                "FaultInjection", "FirehoseService", "ServiceTestSupport",
                 "FirehoseSink", "FirehoseWire", "FirehoseKeyLayout",
                 "AWSSigV4",
                 "FirehoseTestSupport",
@@ -413,7 +409,7 @@ let package = Package(
         .testTarget(
             name: "FirehoseLocalCLITests",
             dependencies: [
-                "FirehoseLocalCLI", "FirehoseServer", "KinesisService", "FaultInjection", "FirehoseService",
+                "FirehoseLocalCLI", "KinesisService", "FaultInjection", "FirehoseService",
                 "FirehoseSink",
                 "FirehoseWire", "AWSSigV4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
