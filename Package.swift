@@ -191,8 +191,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // HTTP front end on Hummingbird: SigV4 check, target dispatch, AWS error mapping, /_local, and
-        // CreateDeliveryStream's validation (API calls and the configuration file share it).
+        // The front door on Hummingbird: listener, connection limits, body deadlines, the memory budget,
+        // routing to the services, SigV4 check, the fault stage, metrics, /_local and the live view.
         .target(
             name: "FirehoseServer",
             dependencies: [
@@ -326,12 +326,18 @@ let package = Package(
         .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IAMServiceTests",
-            dependencies: ["IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4"],
+            dependencies: [
+                "IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "FirehoseSink", "AWSSigV4",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CognitoIdentityServiceTests",
-            dependencies: ["CognitoIdentityService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4"],
+            dependencies: [
+                "CognitoIdentityService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

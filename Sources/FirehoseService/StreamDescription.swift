@@ -1,4 +1,3 @@
-import FirehoseService
 import FirehoseSink
 import FirehoseWire
 

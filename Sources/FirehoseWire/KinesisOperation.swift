@@ -1,5 +1,5 @@
 /// The operations of Kinesis Data Streams' `Kinesis_20131202` target prefix that firehose-local serves.
-public enum KinesisOperation: String, CaseIterable, Sendable {
+package enum KinesisOperation: String, CaseIterable, Sendable {
     case createStream = "CreateStream"
     case deleteStream = "DeleteStream"
     case describeStream = "DescribeStream"

@@ -265,6 +265,7 @@ struct CognitoIdentityTests {
         let kept = try #require(restarted.issuedGrant(forAccessKey: credentials.accessKeyId))
         #expect(kept.credentials.secretAccessKey == credentials.secretAccessKey)
         #expect(kept.credentials.sessionToken == credentials.sessionToken)
+        #expect(kept.credentials.expiration == credentials.expiration)
         let gone = await restarted.cognito("GetCredentialsForIdentity", #"{"IdentityId": "\#(droppedIdentity)"}"#)
         _ = try expectError(gone, status: 400, code: "ResourceNotFoundException")
         let roles = try json(

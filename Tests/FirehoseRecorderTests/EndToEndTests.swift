@@ -500,9 +500,11 @@ struct EndToEndTests {
             configuration: .init(
                 diskByteLimit: 64 << 20, maxRetriesPerSubmit: 50, retryBaseDelay: .milliseconds(200),
                 retryMaxDelay: .seconds(1)))
-        // 3,000 records of 1,000 bytes: three times what the shard takes in a second.
-        let saved = (0..<3_000).map { index in
-            Data("\(index) ".utf8) + Data(repeating: UInt8(ascii: "x"), count: 1_000 - "\(index) ".utf8.count)
+        // 300 records of 10,000 bytes: three times what the shard takes in a second (1 MiB), and a
+        // full PutRecords past what its quota holds at once, so records are throttled however fast
+        // or slow the machine answers.
+        let saved = (0..<300).map { index in
+            Data("\(index) ".utf8) + Data(repeating: UInt8(ascii: "x"), count: 10_000 - "\(index) ".utf8.count)
         }
         for data in saved { try await recorder.saveRecord(data, streamName: "narrow") }
         let summary = await recorder.submitAllRecords()

@@ -40,6 +40,20 @@ extension APIHarness: CognitoCalls {
 
 @Suite("Cognito Identity: pools, identities, temporary credentials")
 struct CognitoIdentityTests {
+    @Test("Credentials issued before a restart still sign Firehose requests after it")
+    func issuedCredentialsSurviveARestart() async throws {
+        var harness: APIHarness? = try APIHarness()
+        let directory = harness!.directory
+        harness!.keepDirectory = true
+        let pool = try await harness!.makePool()
+        let credentials = try await harness!.issuedCredentials(identity: try await harness!.identityID(pool: pool))
+        #expect(await harness!.put(signedWith: credentials).status == 200)
+        harness = nil
+
+        let restarted = try APIHarness(directory: directory)
+        #expect(await restarted.put(signedWith: credentials).status == 200)
+    }
+
     @Test("Issued credentials sign Firehose and S3 requests until they expire; then ExpiredTokenException")
     func issuedCredentialsAreAccepted() async throws {
         let harness = try APIHarness()
