@@ -35,7 +35,7 @@ final class CognitoHarness: CognitoCalls {
 
     func cognito(_ operation: String, _ body: String, sign: Bool) async -> APIResponse {
         let target = CognitoIdentityAPI.targetPrefix + operation
-        let request = SignedRequests.json(
+        let request = SignedRequests.post(
             target: target, body: Array(body.utf8), credentials: sign ? credentials : nil,
             service: "cognito-identity", date: date)
         do throws(FirehoseError) {

@@ -14,12 +14,10 @@ import Testing
 extension APIHarness {
     /// An IAM Query call through the front door, signed for IAM (us-east-1, whatever the server's region).
     func iam(_ action: String, _ parameters: [String: String] = [:]) async -> APIResponse {
-        let pairs = [("Action", action), ("Version", "2010-05-08")] + parameters.sorted { $0.key < $1.key }
-        let body = pairs.map { "\($0.0)=\(URIEncoding.encode($0.1))" }.joined(separator: "&")
-        return await api.handle(
+        await api.handle(
             request(
-                operation: nil, body: Array(body.utf8), contentType: "application/x-www-form-urlencoded; charset=utf-8",
-                service: "iam"))
+                operation: nil, body: SignedRequests.iamQuery(action, parameters),
+                contentType: SignedRequests.formContentType, service: "iam"))
     }
 }
 

@@ -54,18 +54,11 @@ final class APIHarness {
         signedBody: [UInt8]? = nil, signingDate: Date? = nil, service: String = "firehose",
         targetPrefix: String = "Firehose_20150804.", signingCredentials: AWSCredentials? = nil
     ) -> APIRequest {
-        var headers: [(name: String, value: String)] = [("Host", "127.0.0.1:4573")]
-        if let contentType { headers.append(("Content-Type", contentType)) }
-        if let operation { headers.append(("X-Amz-Target", targetPrefix + operation)) }
-        headers += extraHeaders
-        if sign {
-            let signer = SigV4Signer(
-                credentials: signingCredentials ?? credentials, region: signingRegion, service: service)
-            headers += signer.sign(
-                method: "POST", path: "/", query: "", headers: headers,
-                bodySHA256: SHA256Hex.hash(signedBody ?? body), date: signingDate ?? clock.date)
-        }
-        return APIRequest(method: "POST", path: "/", headers: headers, body: body)
+        SignedRequests.post(
+            target: operation.map { targetPrefix + $0 }, body: body,
+            credentials: sign ? signingCredentials ?? credentials : nil, region: signingRegion, service: service,
+            date: signingDate ?? clock.date, contentType: contentType, extraHeaders: extraHeaders,
+            signedBody: signedBody)
     }
 
     func putRecordBody(stream: String = "events", data: [UInt8]) -> [UInt8] {

@@ -38,16 +38,9 @@ final class IAMHarness {
 
     /// An IAM Query call, signed for IAM (us-east-1) unless `sign` is false.
     func iam(_ action: String, _ parameters: [String: String] = [:], sign: Bool = true) -> APIResponse {
-        let pairs = [("Action", action), ("Version", "2010-05-08")] + parameters.sorted { $0.key < $1.key }
-        let body = Array(pairs.map { "\($0.0)=\(IAMAPI.urlEncoded($0.1))" }.joined(separator: "&").utf8)
-        var headers: [(name: String, value: String)] = [
-            ("Host", "127.0.0.1:4573"), ("Content-Type", "application/x-www-form-urlencoded; charset=utf-8"),
-        ]
-        if sign {
-            headers += SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam").sign(
-                method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body), date: date)
-        }
-        let request = APIRequest(method: "POST", path: "/", headers: headers, body: body)
+        let request = SignedRequests.post(
+            target: nil, body: SignedRequests.iamQuery(action, parameters), credentials: sign ? credentials : nil,
+            service: "iam", date: date, contentType: SignedRequests.formContentType)
         #expect(IAMAPI.isQueryRequest(request, hasTarget: false))
         return api.handle(request, requestID: "request-1", now: date).response
     }

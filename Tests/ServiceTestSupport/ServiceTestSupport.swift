@@ -6,21 +6,33 @@ import Testing
 /// What the service test targets share: requests signed as SDKs sign them, and the checks of an
 /// AWS JSON answer.
 package enum SignedRequests {
-    /// A signed AWS JSON 1.1 call (`POST /`, `X-Amz-Target: prefix + operation`); unsigned when
-    /// `credentials` is nil.
-    package static func json(
+    /// A `POST /` as SDKs send it: `Host`, `Content-Type`, `X-Amz-Target` (when given), the extra
+    /// headers, then the SigV4 headers over `signedBody` (the body, unless a test signs other bytes);
+    /// unsigned when `credentials` is nil.
+    package static func post(
         target: String?, body: [UInt8], credentials: AWSCredentials?, region: String = "us-east-1", service: String,
-        date: Date, contentType: String? = "application/x-amz-json-1.1"
+        date: Date, contentType: String? = "application/x-amz-json-1.1",
+        extraHeaders: [(name: String, value: String)] = [], signedBody: [UInt8]? = nil
     ) -> APIRequest {
         var headers: [(name: String, value: String)] = [("Host", "127.0.0.1:4573")]
         if let contentType { headers.append(("Content-Type", contentType)) }
         if let target { headers.append(("X-Amz-Target", target)) }
+        headers += extraHeaders
         if let credentials {
             headers += SigV4Signer(credentials: credentials, region: region, service: service).sign(
-                method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body), date: date)
+                method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(signedBody ?? body),
+                date: date)
         }
         return APIRequest(method: "POST", path: "/", headers: headers, body: body)
     }
+
+    /// The form an IAM Query call carries: `Action`, `Version`, then the parameters by name.
+    package static func iamQuery(_ action: String, _ parameters: [String: String]) -> [UInt8] {
+        let pairs = [("Action", action), ("Version", "2010-05-08")] + parameters.sorted { $0.key < $1.key }
+        return Array(pairs.map { "\($0.0)=\(URIEncoding.encode($0.1))" }.joined(separator: "&").utf8)
+    }
+
+    package static let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
 }
 
 /// A JSON answer's body as an object.
