@@ -228,9 +228,11 @@ extension DeliveryStreamSettings {
                     deliveryStreamARN: streamARN, region: region, invocationTimeout: function.timeout))
         }
         settings.deliver(
-            to: HTTPEndpointSettings(
-                url: url, accessKey: endpoint.accessKey, contentEncoding: contentEncoding, commonAttributes: attributes,
-                retryDuration: .seconds(retrySeconds), backupMode: backupMode, deliveryStreamARN: streamARN),
+            to: HTTPEndpointDestination(
+                HTTPEndpointSettings(
+                    url: url, accessKey: endpoint.accessKey, contentEncoding: contentEncoding,
+                    commonAttributes: attributes, retryDuration: .seconds(retrySeconds), backupMode: backupMode,
+                    deliveryStreamARN: streamARN)),
             s3: s3)
         return settings
     }

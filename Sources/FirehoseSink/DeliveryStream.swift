@@ -66,7 +66,7 @@ public enum Durability: String, Sendable, CaseIterable {
 /// A delivery stream: the thin actor that drives a request's records through the stages — processing
 /// and partitioning (`RecordPipeline`, in the request's own task), the open buffer of each partition
 /// (`OpenBuffers`, `StagingBuffer`), encoding (`ObjectEncoding`), and the destination
-/// (`ObjectDestination`) — and the state machines that order them (`TicketOrdering`, `GroupCommit`,
+/// (`StreamDestination`: objects placed by `ObjectDestination`, or its consumer) — and the state machines that order them (`TicketOrdering`, `GroupCommit`,
 /// `PublishQueue`). A buffer is delivered as one object when its size or interval hint is reached.
 /// An actor, so records of one stream keep their order and one buffer never sees two writers; fsyncs
 /// run off the actor so concurrent requests share them.

@@ -92,16 +92,12 @@ public struct DeliveryStreamSettings: Sendable {
     private var backupStorage: [DeliveryStreamSettings] = []
     /// These are the settings of a backup stage (`backupStage`).
     package private(set) var isBackupStage = false
-    /// An HTTP endpoint destination (`HttpEndpointDestinationConfiguration`): the stream's records
-    /// go to it, framed in its stage's buffers and sent by `HTTPEndpointDelivery`; `backupStage` is
-    /// then its `S3Configuration`, which takes the records no attempt got accepted (and, with
-    /// `AllData`, every record as received).
-    package private(set) var httpEndpoint: HTTPEndpointSettings?
+    /// Where the stage's buffers go: objects of `bucket` (S3), or another destination, with
+    /// `backupStage` as its S3 configuration (`deliver(to:s3:)`).
+    package private(set) var destination: any StreamDestination = BucketDestination()
     /// Whether every record is backed up as received when it is put (`S3BackupMode: Enabled`, or an
     /// HTTP endpoint's `AllData`).
-    package var backsUpSourceRecords: Bool {
-        backupStage != nil && (httpEndpoint == nil || httpEndpoint?.backupMode == .allData)
-    }
+    package var backsUpSourceRecords: Bool { backupStage != nil && destination.backsUpEveryRecord }
 
     /// Starts at 1; UpdateDestination increments it and new objects carry it in their key.
     public var versionID: Int
@@ -183,10 +179,11 @@ public struct DeliveryStreamSettings: Sendable {
         }
     }
 
-    /// Delivers to `endpoint` instead of a bucket, with `s3` (its `S3Configuration`) for what fails.
-    package mutating func deliver(to endpoint: HTTPEndpointSettings, s3: DeliveryStreamSettings) {
-        httpEndpoint = endpoint
-        backUp(with: s3)
+    /// Delivers to `destination` instead of the bucket, with `s3` (its `S3Configuration`), when
+    /// given, for what it could not deliver and for the backup.
+    package mutating func deliver(to destination: any StreamDestination, s3: DeliveryStreamSettings?) {
+        self.destination = destination
+        if let s3 { backUp(with: s3) }
     }
 
     /// Backs every record up, as received, with `backup` (a plain S3 destination's settings).
@@ -194,7 +191,7 @@ public struct DeliveryStreamSettings: Sendable {
         var stage = backup
         stage.isBackupStage = true
         stage.backupStorage = []
-        stage.httpEndpoint = nil
+        stage.destination = BucketDestination()
         backupStorage = [stage]
     }
 
@@ -222,7 +219,7 @@ public struct DeliveryStreamSettings: Sendable {
         var stage = self
         stage.isSourceStage = true
         stage.backupStorage = []
-        stage.httpEndpoint = nil
+        stage.destination = BucketDestination()
         stage.processors = processors
         stage.partitioner = WholeStream()
         stage.appendsNewline = false

@@ -254,7 +254,8 @@ public final class FirehoseSink: Sendable {
         // The delivery stages take the settings whole: what the function gives back skips the
         // processors before it (`RecordPipeline.Input.transformed`).
         let backup = settings.backupStage.map { makeStage($0) }
-        let stream = makeStage(settings, consumer: backup.flatMap { endpointConsumer(settings, failuresTo: $0) })
+        let stream = makeStage(
+            settings, consumer: settings.destination.consumer(in: context(of: settings.name, s3: backup)))
         let source = settings.transformation.map { _ in makeSourceStage(settings.sourceStage, for: stream) }
         let inserted = streams.withLock { streams -> Bool in
             guard streams[settings.name] == nil else { return false }
@@ -305,23 +306,15 @@ public final class FirehoseSink: Sendable {
             onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) })
     }
 
-    /// An HTTP endpoint stream's consumer, whose failures go to `s3`; nil for another stream.
-    private func endpointConsumer(_ settings: DeliveryStreamSettings, failuresTo s3: DeliveryStream)
-        -> StagedBufferConsumer?
-    {
-        guard settings.httpEndpoint != nil else { return nil }
+    /// What a stream's destination publishes its buffers with; `s3` is the stream's backup stage.
+    private func context(of stream: String, s3: DeliveryStream?) -> DestinationContext {
         var logger = logger
-        logger[metadataKey: "stream"] = .string(settings.name)
-        var delivery = HTTPEndpointDelivery(
-            transport: configuration.httpTransport, clock: clock, now: wallClock, logger: logger)
-        delivery.onEvent = { [weak self] event in self?.endpointEvent(event, stream: settings.name) }
-        delivery.outgoing = outgoing
-        delivery.responseTimeout = configuration.endpointResponseTimeout
-        let name = settings.name
-        delivery.currentSettings = { [weak self] staged in
-            self?.streams.withLock { $0[name]?.settings.httpEndpoint } ?? staged
-        }
-        return delivery.consumer(failuresTo: s3)
+        logger[metadataKey: "stream"] = .string(stream)
+        return DestinationContext(
+            stream: stream, s3Stage: s3, transport: configuration.httpTransport, clock: clock, now: wallClock,
+            logger: logger, outgoing: outgoing, responseTimeout: configuration.endpointResponseTimeout,
+            current: { [weak self] in self?.streams.withLock { $0[stream]?.settings.destination } },
+            onEndpointEvent: { [weak self] event in self?.endpointEvent(event, stream: stream) })
     }
 
     /// The stage that stages a transformed stream's source records and transforms them into `delivery`.
@@ -377,16 +370,15 @@ public final class FirehoseSink: Sendable {
     public func updateStream(_ settings: DeliveryStreamSettings, record: StreamRecord) async throws(SinkError) {
         guard let entry = streams.withLock({ $0[settings.name] }) else { throw .unknownStream(settings.name) }
         try await save(record)
-        // An HTTP endpoint's stage is not delivered first: what it holds goes out in the background
-        // under the endpoint settings in force at each attempt (`HTTPEndpointDelivery.currentSettings`),
-        // so an endpoint that fails does not hold the update, and the update reaches what waits.
-        let sendsToEndpoint = entry.settings.httpEndpoint != nil
+        // A destination may deliver what its stage holds in the background instead
+        // (`StreamDestination.deliversBeforeUpdate`).
+        let deliversFirst = entry.settings.destination.deliversBeforeUpdate
         do {
             // Every stage delivers under the old settings first (what awaits the old function is
             // transformed by it); only then do they switch, which cannot fail, so a failure leaves
             // the stream wholly as it was.
             if let old = entry.source { _ = try await old.flush() }
-            if !sendsToEndpoint { _ = try await entry.actor.flush() }
+            if deliversFirst { _ = try await entry.actor.flush() }
             _ = try await entry.backup?.flush()
         } catch {
             if entry.record.origin == .api {
@@ -396,7 +388,7 @@ public final class FirehoseSink: Sendable {
             }
             throw .storage(error)
         }
-        _ = await entry.actor.adopt(settings, waitsForDelivery: !sendsToEndpoint)
+        _ = await entry.actor.adopt(settings, waitsForDelivery: deliversFirst)
         if let backup = entry.backup, let stage = settings.backupStage { _ = await backup.adopt(stage) }
         // A new source stage (nothing can fail from here on): the old one keeps what requests that
         // reached it meanwhile staged, transforms it with the function each buffer was staged for,

@@ -176,13 +176,41 @@ struct HTTPEndpointDelivery: Sendable {
     }
 }
 
-extension HTTPEndpointDelivery {
-    /// The consumer of an HTTP endpoint's stage: a buffer's records go to the endpoint, and those no
-    /// attempt got accepted to `s3` (the `S3Configuration`), in the `http-endpoint-failed` error
-    /// output, as do error records processors made. One buffer at a time: an endpoint gets requests
-    /// in order.
-    func consumer(failuresTo s3: DeliveryStream) -> StagedBufferConsumer {
-        StagedBufferConsumer(ahead: 1, errorsTo: s3) { staged, isStopped in
+/// An HTTP endpoint destination (`HttpEndpointDestinationConfiguration`): the stream's records are
+/// framed in its stage's buffers and sent by `HTTPEndpointDelivery`; the stream's backup stage is
+/// then its `S3Configuration`, which takes the records no attempt got accepted (and, with
+/// `AllData`, every record as received).
+package struct HTTPEndpointDestination: StreamDestination {
+    package var endpoint: HTTPEndpointSettings
+
+    package init(_ endpoint: HTTPEndpointSettings) {
+        self.endpoint = endpoint
+    }
+
+    static let destinationName = "HttpEndpoint"
+
+    package var name: String { Self.destinationName }
+    package var consumesRecords: Bool { true }
+    package var backsUpEveryRecord: Bool { endpoint.backupMode == .allData }
+    package var deliversBeforeUpdate: Bool { false }
+
+    /// A buffer's records go to the endpoint, and those no attempt got accepted to the S3
+    /// configuration's stage, in the `http-endpoint-failed` error output, as do error records
+    /// processors made. One buffer at a time: an endpoint gets requests in order.
+    package func consumer(in context: DestinationContext) -> StagedBufferConsumer? {
+        guard let s3 = context.s3Stage else {
+            preconditionFailure("an HTTP endpoint stream has its S3 configuration's stage")
+        }
+        var delivery = HTTPEndpointDelivery(
+            transport: context.transport, clock: context.clock, now: context.now, logger: context.logger)
+        delivery.onEvent = context.onEndpointEvent
+        delivery.outgoing = context.outgoing
+        delivery.responseTimeout = context.responseTimeout
+        let current = context.current
+        delivery.currentSettings = { staged in
+            (current() as? HTTPEndpointDestination)?.endpoint ?? staged
+        }
+        return StagedBufferConsumer(ahead: 1, errorsTo: s3) { [delivery] staged, isStopped in
             guard let endpoint = staged.settings.httpEndpoint else {
                 preconditionFailure("an HTTP endpoint stage's buffer has the endpoint's settings")
             }
@@ -191,7 +219,7 @@ extension HTTPEndpointDelivery {
             case .success(let read): records = read
             case .failure(let error): return .failure(error)
             }
-            let outcome = await deliver(records, settings: endpoint, isStopped: isStopped)
+            let outcome = await delivery.deliver(records, settings: endpoint, isStopped: isStopped)
             guard !outcome.interrupted else {
                 return .failure(
                     FileSystemError(operation: "deliver to", path: endpoint.url.absoluteString, errno: ECANCELED))
@@ -203,4 +231,10 @@ extension HTTPEndpointDelivery {
             }
         }
     }
+}
+
+extension DeliveryStreamSettings {
+    /// The HTTP endpoint the stream delivers to, if it does (what DescribeDeliveryStream and
+    /// `/_local/streams` show of it).
+    package var httpEndpoint: HTTPEndpointSettings? { (destination as? HTTPEndpointDestination)?.endpoint }
 }

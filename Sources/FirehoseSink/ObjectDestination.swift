@@ -7,9 +7,10 @@ import FirehoseKeyLayout
     import Musl
 #endif
 
-/// The destination stage: where a finished object goes: the bucket folders of the data directory
-/// (`DirectoryBucket`), or an S3-compatible store for the buckets mapped to one
-/// (`S3StoreDestination`). The buffers, journals and publishing order are the same for every one.
+/// Where a finished object of a bucket goes, for the stages whose destination writes objects
+/// (`BucketDestination`): the bucket folders of the data directory (`DirectoryBucket`), or an
+/// S3-compatible store for the buckets mapped to one (`S3StoreDestination`). One for the whole
+/// sink, since the configuration maps buckets, not streams, to stores.
 package protocol ObjectDestination: Sendable {
     /// Makes the finished object in `staged` the object `key` of `bucket`, for good: when this returns
     /// the object survives a crash and its staging files may go. One object of a stream at a time,

@@ -90,9 +90,9 @@ package struct LineDelimitedObjects: Equatable, Sendable {
     }
 
     package mutating func add(_ settings: DeliveryStreamSettings) {
-        // An HTTP endpoint stream's bucket (its S3 configuration's) holds no delivered record: only
-        // error records and backed-up ones.
-        appendsNewline[settings.name] = settings.appendsNewline && settings.httpEndpoint == nil
+        // The bucket of a stream whose destination consumes records (its S3 configuration's) holds
+        // no delivered record: only error records and backed-up ones.
+        appendsNewline[settings.name] = settings.appendsNewline && !settings.destination.consumesRecords
         if let backup = settings.backupStage {
             let layout = settings.keyLayout
             backups[settings.name] = BackupPlace(

@@ -117,8 +117,8 @@ struct RecordPipeline: Sendable {
     var partitioner: any RecordPartitioner
     var appendsNewline: Bool
     /// A stage whose buffers a consumer reads record by record (a transformed stream's source stage,
-    /// an HTTP endpoint's stage): records are framed with their arrival (`SourceRecordFrame`); error
-    /// records stay as they are, to go on to an error output.
+    /// a stage whose destination consumes records): records are framed with their arrival
+    /// (`SourceRecordFrame`); error records stay as they are, to go on to an error output.
     var framesRecords: Bool
 
     init(_ settings: DeliveryStreamSettings, generation: Int) {
@@ -126,7 +126,7 @@ struct RecordPipeline: Sendable {
         processors = settings.processors
         partitioner = settings.partitioner
         appendsNewline = settings.appendsNewline
-        framesRecords = settings.isSourceStage || settings.httpEndpoint != nil
+        framesRecords = settings.isSourceStage || settings.destination.consumesRecords
     }
 
     func prepare(_ input: Input, context: RecordContext) -> Prepared {

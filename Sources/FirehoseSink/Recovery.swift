@@ -355,11 +355,14 @@ extension FirehoseSink {
             report.corrupt.append(dataPath + ".corrupt")
             return
         }
-        if journal.header.awaitsEndpoint == true {
-            guard entry.settings.httpEndpoint != nil else {
+        if let destination = journal.header.consumingDestination {
+            guard entry.settings.destination.consumesRecords, entry.settings.destination.name == destination else {
                 logger.error(
-                    "Staged records for an HTTP endpoint belong to a stream that no longer delivers to one; left in place",
-                    metadata: ["stream": .string(journal.header.stream), "file": .string(dataPath)])
+                    "Staged records for a destination the stream no longer delivers to; left in place",
+                    metadata: [
+                        "stream": .string(journal.header.stream), "file": .string(dataPath),
+                        "destination": .string(destination),
+                    ])
                 report.orphaned.append(dataPath)
                 return
             }
@@ -372,8 +375,11 @@ extension FirehoseSink {
                 for frame in frames { staged.append(raw[frame.frame]) }
             } else {
                 logger.error(
-                    "Staged records for an HTTP endpoint are not framed as firehose-local frames them; left in place",
-                    metadata: ["stream": .string(journal.header.stream), "file": .string(dataPath)])
+                    "Staged records for a destination are not framed as firehose-local frames them; left in place",
+                    metadata: [
+                        "stream": .string(journal.header.stream), "file": .string(dataPath),
+                        "destination": .string(destination),
+                    ])
                 report.orphaned.append(dataPath)
                 return
             }
@@ -384,8 +390,11 @@ extension FirehoseSink {
                 report.awaitingDelivery += commit.records
             } catch {
                 logger.error(
-                    "Could not stage recovered records for an HTTP endpoint again; they stay staged for the next start",
-                    metadata: ["stream": .string(journal.header.stream), "error": .string(error.description)])
+                    "Could not stage recovered records for a destination again; they stay staged for the next start",
+                    metadata: [
+                        "stream": .string(journal.header.stream), "destination": .string(destination),
+                        "error": .string(error.description),
+                    ])
                 report.orphaned.append(dataPath)
             }
             return

@@ -13,38 +13,39 @@ import FirehoseWire
 #endif
 
 /// What publishes a stage's buffers instead of writing each as an object: for a transformed stream's
-/// source stage, the `Lambda` processor (`LambdaTransformation.consumer`). Publishing a buffer runs
+/// source stage, the `Lambda` processor (`LambdaTransformation.consumer`); for a stage whose
+/// destination consumes records, the destination's (`StreamDestination.consumer`). Publishing a buffer runs
 /// in two halves: `start` reads the staged buffer and does the slow part (invoking a function) off
 /// the stage, for up to `ahead` buffers at once; the `Finish` it gives back stages the outcome
 /// further on, in buffer order. The buffer stays staged until `Finish` succeeds, so a crash or a
 /// failure repeats the work rather than lose records (at least once).
-struct StagedBufferConsumer: Sendable {
+package struct StagedBufferConsumer: Sendable {
     /// A buffer whose content is all written (`StagingBuffer.finishEncoding`), as `start` reads it.
-    struct Staged: Sendable {
-        var path: String
+    package struct Staged: Sendable {
+        package var path: String
         /// Bytes staged, and their CRC-32: content that no longer matches is refused.
-        var length: Int
-        var contentCRC: UInt32
-        var firstArrival: Date
+        package var length: Int
+        package var contentCRC: UInt32
+        package var firstArrival: Date
         /// The settings the buffer was staged with.
-        var settings: DeliveryStreamSettings
-        var partition: PartitionKey
+        package var settings: DeliveryStreamSettings
+        package var partition: PartitionKey
     }
 
     /// The second half: stages what the first made of the buffer; the objects delivered on the way.
-    typealias Finish = @Sendable () async -> Result<[DeliveredObject], FileSystemError>
+    package typealias Finish = @Sendable () async -> Result<[DeliveredObject], FileSystemError>
 
-    typealias Start =
+    package typealias Start =
         @Sendable (_ staged: Staged, _ isStopped: @escaping @Sendable () -> Bool) async -> Result<
             Finish, FileSystemError
         >
 
     /// How many buffers' first halves may run at once, the one being published included.
-    let ahead: Int
+    package let ahead: Int
     /// The first half. `isStopped` turns true once the stream is deleted: the work stops.
-    let start: Start
+    package let start: Start
 
-    init(ahead: Int, start: @escaping Start) {
+    package init(ahead: Int, start: @escaping Start) {
         self.ahead = ahead
         self.start = start
     }
@@ -67,7 +68,7 @@ struct StagedBufferConsumer: Sendable {
 extension StagedBufferConsumer.Staged {
     /// The staged bytes; refused (EIO) when they no longer match what was written, as delivery
     /// refuses them.
-    func content() async -> Result<[UInt8], FileSystemError> {
+    package func content() async -> Result<[UInt8], FileSystemError> {
         let (path, length, contentCRC) = (path, length, contentCRC)
         return await BlockingIO.run { () -> Result<[UInt8], FileSystemError> in
             do throws(FileSystemError) {
@@ -83,7 +84,7 @@ extension StagedBufferConsumer.Staged {
     }
 
     /// The records framed in the buffer, with their arrivals in epoch milliseconds.
-    func framedRecords() async -> Result<[(data: ArraySlice<UInt8>, arrival: Int64)], FileSystemError> {
+    package func framedRecords() async -> Result<[(data: ArraySlice<UInt8>, arrival: Int64)], FileSystemError> {
         await content().flatMap { bytes in
             guard let frames = SourceRecordFrame.parse(bytes) else {
                 return .failure(FileSystemError(operation: "read", path: path, errno: EIO))

@@ -94,7 +94,7 @@ final class StagingBuffer: Identifiable {
                 encoding: stagingEncoding.name, partition: partition == .whole ? nil : partition,
                 key: objectKey, objectEncoding: settings.encoding.name,
                 awaitsTransformation: settings.isSourceStage ? true : nil, backup: settings.isBackupStage ? true : nil,
-                awaitsEndpoint: settings.httpEndpoint != nil ? true : nil)
+                destination: settings.destination.consumesRecords ? settings.destination.name : nil)
             let line = Array(header.line.utf8)
             try POSIX.writeAll(journalFD, line, at: 0, path: journalPath)
             journalBytes = line.count

@@ -42,14 +42,22 @@ enum StagingJournal {
         /// Set for a buffer of the stream's source-record backup: recovery delivers it with the
         /// backup's settings (its bucket).
         var backup: Bool? = nil
-        /// Set for a buffer of an HTTP endpoint's stage (records framed, `SourceRecordFrame`):
-        /// recovery stages it for the endpoint again.
+        /// `StreamDestination.name` of the destination that consumes the buffer's records (framed,
+        /// `SourceRecordFrame`): recovery stages them for it again.
+        var destination: String? = nil
+        /// What journals written before destinations had names set for an HTTP endpoint's buffer
+        /// (read, never written).
         var awaitsEndpoint: Bool? = nil
 
         enum CodingKeys: String, CodingKey {
             case stream, versionID, firstArrivalMilliseconds, partition, key, objectEncoding, awaitsTransformation
-            case backup, awaitsEndpoint
+            case backup, destination, awaitsEndpoint
             case encoding = "compression"
+        }
+
+        /// The destination that consumes the buffer's records, if one does.
+        var consumingDestination: String? {
+            destination ?? (awaitsEndpoint == true ? HTTPEndpointDestination.destinationName : nil)
         }
 
         var firstArrival: Date { Date(timeIntervalSince1970: TimeInterval(firstArrivalMilliseconds) / 1000) }

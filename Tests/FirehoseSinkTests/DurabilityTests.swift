@@ -375,4 +375,19 @@ struct DurabilityTests {
         #expect(StagingJournal.parse(Array("FHL1 {\"str".utf8)) == nil)
         #expect(StagingJournal.parse(Array(good.utf8))?.header == header)
     }
+
+    @Test("A journal names the destination that consumes its records; older ones said awaitsEndpoint")
+    func journalNamesTheConsumingDestination() throws {
+        var header = StagingJournal.Header(
+            stream: "s", versionID: 1, firstArrivalMilliseconds: 1, encoding: "UNCOMPRESSED")
+        #expect(header.consumingDestination == nil)
+        header.destination = "TEST-MEMORY"
+        let parsed = try #require(StagingJournal.parse(Array(header.line.utf8))?.header)
+        #expect(parsed.consumingDestination == "TEST-MEMORY" && !header.line.contains("awaitsEndpoint"))
+        let older =
+            #"FHL1 {"stream":"s","versionID":1,"firstArrivalMilliseconds":1,"compression":"UNCOMPRESSED","awaitsEndpoint":true}"#
+            + "\n"
+        let legacy = try #require(StagingJournal.parse(Array(older.utf8))?.header)
+        #expect(legacy.consumingDestination == "HttpEndpoint")
+    }
 }

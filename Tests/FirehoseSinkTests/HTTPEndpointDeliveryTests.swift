@@ -175,9 +175,11 @@ func endpointSettings(retrySeconds: Int, backupMode: HTTPEndpointSettings.Backup
     let s3 = try settings(destination(bucket: "http-failures", sizeInMBs: 1, intervalInSeconds: 300))
     var stream = try settings(destination(bucket: "http-failures", sizeInMBs: 1, intervalInSeconds: 60))
     stream.deliver(
-        to: HTTPEndpointSettings(
-            url: URL(string: "http://127.0.0.1:9/ingest")!, retryDuration: .seconds(retrySeconds),
-            backupMode: backupMode, deliveryStreamARN: "arn:aws:firehose:us-east-1:000000000000:deliverystream/demo"),
+        to: HTTPEndpointDestination(
+            HTTPEndpointSettings(
+                url: URL(string: "http://127.0.0.1:9/ingest")!, retryDuration: .seconds(retrySeconds),
+                backupMode: backupMode,
+                deliveryStreamARN: "arn:aws:firehose:us-east-1:000000000000:deliverystream/demo")),
         s3: s3)
     return stream
 }
