@@ -106,7 +106,7 @@ actor DeliveryStream {
     /// Told how many records the processing stage dropped on purpose (CloudWatch Logs control messages).
     private nonisolated let onDropped: @Sendable (Int) -> Void
     /// The open buffer of each partition with records.
-    private var buffers = OpenBuffers()
+    private var buffers = OpenBuffers<StagingBuffer>()
     private var random = SystemRandomNumberGenerator()
 
     /// Buffers closed to new records, oldest first, not yet in the bucket, and who publishes them when.
