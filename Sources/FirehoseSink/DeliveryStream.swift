@@ -73,9 +73,8 @@ actor DeliveryStream {
     typealias Publishing = PublishQueue<
         StagingBuffer, DeliveredObject.Reason, [DeliveredObject], CheckedContinuation<Void, Never>
     >
+    /// The retry timer `publishQueue` armed, while it waits.
     var retryTask: Task<Void, Never>?
-    /// A source stage's publishing started by a request (`publishAfterRequest`), while it runs.
-    var backgroundPublisher: Task<Void, Never>?
     /// The consumer's first halves under way or done, by buffer, until the buffer's publishing runs
     /// the second (`startConsuming`).
     var consuming: WorkAhead<StagingBuffer, ConsumingTask>

@@ -85,8 +85,8 @@ extension DeliveryStream {
         // After a failure the retry timer publishes, with backoff: a request must not run the
         // function again for every put meanwhile (but does once a publishing succeeded: a stream whose
         // intake waits for its encodings would otherwise wait for the timer).
-        if !publishQueue.isEmpty, backgroundPublisher == nil, !publishQueue.awaitsRetry {
-            backgroundPublisher = Task {
+        if publishQueue.startBackgroundPublisher() {
+            Task {
                 _ = await self.publishLoggingFailure()
                 self.backgroundPublisherEnded()
             }
@@ -101,7 +101,7 @@ extension DeliveryStream {
     }
 
     func backgroundPublisherEnded() {
-        backgroundPublisher = nil
+        publishQueue.backgroundPublisherEnded()
     }
 
     /// Publishes what is ready; a failure is logged and retried with backoff.

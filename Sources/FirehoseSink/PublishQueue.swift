@@ -13,6 +13,8 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
     private(set) var consecutiveFailures = 0
     /// A retry timer is armed.
     private(set) var retryArmed = false
+    /// A publisher started by a request runs in the background (`startBackgroundPublisher`).
+    private(set) var backgroundPublisherRunning = false
     private var flushesWaiting = 0
     private var publishedDuringFlush: [Buffer.ID: Object] = [:]
 
@@ -87,6 +89,21 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
     /// publishing succeeded (a flush's, an interval's) though the timer is still armed: it may be a
     /// minute away.
     var awaitsRetry: Bool { retryArmed && consecutiveFailures > 0 }
+
+    /// Whether a request starts a publisher in the background now (`DeliveryStream.publishAfterRequest`,
+    /// for a receiver that may be away): something waits, no background publisher runs, and no
+    /// retry timer has the work. After a failure the timer publishes, with backoff, so a request does
+    /// not run a function or send to a store again for every put meanwhile.
+    mutating func startBackgroundPublisher() -> Bool {
+        guard !retired.isEmpty, !backgroundPublisherRunning, !awaitsRetry else { return false }
+        backgroundPublisherRunning = true
+        return true
+    }
+
+    /// The background publisher has published what it could (or failed, arming the timer).
+    mutating func backgroundPublisherEnded() {
+        backgroundPublisherRunning = false
+    }
 
     /// The delay the next failure would wait, for logging it before it happens.
     var nextRetryDelay: Int { DeliveryBackoff.seconds(after: consecutiveFailures + 1) }

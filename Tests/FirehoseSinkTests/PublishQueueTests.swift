@@ -107,4 +107,24 @@ struct PublishQueueTests {
         #expect(!queue.retryArmed)
         #expect(queue.isEmpty)
     }
+
+    @Test("One background publisher at a time, none while the retry timer has the work, one again after a success")
+    func backgroundPublisher() {
+        var queue = Queue()
+        let whenEmpty = queue.startBackgroundPublisher()
+        queue.retire(Buffer(id: 1), reason: "size")
+        let first = queue.startBackgroundPublisher()
+        let second = queue.startBackgroundPublisher()
+        #expect(!whenEmpty && first && !second)
+        // It fails: the timer is armed, and requests meanwhile leave the work to it.
+        #expect(queue.failed() == .arm(afterSeconds: 1))
+        queue.backgroundPublisherEnded()
+        let duringRetry = queue.startBackgroundPublisher()
+        #expect(!duringRetry)
+        // A flush publishes before the timer fires: requests publish again.
+        queue.published(Buffer(id: 1), as: "object-1")
+        queue.retire(Buffer(id: 2), reason: "size")
+        let afterSuccess = queue.startBackgroundPublisher()
+        #expect(afterSuccess)
+    }
 }
