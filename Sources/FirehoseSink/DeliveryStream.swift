@@ -38,11 +38,11 @@ actor DeliveryStream {
     /// The processing and partitioning stages of the latest settings, which requests run before they
     /// reach the actor.
     nonisolated let currentPipeline: Mutex<RecordPipeline>
-    /// Where finished objects go.
-    let destination: any ObjectDestination
+    /// Where finished objects go, for a stage without a consumer.
+    let objectDestination: any ObjectDestination
     /// Set for a stage whose buffers are not delivered as objects but consumed otherwise: a
     /// transformed stream's source stage, whose buffers the `Lambda` processor transforms into the
-    /// stream's delivery stages.
+    /// stream's delivery stages, or a stage whose destination consumes records (an HTTP endpoint's).
     let consumer: StagedBufferConsumer?
     /// The stream was deleted (`discardAll`): nothing is staged any more, and a transformation under
     /// way stops.
@@ -126,7 +126,7 @@ actor DeliveryStream {
     ) {
         self.settings = settings
         self.name = settings.name
-        self.destination = destination
+        self.objectDestination = destination
         self.consumer = consumer
         consuming = WorkAhead(.inOrder(ahead: consumer?.ahead ?? 1))
         currentPipeline = Mutex(RecordPipeline(settings, generation: 0))
@@ -333,7 +333,7 @@ actor DeliveryStream {
     /// a store that is down: its descriptors close now (with durability fsync, once a sync holds its
     /// own), so a backlog does not run the process out of them.
     func releaseDescriptors(of buffer: StagingBuffer) {
-        guard consumer != nil || destination.isRemote(bucket: buffer.settings.bucket),
+        guard consumer != nil || objectDestination.isRemote(bucket: buffer.settings.bucket),
             buffers[buffer.partition] !== buffer, buffer.isFullyCommitted
         else { return }
         if dirtyBuffers.contains(where: { $0 === buffer }) {

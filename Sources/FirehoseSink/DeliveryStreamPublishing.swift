@@ -97,7 +97,7 @@ extension DeliveryStream {
     /// The buffers go to a function, an endpoint or a store, any of which may be down for long: they
     /// are published in the background, and requests go on staging while the receiver is away.
     var receiverMayBeAway: Bool {
-        consumer != nil || settings.transformation != nil || destination.isRemote(bucket: settings.bucket)
+        consumer != nil || settings.transformation != nil || objectDestination.isRemote(bucket: settings.bucket)
     }
 
     func backgroundPublisherEnded() {
@@ -228,7 +228,7 @@ extension DeliveryStream {
             let stagingFiles = [buffer.journalPath] + (buffer.encodesAtDelivery ? [buffer.dataPath] : [])
             let delivery: Result<String, FileSystemError>
             do throws(FileSystemError) {
-                let path = try await destination.deliver(staged, bucket: buffer.settings.bucket, key: key)
+                let path = try await objectDestination.deliver(staged, bucket: buffer.settings.bucket, key: key)
                 // The object is at its destination for good: the journal has done its job (and a
                 // copy that was not renamed away goes with it).
                 await BlockingIO.run {
@@ -405,7 +405,7 @@ extension DeliveryStream {
             POSIX.unlink(temporary)
         }
         try POSIX.writeAll(fd, encoded, at: 0, path: temporary)
-        let path = try await destination.deliver(
+        let path = try await objectDestination.deliver(
             StagedObject(path: temporary, descriptor: fd), bucket: settings.bucket, key: key)
         for file in stagingFiles { POSIX.unlink(file) }
         let object = DeliveredObject(

@@ -311,7 +311,7 @@ public final class FirehoseSink: Sendable {
         var logger = logger
         logger[metadataKey: "stream"] = .string(stream)
         return DestinationContext(
-            stream: stream, s3Stage: s3, transport: configuration.httpTransport, clock: clock, now: wallClock,
+            s3Stage: s3, transport: configuration.httpTransport, clock: clock, now: wallClock,
             logger: logger, outgoing: outgoing, responseTimeout: configuration.endpointResponseTimeout,
             current: { [weak self] in self?.streams.withLock { $0[stream]?.settings.destination } },
             onEndpointEvent: { [weak self] event in self?.endpointEvent(event, stream: stream) })

@@ -41,7 +41,10 @@ package protocol StreamDestination: Sendable {
     /// update neither waits for it nor misses what waits to be retried.
     var deliversBeforeUpdate: Bool { get }
 
-    /// What publishes the stage's buffers; nil: each buffer is an object of the stage's bucket.
+    /// What publishes the stage's buffers; nil: each buffer is an object of the stage's bucket. A
+    /// consumer gets the stage's error-output buffers too (`Staged.partition.errorOutputType`: error
+    /// records a processor made, one JSON line each, not framed): they belong in an error output
+    /// (an HTTP endpoint's go to its S3 configuration), never to the receiver.
     func consumer(in context: DestinationContext) -> StagedBufferConsumer?
 }
 
@@ -62,8 +65,6 @@ package struct BucketDestination: StreamDestination {
 
 /// What the sink gives a destination to publish a stream's buffers with.
 package struct DestinationContext: Sendable {
-    /// The stream's name.
-    package var stream: String
     /// The stream's second stage, the bucket of its S3 configuration (its backup), when it has
     /// one: where a destination puts the records it could not deliver, in an error output.
     var s3Stage: DeliveryStream?

@@ -6,11 +6,14 @@ import Synchronization
 import Testing
 
 /// A destination only these tests know, of the kind that consumes records (as an HTTP endpoint
-/// does): keeps each record of a buffer in memory, refusing the first `failures` buffers. Plugging
-/// it in (`DeliveryStreamSettings.deliver(to:s3:)`) shows a destination is one type.
+/// does): keeps each record of a buffer in memory, and the error records processors made apart (an
+/// endpoint sends those to its S3 configuration), refusing the first `failures` buffers. Plugging it
+/// in (`DeliveryStreamSettings.deliver(to:s3:)`) shows a destination is one type.
 final class MemoryRecordDestination: StreamDestination {
     private struct State {
         var records: [[UInt8]] = []
+        /// Error-output type and error record (a JSON line).
+        var errors: [(type: String, line: String)] = []
         var arrivals: [Int64] = []
         var buffers = 0
         var failuresLeft: Int
@@ -24,6 +27,7 @@ final class MemoryRecordDestination: StreamDestination {
 
     var records: [String] { state.withLock { $0.records.map { String(decoding: $0, as: UTF8.self) } } }
     var arrivals: [Int64] { state.withLock { $0.arrivals } }
+    var errors: [(type: String, line: String)] { state.withLock { $0.errors } }
     /// Buffers taken (the refused ones not counted).
     var buffers: Int { state.withLock { $0.buffers } }
 
@@ -37,6 +41,15 @@ final class MemoryRecordDestination: StreamDestination {
                 return state.failuresLeft > 0
             }
             if refused { return .failure(FileSystemError(operation: "send to", path: "memory", errno: EIO)) }
+            if let type = staged.partition.errorOutputType {
+                return await staged.content().map { content in
+                    let lines = String(decoding: content, as: UTF8.self).split(separator: "\n").map(String.init)
+                    return {
+                        self.state.withLock { $0.errors += lines.map { (type, $0) } }
+                        return .success([])
+                    }
+                }
+            }
             return await staged.framedRecords().map { records in
                 let taken = records.map { (Array($0.data), $0.arrival) }
                 return {
@@ -76,6 +89,25 @@ struct DestinationStageTests {
             #expect(!FileManager.default.fileExists(atPath: harness.bucketPath()))
             #expect(harness.stagingIsEmpty)
             #expect(await harness.sink.status(of: "demo")?.counters.recordsReceived == 4)
+        }
+    }
+
+    @Test("Error records a processor made reach the destination as error records, never as records")
+    func errorRecordsStayApart() async throws {
+        let memory = MemoryRecordDestination()
+        try await SinkHarness.with { harness in
+            var stream = try memoryStream(memory)
+            stream.processRecords([.decompressGzip])
+            try harness.sink.createStream(stream)
+            let gzipped = try settings(destination(compression: "GZIP")).encoding.encodeWhole(Array("inflated".utf8))
+            try await harness.put([gzipped, Array("not gzip".utf8)])
+            #expect(try await harness.sink.flush(stream: "demo").isEmpty)
+            #expect(memory.records == ["inflated"])
+            let errors = memory.errors
+            #expect(errors.map(\.type) == ["decompression-failed"])
+            let error = try JSONSerialization.jsonObject(with: Data(try #require(errors.first?.line).utf8))
+            #expect((error as? [String: Any])?["errorCode"] as? String == "Decompression.Failed")
+            #expect(harness.stagingIsEmpty)
         }
     }
 

@@ -215,6 +215,21 @@ struct HTTPEndpointCounterTests {
         }
     }
 
+    @Test("An endpoint stage's journal names its destination, so a restart stages its records for an endpoint again")
+    func journalNamesTheEndpoint() async throws {
+        try await SinkHarness.with(httpTransport: ScriptedEndpoint([])) { harness in
+            try harness.sink.createStream(try endpointSettings(retrySeconds: 300))
+            try await harness.put(["one"])
+            let journals = try FileManager.default.contentsOfDirectory(atPath: harness.stagingDirectory)
+                .filter { $0.hasSuffix(".journal") }
+            #expect(journals.count == 1)
+            let journal = try String(contentsOfFile: "\(harness.stagingDirectory)/\(journals[0])", encoding: .utf8)
+            let header = try #require(StagingJournal.parse(Array(journal.utf8))?.header)
+            #expect(header.destination == "HttpEndpoint" && header.awaitsEndpoint == nil)
+            #expect(!journal.contains("awaitsEndpoint"))
+        }
+    }
+
     @Test("A shutdown whose time is up abandons a request the endpoint does not answer: the records stay staged")
     func shutdownAbandonsAHungRequest() async throws {
         let endpoint = ScriptedEndpoint([.hang])
