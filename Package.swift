@@ -378,10 +378,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DurableStorageTests", dependencies: ["DurableStorage"], swiftSettings: swiftSettings),
-        .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4"], swiftSettings: swiftSettings),
+        .testTarget(name: "AWSSigV4Tests", dependencies: ["AWSSigV4", "FirehoseWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirehoseKeyLayoutTests",
-            dependencies: ["CivilTime", "FirehoseKeyLayout"],
+            dependencies: ["CivilTime", "FirehoseKeyLayout", "FirehoseWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

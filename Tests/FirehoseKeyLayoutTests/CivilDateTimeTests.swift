@@ -1,5 +1,6 @@
 import CivilTime
 import FirehoseKeyLayout
+import FirehoseWire
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import FirehoseKeyLayout
+import FirehoseWire
 import Foundation
 import Testing
 

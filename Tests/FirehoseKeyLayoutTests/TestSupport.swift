@@ -1,24 +1,11 @@
 import CivilTime
 import FirehoseKeyLayout
+import FirehoseWire
 import Foundation
 import Testing
 
-/// SplitMix64: a tiny deterministic generator so random strings are reproducible from a seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// So random strings are reproducible from a seed.
+typealias SeededGenerator = SplitMix64
 
 /// 2026-11-21T13:05:09Z, the instant most tests deliver at.
 let novemberArrival = Date(timeIntervalSince1970: 1_795_266_309)
