@@ -77,6 +77,9 @@ enum DeliveryEncoding {
     /// Content of the encodings under way or queued, across every stream.
     static var backlogBytes: Int { backlog.withLock { $0.bytes } }
 
+    /// Requests waiting in `waitForRoom` now.
+    static var requestsWaitingForRoom: Int { backlog.withLock { $0.waiters.count } }
+
     /// Returns once the encodings under way or queued hold at most `limit` bytes of content and every
     /// request that began waiting earlier has gone (in order: a request that just arrived does not
     /// pass one that has waited, which under a steady load could wait for seconds).

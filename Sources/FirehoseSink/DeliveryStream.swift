@@ -241,6 +241,9 @@ actor DeliveryStream {
         for buffer in buffers.closeAll() { buffer.discard() }
     }
 
+    /// Requests held back while this stream's delivery encodings catch up (`waitForEncodingRoom`).
+    var requestsWaitingForEncodingRoom: Int { encodingRoom.waiting }
+
     /// Partitions (the error output's included) with an open buffer.
     var openPartitions: Int { buffers.all.count }
 

@@ -88,7 +88,7 @@ extension DeliveryStream {
         if publishQueue.startBackgroundPublisher() {
             Task {
                 _ = await self.publishLoggingFailure()
-                self.backgroundPublisherEnded()
+                self.publishQueue.backgroundPublisherEnded()
             }
         }
         return []
@@ -98,10 +98,6 @@ extension DeliveryStream {
     /// are published in the background, and requests go on staging while the receiver is away.
     var receiverMayBeAway: Bool {
         consumer != nil || settings.transformation != nil || objectDestination.isRemote(bucket: settings.bucket)
-    }
-
-    func backgroundPublisherEnded() {
-        publishQueue.backgroundPublisherEnded()
     }
 
     /// Publishes what is ready; a failure is logged and retried with backoff.

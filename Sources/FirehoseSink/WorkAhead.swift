@@ -86,6 +86,9 @@ struct EncodingRoom<Waiter> {
         return backlog > limit ? .wait : .enter
     }
 
+    /// Requests parked now.
+    var waiting: Int { waiters.count }
+
     mutating func wait(_ waiter: Waiter) {
         waiters.append(waiter)
     }

@@ -38,3 +38,24 @@ public struct SeededBytes: Sendable {
         return out
     }
 }
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes, for what a test cannot
+/// await directly (a count another task changes). A minute by default: on two cores the whole
+/// suite's compression keeps both cooperative threads busy, and a task was seen to wait over 5 s for
+/// its turn. Throws rather than records: the test cannot go on (a clock moved past a timer not yet
+/// armed would leave it waiting forever).
+public func eventually(
+    timeout: Duration = .seconds(60), _ what: String, _ condition: () async -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while !(await condition()) {
+        if clock.now >= deadline { throw TimedOutWaiting(what: what) }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+public struct TimedOutWaiting: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "timed out waiting for \(what)" }
+}

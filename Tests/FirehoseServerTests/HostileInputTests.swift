@@ -232,20 +232,3 @@ struct RequestMemoryBudgetTests {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes (a minute: the whole suite may keep both
-/// cooperative threads busy for seconds).
-func eventually(timeout: Duration = .seconds(60), _ what: String, _ condition: () -> Bool) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while !condition() {
-        // Thrown, not recorded: the test cannot go on (a clock moved past a timer not yet armed
-        // would leave it waiting forever).
-        if clock.now >= deadline { throw TimedOutWaiting(what: what) }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
-
-struct TimedOutWaiting: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting for \(what)" }
-}

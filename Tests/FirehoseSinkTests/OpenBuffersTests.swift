@@ -1,4 +1,5 @@
 import FirehoseKeyLayout
+import FirehoseTestSupport
 import Testing
 
 @testable import FirehoseSink
@@ -19,9 +20,10 @@ struct OpenBuffersTests {
 
     static func key(_ value: String) -> PartitionKey { PartitionKey(PartitionValues(fromQuery: ["k": value])) }
 
-    /// A timer that waits until it is cancelled (or an hour).
+    /// A timer that waits on a clock nobody moves, until it is cancelled.
     static func timer() -> Task<Void, Never> {
-        Task { try? await Task.sleep(for: .seconds(3600)) }
+        let clock = ManualClock()
+        return Task { try? await clock.sleep(for: .seconds(3600)) }
     }
 
     @Test("One open buffer per partition, found by partition and by id, listed oldest first")

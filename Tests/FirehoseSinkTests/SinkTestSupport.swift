@@ -11,26 +11,8 @@ import Testing
 /// 2026-11-21T13:05:09Z, the manual clock's starting instant.
 let fixedNow = Date(timeIntervalSince1970: 1_795_266_309)
 
-struct TimedOut: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// So generated records are reproducible.
 typealias SeededGenerator = SplitMix64
-
-/// Polls `condition` every millisecond until it holds or `timeout` passes. A minute by default: on two
-/// cores the whole suite's compression keeps both cooperative threads busy, and a task was seen to
-/// wait over 5 s for its turn.
-func eventually(
-    timeout: Duration = .seconds(60), _ what: String, _ condition: () -> Bool
-) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while !condition() {
-        if clock.now >= deadline { throw TimedOut(description: "timed out waiting for \(what)") }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
 
 /// Everything the sink reported through `onDelivery`, fed by an AsyncStream so delivery callbacks
 /// never block the sink, and drained into a list tests can wait on with a timeout.

@@ -1,5 +1,6 @@
 import Dispatch
 import DurableStorage
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Synchronization
@@ -213,7 +214,8 @@ struct EncodingBacklogTests {
         try await harness.put(request)
         try await harness.put(request)
         let fourth = Task { try await harness.put(request) }
-        try await Task.sleep(for: .milliseconds(300))
+        let delivery = try #require(harness.sink.streams.withLock { $0["demo"]?.actor })
+        try await eventually("the fourth put to wait for room") { await delivery.requestsWaitingForEncodingRoom == 1 }
         return (publisher, fourth, hold, request)
     }
 
@@ -290,7 +292,9 @@ struct EncodingBacklogTests {
             let publishers = ["a", "b", "c"].map { name in Task { try await harness.put(request, to: name) } }
             try await eventually("two encodings held") { hold.started.load(ordering: .relaxed) == 2 }
             let waiting = Task { try await harness.put(request, to: "d") }
-            try await Task.sleep(for: .milliseconds(300))
+            try await eventually("the put to d to wait for the encodings") {
+                DeliveryEncoding.requestsWaitingForRoom == 1
+            }
             #expect(harness.stagedFiles.count == 3, "the put to d staged nothing while 3 MiB were being encoded")
             for _ in 0..<8 { hold.semaphore.signal() }
             for publisher in publishers { _ = try await publisher.value }
