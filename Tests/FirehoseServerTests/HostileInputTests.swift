@@ -231,4 +231,3 @@ struct RequestMemoryBudgetTests {
         #expect(budget.availableBytes == json.count)
     }
 }
-
