@@ -111,8 +111,6 @@ public final class FirehoseAPI: Sendable {
     /// Kinesis Data Streams, unless their log could not be opened (`kinesisUnavailable` says why).
     let kinesis: KinesisAPI?
     private let kinesisUnavailable: String?
-    /// Reads the data streams of `KinesisStreamAsSource` delivery streams into them.
-    var kinesisSource: KinesisSourceReader? { firehose.kinesisSource }
     private let kinesisVerifier: SigV4Verifier?
     private let logger: Logger
     /// The policies that bind the caller of an access key, if any do.
@@ -418,7 +416,7 @@ public final class FirehoseAPI: Sendable {
                     accessKeyID
                     ?? request.header("authorization").flatMap(SigV4Verifier.claimedAccessKeyID(authorization:))
             }
-            if operation == .putRecord || operation == .putRecords {
+            if operation.isPut {
                 // Faults apply to a valid put to an existing stream, as for Firehose's puts.
                 let put = try kinesis.preparePut(operation, body: body, now: now, authorize: authorize)
                 if let interruption = try await fault.apply(stream: put.stream.name, records: put.records.count) {

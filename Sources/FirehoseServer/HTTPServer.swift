@@ -109,7 +109,7 @@ public struct FirehoseHTTPServer: Sendable {
             services: [SinkShutdownService(sink: api.sink)]
                 + [
                     api.kinesis.flatMap { kinesis in
-                        api.kinesisSource.map { reader -> any Service in
+                        api.firehose.kinesisSource.map { reader -> any Service in
                             KinesisStreamsService(
                                 reader: reader, kinesis: kinesis, clock: api.sink.clock,
                                 now: { [sink = api.sink] in sink.now() })

@@ -159,7 +159,7 @@ struct LocalEndpoints {
         do {
             // What the data streams of KinesisStreamAsSource streams hold is in their buffers first;
             // one that could not be read is a stream that could not deliver.
-            let unread = await api.kinesisSource?.readAvailable() ?? [:]
+            let unread = await api.firehose.kinesisSource?.readAvailable() ?? [:]
             let objects = try await api.sink.flush(stream: stream?.isEmpty == true ? nil : stream)
             let failures = unread.sorted { $0.key < $1.key }.filter {
                 stream == nil || stream == "" || $0.key == stream

@@ -16,6 +16,10 @@ package enum KinesisOperation: String, CaseIterable, Sendable {
     case increaseStreamRetentionPeriod = "IncreaseStreamRetentionPeriod"
     case decreaseStreamRetentionPeriod = "DecreaseStreamRetentionPeriod"
 
+    /// PutRecord or PutRecords: the calls that carry records (prepared and stored in two steps,
+    /// `KinesisAPI.preparePut` and `store`, so faults and quotas apply in between).
+    package var isPut: Bool { self == .putRecord || self == .putRecords }
+
     /// Whether it changes the log (and so syncs it).
     package var writes: Bool {
         switch self {

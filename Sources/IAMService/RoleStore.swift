@@ -68,7 +68,6 @@ package final class RoleStore: Sendable {
     private let state = Mutex(State())
     private let path: String
     static let maxRoles = 1_000
-    static let maxPoliciesPerRole = 10
 
     package init(folder: String) throws(FileSystemError) {
         path = "\(folder)/roles.json"

@@ -1,6 +1,5 @@
 import Dispatch
 import KinesisStreams
-import ServerCore
 import Synchronization
 
 /// Puts' records written to the log by group commit: each put waits (suspended, holding no thread)

@@ -175,7 +175,7 @@ package final class KinesisAPI: Sendable {
         case .listStreams: return try listStreams(body, authorize: authorize)
         case .listShards: return try listShards(body, now: milliseconds, authorize: authorize)
         case .putRecord, .putRecords:
-            preconditionFailure("puts go through put(_:body:now:authorize:)")
+            preconditionFailure("puts go through preparePut(_:body:now:authorize:) and store(_:failing:now:)")
         case .getShardIterator: return try getShardIterator(body, now: milliseconds, authorize: authorize)
         case .getRecords: return try getRecords(body, now: milliseconds, authorize: authorize)
         case .addTagsToStream: return try addTags(body, authorize: authorize)

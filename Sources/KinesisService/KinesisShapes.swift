@@ -1,5 +1,3 @@
-import ServerCore
-
 // Member names are AWS's, so the shapes decode what every SDK sends without key strategies.
 // swift-format-ignore-file: AlwaysUseLowerCamelCase
 

@@ -6,7 +6,8 @@ import Synchronization
     import Foundation
 #endif
 
-/// A Direct PUT stream's throughput quota: PutRecord and PutRecordBatch together, per stream.
+/// A throughput quota: a Firehose Direct PUT stream's (PutRecord and PutRecordBatch together, per
+/// stream), or a Kinesis shard's writes (`KinesisAPI`, per shard).
 package struct StreamQuota: Sendable, Equatable {
     package var recordsPerSecond: Int
     package var requestsPerSecond: Int
@@ -75,8 +76,8 @@ package struct QuotaBuckets: Sendable, Equatable {
     }
 }
 
-/// The quota of every stream, shared by the requests: buckets per stream behind a lock, and how many
-/// records each stream had throttled.
+/// The quota of every stream (or shard), shared by the requests: buckets per name behind a lock, and
+/// how many records each had throttled.
 package final class StreamQuotas: Sendable {
     package let quota: StreamQuota
     private struct State {

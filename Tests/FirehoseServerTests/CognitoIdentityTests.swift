@@ -26,7 +26,7 @@ extension APIHarness: CognitoCalls {
         await api.handle(
             request(
                 operation: operation, body: Array(body.utf8), sign: sign, service: "cognito-identity",
-                targetPrefix: "AWSCognitoIdentityService."))
+                targetPrefix: CognitoIdentityAPI.targetPrefix))
     }
 
     func put(signedWith credentials: AWSCredentials) async -> APIResponse {

@@ -15,7 +15,7 @@ extension APIHarness: KinesisCalls {
         await api.handle(
             request(
                 operation: operation, body: Array(body.utf8), contentType: contentType, service: "kinesis",
-                targetPrefix: "Kinesis_20131202."))
+                targetPrefix: KinesisOperation.targetPrefix))
     }
 }
 

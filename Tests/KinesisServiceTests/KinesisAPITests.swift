@@ -38,7 +38,7 @@ final class KinesisHarness: KinesisCalls {
             }
             let body = Array(body.utf8)
             let answer: [UInt8]
-            if operation == .putRecord || operation == .putRecords {
+            if operation.isPut {
                 let put = try api.preparePut(operation, body: body, now: now) { _, _ throws(FirehoseError) in }
                 answer = try await api.store(put, now: now)
             } else {
@@ -395,36 +395,43 @@ struct KinesisDataPlaneTests {
 
     @Test("Record and request limits; a missing stream; records kept across a restart")
     func limitsAndDurability() async throws {
-        let harness = try KinesisHarness()
-        harness.keepDirectory = true
-        defer { try? FileManager.default.removeItem(atPath: harness.directory) }
-        _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 1}"#)
-        let big = Data(repeating: 0x61, count: 1024 * 1024).base64EncodedString()
-        let tooBig = await harness.kinesis("PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "Data": "\#(big)"}"#)
-        #expect(try expectError(tooBig, status: 400, code: "InvalidArgumentException").contains("1024 KiB"))
-        let tooMany = (0..<501).map { _ in #"{"PartitionKey": "k", "Data": "AA=="}"# }.joined(separator: ",")
-        let refused = await harness.kinesis("PutRecords", #"{"StreamName": "s", "Records": [\#(tooMany)]}"#)
-        #expect(
-            try expectError(refused, status: 400, code: "ValidationException")
-                == "1 validation error detected: Value '[501 records]' at 'records' failed to satisfy constraint: Member must have length less than or equal to 500"
-        )
-        let missing = await harness.kinesis(
-            "PutRecord", #"{"StreamName": "nope", "PartitionKey": "k", "Data": "AA=="}"#)
-        #expect(
-            try expectError(missing, status: 400, code: "ResourceNotFoundException")
-                == "Stream nope under account 123456789012 not found.")
-        let badKey = await harness.kinesis(
-            "PutRecord",
-            #"{"StreamName": "s", "PartitionKey": "k", "ExplicitHashKey": "340282366920938463463374607431768211456", "Data": "AA=="}"#
-        )
-        #expect(
-            try expectError(badKey, status: 400, code: "InvalidArgumentException").hasPrefix("Invalid ExplicitHashKey.")
-        )
+        let directory = temporaryFolder("kinesis")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let iterator: String
+        do {
+            let harness = try KinesisHarness(directory: directory)
+            harness.keepDirectory = true
+            _ = try await harness.kinesisOK("CreateStream", #"{"StreamName": "s", "ShardCount": 1}"#)
+            let big = Data(repeating: 0x61, count: 1024 * 1024).base64EncodedString()
+            let tooBig = await harness.kinesis(
+                "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "Data": "\#(big)"}"#)
+            #expect(try expectError(tooBig, status: 400, code: "InvalidArgumentException").contains("1024 KiB"))
+            let tooMany = (0..<501).map { _ in #"{"PartitionKey": "k", "Data": "AA=="}"# }.joined(separator: ",")
+            let refused = await harness.kinesis("PutRecords", #"{"StreamName": "s", "Records": [\#(tooMany)]}"#)
+            #expect(
+                try expectError(refused, status: 400, code: "ValidationException")
+                    == "1 validation error detected: Value '[501 records]' at 'records' failed to satisfy constraint: Member must have length less than or equal to 500"
+            )
+            let missing = await harness.kinesis(
+                "PutRecord", #"{"StreamName": "nope", "PartitionKey": "k", "Data": "AA=="}"#)
+            #expect(
+                try expectError(missing, status: 400, code: "ResourceNotFoundException")
+                    == "Stream nope under account 123456789012 not found.")
+            let badKey = await harness.kinesis(
+                "PutRecord",
+                #"{"StreamName": "s", "PartitionKey": "k", "ExplicitHashKey": "340282366920938463463374607431768211456", "Data": "AA=="}"#
+            )
+            #expect(
+                try expectError(badKey, status: 400, code: "InvalidArgumentException").hasPrefix(
+                    "Invalid ExplicitHashKey.")
+            )
 
-        _ = try await harness.kinesisOK(
-            "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "Data": "\#(b64("kept"))"}"#)
-        let iterator = try await harness.iterator("s", "TRIM_HORIZON")
-        let restarted = try KinesisHarness(directory: harness.directory)
+            _ = try await harness.kinesisOK(
+                "PutRecord", #"{"StreamName": "s", "PartitionKey": "k", "Data": "\#(b64("kept"))"}"#)
+            iterator = try await harness.iterator("s", "TRIM_HORIZON")
+        }
+        // The first harness and its log are closed: the second opens the file as a new process would.
+        let restarted = try KinesisHarness(directory: directory)
         restarted.keepDirectory = true
         #expect(try await restarted.records(iterator).data == ["kept"])
 
