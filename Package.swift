@@ -328,6 +328,7 @@ let package = Package(
             name: "IAMServiceTests",
             dependencies: [
                 "IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "FirehoseSink", "AWSSigV4",
+                "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -336,6 +337,7 @@ let package = Package(
             name: "CognitoIdentityServiceTests",
             dependencies: [
                 "CognitoIdentityService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4",
+                "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

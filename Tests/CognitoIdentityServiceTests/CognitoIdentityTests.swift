@@ -1,4 +1,5 @@
 import AWSSigV4
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
@@ -18,7 +19,7 @@ final class CognitoHarness: CognitoCalls {
     let api: CognitoIdentityAPI
 
     init(directory: String? = nil) throws {
-        let directory = directory ?? temporaryFolder("cognito")
+        let directory = try directory ?? TestDirectory("cognito").url.path
         self.directory = directory
         let credentials = credentials
         api = CognitoIdentityAPI(
@@ -287,7 +288,7 @@ struct CognitoIdentityTests {
 
     @Test("A full directory forgets its oldest unauthenticated identity, on disk too; the credentials file is private")
     func evictionAndPermissions() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cognito-\(UUID().uuidString)").path
+        let folder = try TestDirectory("cognito").url.path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let now = Date(timeIntervalSince1970: 1_795_266_309)
         let pool = StoredIdentityPool(

@@ -1,5 +1,6 @@
 import AWSSigV4
 import FirehoseSink
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Logging
@@ -19,7 +20,7 @@ final class IAMHarness {
     let api: IAMAPI
 
     init(directory: String? = nil, configuredRoles: [String: [String]] = [:]) throws {
-        let directory = directory ?? temporaryFolder("iam")
+        let directory = try directory ?? TestDirectory("iam").url.path
         self.directory = directory
         let store = try RoleStore(folder: directory)
         try store.apply(configured: configuredRoles, now: date)

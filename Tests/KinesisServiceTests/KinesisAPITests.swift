@@ -18,7 +18,7 @@ final class KinesisHarness: KinesisCalls {
     let api: KinesisAPI
 
     init(directory: String? = nil, throttling: Bool = false) throws {
-        let directory = directory ?? temporaryFolder("kinesis")
+        let directory = try directory ?? TestDirectory("kinesis").url.path
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         api = KinesisAPI(
@@ -395,7 +395,7 @@ struct KinesisDataPlaneTests {
 
     @Test("Record and request limits; a missing stream; records kept across a restart")
     func limitsAndDurability() async throws {
-        let directory = temporaryFolder("kinesis")
+        let directory = try TestDirectory("kinesis").url.path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let iterator: String
         do {

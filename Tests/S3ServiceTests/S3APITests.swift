@@ -12,12 +12,13 @@ import Testing
 
 /// S3 alone over a sink's data directory, as the front door hands it a request: no authentication.
 final class S3Harness {
-    let directory = temporaryFolder("s3")
+    let directory: String
     let clock = ManualClock(date: Date(timeIntervalSince1970: 1_795_266_309))  // 2026-11-21T13:05:09Z
     let sink: FirehoseSink
     let api: S3API
 
     init() throws {
+        directory = try TestDirectory("s3").url.path
         let logger = Logger(label: "s3-tests")
         sink = try FirehoseSink(
             configuration: .init(dataDirectory: directory), clock: clock, now: clock.wallClock, logger: logger)
@@ -496,7 +497,7 @@ struct S3ChunkedBodyTests {
 
     @Test("multipart uploads: parts checked as S3 checks them, S3's ETag, a refused list changes nothing")
     func multipartUploads() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID())").path
+        let root = try TestDirectory("uploads").url.path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let uploads = S3MultipartUploads(root: root)
         let id = try uploads.create(bucket: "b", key: "k")
@@ -545,7 +546,7 @@ struct S3ChunkedBodyTests {
 
     @Test("uploads and parts in progress are bounded: SlowDown past them, room again once some end")
     func multipartBounds() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID())").path
+        let root = try TestDirectory("uploads").url.path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let uploads = S3MultipartUploads(root: root, maxInProgress: 2, maxPartFiles: 3)
         let first = try uploads.create(bucket: "b", key: "k")

@@ -52,8 +52,3 @@ package func expectError(
     #expect(body["__type"] as? String == code, sourceLocation: sourceLocation)
     return body["message"] as? String ?? ""
 }
-
-/// A folder under the temporary directory, unique to the caller.
-package func temporaryFolder(_ prefix: String) -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
-}
