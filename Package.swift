@@ -323,7 +323,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "FirehoseWireTests", dependencies: ["FirehoseWire"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FirehoseWireTests", dependencies: ["FirehoseWire", "FirehoseTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "IAMServiceTests",
             dependencies: [

@@ -19,8 +19,9 @@ public struct TestDirectory: Sendable {
     public func appending(_ component: String) -> URL { url.appendingPathComponent(component) }
 }
 
-/// Deterministic pseudo-random bytes (SplitMix64) for test records.
-public struct SeededBytes: Sendable {
+/// Deterministic pseudo-random bytes (SplitMix64) for test records, and a generator for
+/// `random(in:using:)` that repeats from its seed.
+public struct SeededBytes: RandomNumberGenerator, Sendable {
     private var generator: SplitMix64
 
     public init(seed: UInt64) { generator = SplitMix64(seed: seed) }

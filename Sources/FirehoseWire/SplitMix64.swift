@@ -14,11 +14,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
         return z ^ (z >> 31)
     }
 
-    /// `count` random bytes.
-    public mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
-    }
-
     /// Uniform in [0, 1).
     public mutating func unit() -> Double {
         Double(next() >> 11) * 0x1p-53

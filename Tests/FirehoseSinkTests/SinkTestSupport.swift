@@ -12,7 +12,7 @@ import Testing
 let fixedNow = Date(timeIntervalSince1970: 1_795_266_309)
 
 /// So generated records are reproducible.
-typealias SeededGenerator = SplitMix64
+typealias SeededGenerator = SeededBytes
 
 /// Everything the sink reported through `onDelivery`, fed by an AsyncStream so delivery callbacks
 /// never block the sink, and drained into a list tests can wait on with a timeout.

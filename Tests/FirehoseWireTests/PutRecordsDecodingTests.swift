@@ -1,3 +1,4 @@
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Testing

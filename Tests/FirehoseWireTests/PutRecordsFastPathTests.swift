@@ -1,3 +1,4 @@
+import FirehoseTestSupport
 import Foundation
 import Testing
 

@@ -1,9 +1,10 @@
+import FirehoseTestSupport
 import FirehoseWire
 import Foundation
 import Testing
 
 /// So "random" inputs are reproducible from a seed.
-typealias SeededGenerator = SplitMix64
+typealias SeededGenerator = SeededBytes
 
 /// The error a typed-throwing call raised, or nil when it returned normally.
 func caught<T>(_ body: () throws -> T) -> FirehoseError? {
