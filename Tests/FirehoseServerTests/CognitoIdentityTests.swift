@@ -36,7 +36,7 @@ extension APIHarness: CognitoCalls {
     }
 }
 
-@Suite("Cognito Identity: pools, identities, temporary credentials")
+@Suite("Cognito Identity through the front door: issued credentials sign Firehose's and S3's calls")
 struct CognitoIdentityTests {
     @Test("Credentials issued before a restart still sign Firehose requests after it")
     func issuedCredentialsSurviveARestart() async throws {

@@ -151,17 +151,10 @@ final class APIHarness {
             accessKeyId: "AKIDLOCAL", secretAccessKey: "local-secret", sessionToken: "token",
             expiration: Date(timeIntervalSince1970: 1_795_266_309 + 60))
         let harness = try APIHarness(authentication: .verify([expiring]))
-        let signer = SigV4Signer(credentials: expiring, region: "us-east-1", service: "firehose")
         func request() -> APIRequest {
-            var headers: [(name: String, value: String)] = [
-                ("Host", "127.0.0.1:4573"), ("Content-Type", "application/x-amz-json-1.1"),
-                ("X-Amz-Target", "Firehose_20150804.PutRecord"),
-            ]
-            let body = harness.putRecordBody(data: [1])
-            headers += signer.sign(
-                method: "POST", path: "/", query: "", headers: headers, bodySHA256: SHA256Hex.hash(body),
-                date: harness.clock.date)
-            return APIRequest(method: "POST", path: "/", headers: headers, body: body)
+            SignedRequests.post(
+                target: "Firehose_20150804.PutRecord", body: harness.putRecordBody(data: [1]), credentials: expiring,
+                service: "firehose", date: harness.clock.date)
         }
         #expect(await harness.api.handle(request()).status == 200)
         harness.clock.advance(by: .seconds(60))
