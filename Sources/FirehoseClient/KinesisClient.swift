@@ -97,14 +97,12 @@ public struct KinesisClient: Sendable {
     {
         try Self.check(streamName: streamName)
         try Self.check(record, path: "")
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("StreamName")
-        writer.string(streamName)
-        Self.writeMembers(of: record, into: &writer)
-        writer.endObject()
-        let response = try await exchange.send(target: Self.targetPrefix + "PutRecord", body: writer.bytes)
-        guard let shape = try? JSONDecoder().decode(PutRecordShape.self, from: Data(response.body)) else {
+        let body = OrderedJSONEncoder.encode(
+            KinesisWire.PutRecordInput(
+                StreamName: streamName, Data: Base64.encode(record.data), PartitionKey: record.partitionKey,
+                ExplicitHashKey: record.explicitHashKey))
+        let response = try await exchange.send(target: Self.targetPrefix + "PutRecord", body: body)
+        guard let shape = try? JSONDecoder().decode(KinesisWire.PutRecordOutput.self, from: Data(response.body)) else {
             throw Self.invalidResponse("PutRecord", response)
         }
         return KinesisPutResult(shardID: shape.ShardId, sequenceNumber: shape.SequenceNumber)
@@ -133,21 +131,14 @@ public struct KinesisClient: Sendable {
                 kind: .invalidRequest, code: "InvalidArgumentException",
                 message: "Records size exceeds 10 MB limit (\(total) bytes; at most \(Limits.maxRequestBytes)).")
         }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("StreamName")
-        writer.string(streamName)
-        writer.key("Records")
-        writer.beginArray()
-        for record in records {
-            writer.beginObject()
-            Self.writeMembers(of: record, into: &writer)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-        let response = try await exchange.send(target: Self.targetPrefix + "PutRecords", body: writer.bytes)
-        guard let shape = try? JSONDecoder().decode(PutRecordsShape.self, from: Data(response.body)),
+        let input = KinesisWire.PutRecordsInput(
+            StreamName: streamName,
+            Records: records.map {
+                .init(Data: Base64.encode($0.data), PartitionKey: $0.partitionKey, ExplicitHashKey: $0.explicitHashKey)
+            })
+        let body = OrderedJSONEncoder.encode(input, reservingCapacity: total * 4 / 3 + 64 * records.count + 64)
+        let response = try await exchange.send(target: Self.targetPrefix + "PutRecords", body: body)
+        guard let shape = try? JSONDecoder().decode(KinesisWire.PutRecordsOutput.self, from: Data(response.body)),
             shape.Records.count == records.count
         else {
             throw Self.invalidResponse("PutRecords", response)
@@ -173,17 +164,6 @@ public struct KinesisClient: Sendable {
     }
 
     // MARK: Checks and shapes
-
-    private static func writeMembers(of record: KinesisRecord, into writer: inout JSONWriter) {
-        writer.key("Data")
-        writer.base64(record.data)
-        writer.key("PartitionKey")
-        writer.string(record.partitionKey)
-        if let key = record.explicitHashKey {
-            writer.key("ExplicitHashKey")
-            writer.string(key)
-        }
-    }
 
     private static func check(streamName: String) throws(FirehoseClientError) {
         let violations = ServiceLimits.kinesisStreamNameViolations(streamName, required: true)
@@ -215,24 +195,4 @@ public struct KinesisClient: Sendable {
             kind: .invalidResponse, message: "The \(operation) answer is not what Kinesis sends.",
             httpStatus: response.status, requestID: response.header("x-amzn-RequestId"))
     }
-}
-
-// Member names are AWS's.
-// swift-format-ignore: AlwaysUseLowerCamelCase
-private struct PutRecordShape: Decodable {
-    var ShardId: String
-    var SequenceNumber: String
-}
-
-// swift-format-ignore: AlwaysUseLowerCamelCase
-private struct PutRecordsShape: Decodable {
-    struct Entry: Decodable {
-        var SequenceNumber: String?
-        var ShardId: String?
-        var ErrorCode: String?
-        var ErrorMessage: String?
-    }
-
-    var FailedRecordCount: Int?
-    var Records: [Entry]
 }

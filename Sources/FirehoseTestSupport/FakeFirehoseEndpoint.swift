@@ -215,12 +215,20 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
                 streamName = input.deliveryStreamName
                 records = (0..<input.records.count).map { Array(input.records[$0]) }
             case "PutRecords":
-                guard let input = try? JSONDecoder().decode(KinesisPutRecordsShape.self, from: Data(body)) else {
+                guard let input = try? JSONDecoder().decode(KinesisWire.PutRecordsInput.self, from: Data(body)),
+                    let name = input.StreamName, let entries = input.Records
+                else {
                     throw FirehoseError.serialization("Not a PutRecords request.")
                 }
-                streamName = input.StreamName
-                records = input.Records.map { Array($0.Data) }
-                received.partitionKeys = input.Records.map(\.PartitionKey)
+                streamName = name
+                records = try entries.map { entry in
+                    var data: [UInt8] = []
+                    guard let text = entry.Data, Base64.decode(Array(text.utf8), appendingTo: &data) != nil else {
+                        throw FirehoseError.serialization("A record's Data is not base64.")
+                    }
+                    return data
+                }
+                received.partitionKeys = entries.map { $0.PartitionKey ?? "" }
                 batchLimit = KinesisClient.Limits.maxRequestBytes
             default: return respond(&received, .unknownOperation("Unknown operation \(received.operation ?? "-")."))
             }
@@ -288,33 +296,17 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
     /// PutRecords' answer: a sequence number and shard per stored record, the code and AWS's
     /// message per failed one.
     private func kinesisAnswer(records: Int, failures: [Int: String]) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("FailedRecordCount")
-        writer.integer(failures.count)
-        writer.key("Records")
-        writer.beginArray()
-        for index in 0..<records {
-            writer.beginObject()
-            if let code = failures[index] {
-                writer.key("ErrorCode")
-                writer.string(code)
-                writer.key("ErrorMessage")
-                writer.string(
-                    code == "ProvisionedThroughputExceededException"
-                        ? "Rate exceeded for shard shardId-000000000000 in stream s under account \(accountID)."
-                        : "Internal Service Failure")
-            } else {
-                writer.key("SequenceNumber")
-                writer.string(nextID())
-                writer.key("ShardId")
-                writer.string("shardId-000000000000")
+        let entries = (0..<records).map { index -> KinesisWire.PutRecordsOutput.Entry in
+            guard let code = failures[index] else {
+                return .stored(sequenceNumber: nextID(), shardID: "shardId-000000000000")
             }
-            writer.endObject()
+            return .failed(
+                code: code,
+                message: code == "ProvisionedThroughputExceededException"
+                    ? "Rate exceeded for shard shardId-000000000000 in stream s under account \(accountID)."
+                    : "Internal Service Failure")
         }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(KinesisWire.PutRecordsOutput(Records: entries))
     }
 
     private func respond(_ received: inout ReceivedRequest, _ error: FirehoseError) -> HTTPResponse {
@@ -341,16 +333,4 @@ public final class FakeFirehoseEndpoint: HTTPTransport, Sendable {
 
     /// `Sat, 21 Nov 2026 13:05:09 GMT`
     public static func httpDate(_ date: Date) -> String { HTTPDate.format(date) }
-}
-
-// Member names are AWS's.
-// swift-format-ignore: AlwaysUseLowerCamelCase
-private struct KinesisPutRecordsShape: Decodable {
-    struct Record: Decodable {
-        var Data: Data
-        var PartitionKey: String
-    }
-
-    var StreamName: String
-    var Records: [Record]
 }

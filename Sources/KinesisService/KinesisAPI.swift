@@ -102,42 +102,26 @@ package final class KinesisAPI: Sendable {
             }
         }
         var stored = zip(appends, positions).makeIterator()
-        var writer = JSONWriter()
-        writer.beginObject()
+        func sequenceNumber(_ append: RecordToAppend, _ position: Int64) -> String {
+            SequenceNumber(stream: put.stream.id, shard: append.shard, position: position).description
+        }
         if put.single {
             guard let (append, position) = stored.next() else { throw .throttled }
-            writer.key("ShardId")
-            writer.string(ShardID.text(append.shard))
-            writer.key("SequenceNumber")
-            writer.string(SequenceNumber(stream: put.stream.id, shard: append.shard, position: position).description)
-            writer.endObject()
-            return writer.bytes
+            return OrderedJSONEncoder.encode(
+                KinesisWire.PutRecordOutput(
+                    ShardId: ShardID.text(append.shard), SequenceNumber: sequenceNumber(append, position)))
         }
-        writer.key("FailedRecordCount")
-        writer.integer(outcomes.count - appends.count)
-        writer.key("Records")
-        writer.beginArray()
-        for outcome in outcomes {
-            writer.beginObject()
+        let entries = outcomes.map { outcome -> KinesisWire.PutRecordsOutput.Entry in
             switch outcome {
             case .failure(let failure):
-                writer.key("ErrorCode")
-                writer.string(failure.code)
-                writer.key("ErrorMessage")
-                writer.string(failure.message)
+                return .failed(code: failure.code, message: failure.message)
             case .success:
-                guard let (append, position) = stored.next() else { break }
-                writer.key("SequenceNumber")
-                writer.string(
-                    SequenceNumber(stream: put.stream.id, shard: append.shard, position: position).description)
-                writer.key("ShardId")
-                writer.string(ShardID.text(append.shard))
+                guard let (append, position) = stored.next() else { return .init() }
+                return .stored(sequenceNumber: sequenceNumber(append, position), shardID: ShardID.text(append.shard))
             }
-            writer.endObject()
         }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            KinesisWire.PutRecordsOutput(Records: entries), reservingCapacity: 64 * entries.count + 64)
     }
 
     /// Why one record of a PutRecords was not stored.

@@ -169,23 +169,9 @@ extension KinesisAPI {
         let after = all.filter { input.ExclusiveStartTagKey == nil || $0.key > input.ExclusiveStartTagKey! }
         // AWS answers 10 tags a page unless asked for more (kinesalite, checked against AWS).
         let page = after.prefix(input.Limit ?? 10)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("Tags")
-        writer.beginArray()
-        for tag in page {
-            writer.beginObject()
-            writer.key("Key")
-            writer.string(tag.key)
-            writer.key("Value")
-            writer.string(tag.value)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.key("HasMoreTags")
-        writer.bool(page.count < after.count)
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            ListTagsForStreamOutput(
+                Tags: page.map { .init(Key: $0.key, Value: $0.value) }, HasMoreTags: page.count < after.count))
     }
 
 }

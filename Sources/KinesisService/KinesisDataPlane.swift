@@ -21,7 +21,7 @@ extension KinesisAPI {
     func preparePutRecord(
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> PreparedPut {
-        let input = try RequestJSON.decode(PutRecordInput.self, from: body)
+        let input = try RequestJSON.decode(KinesisWire.PutRecordInput.self, from: body)
         var violations: [ValidationViolation] = []
         let entry = try Self.entry(
             data: input.Data, partitionKey: input.PartitionKey, explicitHashKey: input.ExplicitHashKey, path: "",
@@ -50,7 +50,7 @@ extension KinesisAPI {
     func preparePutRecords(
         _ body: [UInt8], now: Int64, authorize: (String, String) throws(FirehoseError) -> Void
     ) throws(FirehoseError) -> PreparedPut {
-        let input = try RequestJSON.decode(PutRecordsInput.self, from: body)
+        let input = try RequestJSON.decode(KinesisWire.PutRecordsInput.self, from: body)
         var violations: [ValidationViolation] = []
         var entries: [Entry] = []
         if let records = input.Records {
@@ -178,12 +178,7 @@ extension KinesisAPI {
             position = type == "AT_SEQUENCE_NUMBER" ? number.position : number.position + 1
         }
         let token = ShardIteratorToken(stream: stream.id, shard: shard, position: position, issuedMilliseconds: now)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("ShardIterator")
-        writer.string(token.encoded(by: log.seal))
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(GetShardIteratorOutput(ShardIterator: token.encoded(by: log.seal)))
     }
 
     func getRecords(
@@ -228,32 +223,21 @@ extension KinesisAPI {
                 stream: stream, shard: token.shard, from: token.position, limit: input.Limit ?? Limits.maxGetRecords,
                 maxBytes: Limits.maxGetRecordsBytes, cutoffMilliseconds: stream.retentionCutoff(nowMilliseconds: now))
         }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("Records")
-        writer.beginArray()
-        for record in page.records {
-            writer.beginObject()
-            writer.key("SequenceNumber")
-            writer.string(SequenceNumber(stream: stream.id, shard: token.shard, position: record.position).description)
-            writer.key("ApproximateArrivalTimestamp")
-            writer.number(Double(record.arrivalMilliseconds) / 1000)
-            writer.key("Data")
-            writer.base64(record.data)
-            writer.key("PartitionKey")
-            writer.string(record.partitionKey)
-            writer.endObject()
+        let records = page.records.map { record in
+            GetRecordsOutput.Record(
+                SequenceNumber: SequenceNumber(stream: stream.id, shard: token.shard, position: record.position)
+                    .description,
+                ApproximateArrivalTimestamp: Double(record.arrivalMilliseconds) / 1000, Data: Base64Blob(record.data),
+                PartitionKey: record.partitionKey)
         }
-        writer.endArray()
-        writer.key("NextShardIterator")
-        writer.string(
-            ShardIteratorToken(
+        let output = GetRecordsOutput(
+            Records: records,
+            NextShardIterator: ShardIteratorToken(
                 stream: stream.id, shard: token.shard, position: page.nextPosition, issuedMilliseconds: now
-            ).encoded(by: log.seal))
-        writer.key("MillisBehindLatest")
-        writer.integer(Int(max(0, page.oldestUnreadArrival.map { now - $0 } ?? 0)))
-        writer.endObject()
-        return writer.bytes
+            ).encoded(by: log.seal),
+            MillisBehindLatest: Int(max(0, page.oldestUnreadArrival.map { now - $0 } ?? 0)))
+        let dataBytes = page.records.reduce(0) { $0 + $1.data.count }
+        return OrderedJSONEncoder.encode(output, reservingCapacity: dataBytes / 3 * 4 + 160 * records.count + 256)
     }
 
     static func entry(

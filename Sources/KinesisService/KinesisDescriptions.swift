@@ -27,18 +27,11 @@ extension KinesisAPI {
         let stream = try existing(name)
         // At most 100 shards per page, as AWS answers.
         let shards = Self.page(after: input.ExclusiveStartShardId, of: stream, size: min(input.Limit ?? 100, 100))
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("StreamDescription")
-        writer.beginObject()
-        writeSummaryMembers(of: stream, into: &writer)
-        writer.key("Shards")
-        writeShards(shards, of: stream, into: &writer)
-        writer.key("HasMoreShards")
-        writer.bool(shards.upperBound < stream.shardCount)
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            DescribeStreamOutput(
+                StreamDescription: .init(
+                    summary: summaryMembers(of: stream), Shards: shardShapes(shards, of: stream),
+                    HasMoreShards: shards.upperBound < stream.shardCount)))
     }
 
     func describeStreamSummary(
@@ -48,20 +41,11 @@ extension KinesisAPI {
         let name = try streamName(reference.StreamName, arn: reference.StreamARN)
         try authorize("kinesis:DescribeStreamSummary", streamARN(name))
         let stream = try existing(name)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("StreamDescriptionSummary")
-        writer.beginObject()
-        writeSummaryMembers(of: stream, into: &writer)
-        writer.key("OpenShardCount")
-        writer.integer(stream.shardCount)
-        writer.key("ConsumerCount")
-        writer.integer(0)
-        writer.key("MaxRecordSizeInKiB")
-        writer.integer(stream.maxRecordSizeInKiB)
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            DescribeStreamSummaryOutput(
+                StreamDescriptionSummary: .init(
+                    summary: summaryMembers(of: stream), OpenShardCount: stream.shardCount,
+                    MaxRecordSizeInKiB: stream.maxRecordSizeInKiB)))
     }
 
     func listStreams(_ body: [UInt8], authorize: (String, String) throws(FirehoseError) -> Void)
@@ -90,37 +74,17 @@ extension KinesisAPI {
         let all = try storage { () throws(StreamLogError) in try log.streams() }
         let remaining = all.filter { after == nil || $0.name > after! }
         let page = remaining.prefix(min(input.Limit ?? 100, 100))
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("StreamNames")
-        writer.beginArray()
-        for stream in page { writer.string(stream.name) }
-        writer.endArray()
-        writer.key("HasMoreStreams")
-        writer.bool(page.count < remaining.count)
-        if page.count < remaining.count, let last = page.last {
-            writer.key("NextToken")
-            writer.string(sealToken(last.name, kind: "streams"))
-        }
-        writer.key("StreamSummaries")
-        writer.beginArray()
-        for stream in page {
-            writer.beginObject()
-            writer.key("StreamName")
-            writer.string(stream.name)
-            writer.key("StreamARN")
-            writer.string(streamARN(stream.name))
-            writer.key("StreamStatus")
-            writer.string("ACTIVE")
-            writer.key("StreamModeDetails")
-            writeMode(stream.mode, into: &writer)
-            writer.key("StreamCreationTimestamp")
-            writer.number(Double(stream.createdMilliseconds) / 1000)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
+        let more = page.count < remaining.count
+        return OrderedJSONEncoder.encode(
+            ListStreamsOutput(
+                StreamNames: page.map(\.name), HasMoreStreams: more,
+                NextToken: more ? page.last.map { sealToken($0.name, kind: "streams") } : nil,
+                StreamSummaries: page.map {
+                    .init(
+                        StreamName: $0.name, StreamARN: streamARN($0.name),
+                        StreamModeDetails: StreamModeDetails(StreamMode: $0.mode.rawValue),
+                        StreamCreationTimestamp: Double($0.createdMilliseconds) / 1000)
+                }))
     }
 
     func listShards(
@@ -163,73 +127,32 @@ extension KinesisAPI {
         // A token of a stream since deleted (and perhaps re-created) names nothing.
         if let tokenStream, tokenStream != stream.id { throw Self.streamNotFound(name, accountID: accountID) }
         let shards = Self.page(after: after, of: stream, size: min(input.MaxResults ?? 1000, 1000))
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("Shards")
-        writeShards(shards, of: stream, into: &writer)
-        if shards.upperBound < stream.shardCount {
-            writer.key("NextToken")
-            writer.string(
-                sealToken("\(stream.id) \(name) \(now) \(ShardID.text(shards.upperBound - 1))", kind: "shards"))
-        }
-        writer.endObject()
-        return writer.bytes
+        let more = shards.upperBound < stream.shardCount
+        return OrderedJSONEncoder.encode(
+            ListShardsOutput(
+                Shards: shardShapes(shards, of: stream),
+                NextToken: more
+                    ? sealToken("\(stream.id) \(name) \(now) \(ShardID.text(shards.upperBound - 1))", kind: "shards")
+                    : nil))
     }
 
-    func writeSummaryMembers(of stream: StoredStream, into writer: inout JSONWriter) {
-        writer.key("StreamName")
-        writer.string(stream.name)
-        writer.key("StreamARN")
-        writer.string(streamARN(stream.name))
-        writer.key("StreamStatus")
-        writer.string("ACTIVE")
-        writer.key("StreamModeDetails")
-        writeMode(stream.mode, into: &writer)
-        writer.key("RetentionPeriodHours")
-        writer.integer(stream.retentionHours)
-        writer.key("StreamCreationTimestamp")
-        writer.number(Double(stream.createdMilliseconds) / 1000)
-        writer.key("EnhancedMonitoring")
-        writer.beginArray()
-        writer.beginObject()
-        writer.key("ShardLevelMetrics")
-        writer.beginArray()
-        writer.endArray()
-        writer.endObject()
-        writer.endArray()
-        writer.key("EncryptionType")
-        writer.string("NONE")
+    func summaryMembers(of stream: StoredStream) -> StreamSummaryMembers {
+        StreamSummaryMembers(
+            StreamName: stream.name, StreamARN: streamARN(stream.name),
+            StreamModeDetails: StreamModeDetails(StreamMode: stream.mode.rawValue),
+            RetentionPeriodHours: stream.retentionHours,
+            StreamCreationTimestamp: Double(stream.createdMilliseconds) / 1000)
     }
 
-    func writeMode(_ mode: StoredStream.Mode, into writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("StreamMode")
-        writer.string(mode.rawValue)
-        writer.endObject()
-    }
-
-    func writeShards(_ shards: Range<Int>, of stream: StoredStream, into writer: inout JSONWriter) {
+    func shardShapes(_ shards: Range<Int>, of stream: StoredStream) -> [ShardShape] {
         let space = stream.keySpace
-        writer.beginArray()
-        for shard in shards {
+        return shards.map { shard in
             let range = space.range(ofShard: shard)
-            writer.beginObject()
-            writer.key("ShardId")
-            writer.string(ShardID.text(shard))
-            writer.key("HashKeyRange")
-            writer.beginObject()
-            writer.key("StartingHashKey")
-            writer.string(String(range.lowerBound))
-            writer.key("EndingHashKey")
-            writer.string(String(range.upperBound))
-            writer.endObject()
-            writer.key("SequenceNumberRange")
-            writer.beginObject()
-            writer.key("StartingSequenceNumber")
-            writer.string(SequenceNumber(stream: stream.id, shard: shard, position: 0).description)
-            writer.endObject()
-            writer.endObject()
+            return ShardShape(
+                ShardId: ShardID.text(shard),
+                HashKeyRange: .init(StartingHashKey: String(range.lowerBound), EndingHashKey: String(range.upperBound)),
+                SequenceNumberRange: .init(
+                    StartingSequenceNumber: SequenceNumber(stream: stream.id, shard: shard, position: 0).description))
         }
-        writer.endArray()
     }
 }

@@ -447,3 +447,47 @@ struct KinesisDataPlaneTests {
         #expect(try kinesis.log.size(of: stream).records == 0)
     }
 }
+
+@Suite("Kinesis Data Streams: answers as written")
+struct KinesisAnswerTextTests {
+    private func text(_ harness: KinesisHarness, _ operation: String, _ body: String) async -> String {
+        let response = await harness.kinesis(operation, body)
+        #expect(response.status == 200)
+        return String(decoding: response.body, as: UTF8.self)
+    }
+
+    @Test("Answers carry their members in one order, the same every run, without members that have no value")
+    func memberOrder() async throws {
+        let harness = try KinesisHarness()
+        _ = try await harness.kinesisOK(
+            "CreateStream", #"{"StreamName": "orders", "ShardCount": 1, "Tags": {"team": "a/b"}}"#)
+        #expect(
+            await text(harness, "DescribeStreamSummary", #"{"StreamName": "orders"}"#)
+                == #"{"StreamDescriptionSummary":{"StreamName":"orders","StreamARN":"arn:aws:kinesis:us-east-1:123456789012:stream/orders","StreamStatus":"ACTIVE","StreamModeDetails":{"StreamMode":"PROVISIONED"},"RetentionPeriodHours":24,"StreamCreationTimestamp":1795266309,"EnhancedMonitoring":[{"ShardLevelMetrics":[]}],"EncryptionType":"NONE","OpenShardCount":1,"ConsumerCount":0,"MaxRecordSizeInKiB":1024}}"#
+        )
+        #expect(
+            await text(harness, "ListTagsForStream", #"{"StreamName": "orders"}"#)
+                == #"{"Tags":[{"Key":"team","Value":"a/b"}],"HasMoreTags":false}"#)
+        #expect(
+            await text(harness, "ListStreams", "{}")
+                == #"{"StreamNames":["orders"],"HasMoreStreams":false,"StreamSummaries":[{"StreamName":"orders","StreamARN":"arn:aws:kinesis:us-east-1:123456789012:stream/orders","StreamStatus":"ACTIVE","StreamModeDetails":{"StreamMode":"PROVISIONED"},"StreamCreationTimestamp":1795266309}]}"#
+        )
+
+        let put = await text(harness, "PutRecord", #"{"StreamName": "orders", "PartitionKey": "k", "Data": "aGk="}"#)
+        #expect(put.hasPrefix(#"{"ShardId":"shardId-000000000000","SequenceNumber":""#) && put.hasSuffix(#""}"#))
+        let batch = await text(
+            harness, "PutRecords", #"{"StreamName": "orders", "Records": [{"PartitionKey": "k", "Data": "aGk="}]}"#)
+        #expect(
+            batch.hasPrefix(#"{"FailedRecordCount":0,"Records":[{"SequenceNumber":""#)
+                && batch.hasSuffix(#"","ShardId":"shardId-000000000000"}]}"#))
+
+        let iterator = try await harness.iterator("orders", "TRIM_HORIZON")
+        let read = await text(harness, "GetRecords", #"{"ShardIterator": "\#(iterator)", "Limit": 1}"#)
+        #expect(read.hasPrefix(#"{"Records":[{"SequenceNumber":""#))
+        #expect(
+            read.contains(
+                #"","ApproximateArrivalTimestamp":1795266309,"Data":"aGk=","PartitionKey":"k"}],"NextShardIterator":""#)
+        )
+        #expect(read.hasSuffix(#"","MillisBehindLatest":0}"#))
+    }
+}
