@@ -91,7 +91,7 @@ package struct CognitoIdentityAPI: Sendable {
         }
         switch operation {
         case .createIdentityPool: return try create(body)
-        case .describeIdentityPool: return try Self.encode(existing(try poolID(body)).pool)
+        case .describeIdentityPool: return Self.encode(try existing(try poolID(body)).pool)
         case .listIdentityPools: return try list(body)
         case .updateIdentityPool: return try update(body)
         case .deleteIdentityPool: return try delete(body)
@@ -125,7 +125,7 @@ package struct CognitoIdentityAPI: Sendable {
             metadata: [
                 "identity_pool_id": .string(created.identityPoolId!), "name": .string(created.identityPoolName ?? ""),
             ])
-        return try Self.encode(created)
+        return Self.encode(created)
     }
 
     private func update(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
@@ -139,7 +139,7 @@ package struct CognitoIdentityAPI: Sendable {
             return (pools, pool)
         }
         logger.info("Identity pool updated", metadata: ["identity_pool_id": .string(updated.identityPoolId!)])
-        return try Self.encode(updated)
+        return Self.encode(updated)
     }
 
     private func delete(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
@@ -171,25 +171,13 @@ package struct CognitoIdentityAPI: Sendable {
         let pools = store.read { $0.pools.values.map(\.pool) }.sorted { $0.identityPoolId! < $1.identityPoolId! }
         let after = input.nextToken.map { token in pools.filter { $0.identityPoolId! > token } } ?? pools
         let page = after.prefix(Int(input.maxResults!))
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("IdentityPools")
-        writer.beginArray()
-        for pool in page {
-            writer.beginObject()
-            writer.key("IdentityPoolId")
-            writer.string(pool.identityPoolId!)
-            writer.key("IdentityPoolName")
-            writer.string(pool.identityPoolName ?? "")
-            writer.endObject()
-        }
-        writer.endArray()
-        if page.count < after.count, let last = page.last?.identityPoolId {
-            writer.key("NextToken")
-            writer.string(last)
-        }
-        writer.endObject()
-        return writer.bytes
+        let more = page.count < after.count
+        return OrderedJSONEncoder.encode(
+            ListIdentityPoolsOutput(
+                IdentityPools: page.map {
+                    .init(IdentityPoolId: $0.identityPoolId!, IdentityPoolName: $0.identityPoolName ?? "")
+                },
+                NextToken: more ? page.last?.identityPoolId : nil))
     }
 
     private func setRoles(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
@@ -225,19 +213,7 @@ package struct CognitoIdentityAPI: Sendable {
     private func getRoles(_ body: [UInt8]) throws(FirehoseError) -> [UInt8] {
         let id = try poolID(body)
         let stored = try existing(id)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("IdentityPoolId")
-        writer.string(id)
-        writer.key("Roles")
-        writer.beginObject()
-        for (type, arn) in stored.roles.sorted(by: { $0.key < $1.key }) {
-            writer.key(type)
-            writer.string(arn)
-        }
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(GetIdentityPoolRolesOutput(IdentityPoolId: id, Roles: stored.roles))
     }
 
     // MARK: Identities and credentials
@@ -254,12 +230,7 @@ package struct CognitoIdentityAPI: Sendable {
         let logins = try Self.linkedLogins(input.logins ?? [:], pool: stored.pool)
         if logins.isEmpty, stored.pool.allowUnauthenticatedIdentities != true { throw Self.unauthenticatedRefused }
         let identity = try store.identity(pool: input.identityPoolId!, logins: logins, now: now)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("IdentityId")
-        writer.string(identity.identityId)
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(GetIdOutput(IdentityId: identity.identityId))
     }
 
     private func credentials(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
@@ -294,23 +265,12 @@ package struct CognitoIdentityAPI: Sendable {
                 "identity_id": .string(identity.identityId), "role": .string(role),
                 "access_key_id": .string(grant.accessKeyId), "expires": .stringConvertible(Int(grant.expiration)),
             ])
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("IdentityId")
-        writer.string(identity.identityId)
-        writer.key("Credentials")
-        writer.beginObject()
-        writer.key("AccessKeyId")
-        writer.string(grant.accessKeyId)
-        writer.key("SecretKey")
-        writer.string(grant.secretAccessKey)
-        writer.key("SessionToken")
-        writer.string(grant.sessionToken)
-        writer.key("Expiration")
-        writer.number(grant.expiration)
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            GetCredentialsForIdentityOutput(
+                IdentityId: identity.identityId,
+                Credentials: .init(
+                    AccessKeyId: grant.accessKeyId, SecretKey: grant.secretAccessKey, SessionToken: grant.sessionToken,
+                    Expiration: grant.expiration)))
     }
 
     /// Cognito's OpenID token for the identity: a JWT with its `sub`, `aud` (the pool) and `amr`,
@@ -321,36 +281,18 @@ package struct CognitoIdentityAPI: Sendable {
         if !violations.isEmpty { throw .validation(violations) }
         let (identity, _) = try authorized(input)
         let issued = Int(now.timeIntervalSince1970)
-        var claims = JSONWriter()
-        claims.beginObject()
-        claims.key("iss")
-        claims.string("https://cognito-identity.amazonaws.com")
-        claims.key("sub")
-        claims.string(identity.identityId)
-        claims.key("aud")
-        claims.string(identity.identityPoolId)
-        claims.key("amr")
-        claims.beginArray()
-        for value in identity.amr { claims.string(value) }
-        claims.endArray()
-        claims.key("iat")
-        claims.integer(issued)
-        claims.key("exp")
-        claims.integer(issued + 600)
-        claims.endObject()
+        let claims = OrderedJSONEncoder.encode(
+            OpenIDTokenClaims(
+                sub: identity.identityId, aud: identity.identityPoolId, amr: identity.amr, iat: issued,
+                exp: issued + 600))
         let signingInput =
             Self.base64URL(Array(#"{"alg":"HS256","kid":"firehose-local","typ":"JWT"}"#.utf8)) + "."
-            + Self.base64URL(claims.bytes)
+            + Self.base64URL(claims)
         let signature = HMAC<SHA256>.authenticationCode(
             for: Array(signingInput.utf8), using: SymmetricKey(data: tokenKey))
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("IdentityId")
-        writer.string(identity.identityId)
-        writer.key("Token")
-        writer.string(signingInput + "." + Self.base64URL(Array(signature)))
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            GetOpenIdTokenOutput(
+                IdentityId: identity.identityId, Token: signingInput + "." + Self.base64URL(Array(signature))))
     }
 
     /// The identity and its pool, when the request's logins allow acting as it: an authenticated
@@ -595,15 +537,8 @@ package struct CognitoIdentityAPI: Sendable {
 
     // MARK: Encoding
 
-    private static func encode(_ pool: IdentityPool) throws(FirehoseError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(pool) else {
-            throw FirehoseError(
-                code: "InternalErrorException", message: "The pool could not be encoded.", httpStatus: 500)
-        }
-        return Array(data)
-    }
+    /// A pool as DescribeIdentityPool, CreateIdentityPool and UpdateIdentityPool answer it.
+    private static func encode(_ pool: IdentityPool) -> [UInt8] { OrderedJSONEncoder.encode(pool) }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
         var text = Base64.encode(bytes)

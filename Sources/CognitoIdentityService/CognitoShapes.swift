@@ -110,3 +110,57 @@ struct IdentityInput: Decodable {
         case customRoleArn = "CustomRoleArn"
     }
 }
+
+// MARK: Answers, members in the order firehose-local writes them
+// swift-format-ignore: AlwaysUseLowerCamelCase
+
+struct ListIdentityPoolsOutput: Encodable {
+    struct Pool: Encodable {
+        var IdentityPoolId: String
+        var IdentityPoolName: String
+    }
+
+    var IdentityPools: [Pool]
+    var NextToken: String?
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct GetIdentityPoolRolesOutput: Encodable {
+    var IdentityPoolId: String
+    var Roles: [String: String]
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct GetIdOutput: Encodable {
+    var IdentityId: String
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct GetCredentialsForIdentityOutput: Encodable {
+    struct Credentials: Encodable {
+        var AccessKeyId: String
+        var SecretKey: String
+        var SessionToken: String
+        /// Seconds since the epoch, as AWS JSON writes timestamps.
+        var Expiration: Double
+    }
+
+    var IdentityId: String
+    var Credentials: Credentials
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+struct GetOpenIdTokenOutput: Encodable {
+    var IdentityId: String
+    var Token: String
+}
+
+/// The claims of the OpenID token GetOpenIdToken issues, as Cognito's carry them.
+struct OpenIDTokenClaims: Encodable {
+    var iss = "https://cognito-identity.amazonaws.com"
+    var sub: String
+    var aud: String
+    var amr: [String]
+    var iat: Int
+    var exp: Int
+}

@@ -36,6 +36,22 @@ package struct Base64Blob: JSONWriterEncodable, Sendable, Equatable {
     }
 }
 
+/// A dictionary keyed by strings, written with its keys sorted: its own conformance writes them in
+/// hash order, which differs from run to run.
+private protocol StringKeyedDictionary {
+    func encodeSorted(into state: EncodingState, level: Int)
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
+    fileprivate func encodeSorted(into state: EncodingState, level: Int) {
+        state.open(UInt8(ascii: "{"), level: level)
+        for (key, value) in sorted(by: { $0.key < $1.key }) {
+            state.key(key, level: level + 1)
+            state.encode(value, level: level + 1)
+        }
+    }
+}
+
 /// The output and the containers open in it. A container at level `n` has `n` containers open
 /// around its members; writing at level `n` first closes every container deeper than that.
 private final class EncodingState {
@@ -57,6 +73,10 @@ private final class EncodingState {
         close(downTo: level)
         if let direct = value as? any JSONWriterEncodable {
             direct.write(into: &writer)
+            return
+        }
+        if let dictionary = value as? any StringKeyedDictionary {
+            dictionary.encodeSorted(into: self, level: level)
             return
         }
         let before = writer.bytes.count

@@ -77,6 +77,18 @@ struct CognitoIdentityTests {
         #expect(described["AllowUnauthenticatedIdentities"] as? Bool == true)
         #expect(described["SupportedLoginProviders"] as? [String: String] == ["graph.facebook.com": "1234"])
         #expect(described["DeveloperProviderName"] as? String == "login.app")
+        // Members in the model's order, the same every run; login providers by name.
+        let twoProviders = try await harness.makePool(
+            name: "second", roles: false,
+            extra:
+                #", "SupportedLoginProviders": {"www.amazon.com": "a", "graph.facebook.com": "f", "accounts.google.com": "g"}"#
+        )
+        let text = await harness.cognito("DescribeIdentityPool", #"{"IdentityPoolId": "\#(twoProviders)"}"#, sign: true)
+        #expect(
+            String(decoding: text.body, as: UTF8.self)
+                == #"{"IdentityPoolId":"\#(twoProviders)","IdentityPoolName":"second","AllowUnauthenticatedIdentities":true,"SupportedLoginProviders":{"accounts.google.com":"g","graph.facebook.com":"f","www.amazon.com":"a"}}"#
+        )
+        _ = await harness.cognito("DeleteIdentityPool", #"{"IdentityPoolId": "\#(twoProviders)"}"#, sign: true)
 
         var ids = [first]
         for index in 0..<3 { ids.append(try await harness.makePool(name: "pool-\(index)", roles: false)) }

@@ -113,6 +113,16 @@ struct OrderedJSONEncoderTests {
         #expect(OrderedJSONEncoder.encode([String?.none, "b"]) == Array(#"[null,"b"]"#.utf8))
     }
 
+    @Test("A dictionary's members come out sorted by key, as JSONWriter.counts writes them")
+    func sortedDictionary() {
+        let counts = Dictionary(uniqueKeysWithValues: (0..<40).map { ("k\($0)", $0) })
+        var writer = JSONWriter()
+        writer.counts(counts)
+        #expect(OrderedJSONEncoder.encode(counts) == writer.bytes)
+        #expect(
+            OrderedJSONEncoder.encode(["b": ["y": 1, "x": 2], "a": [:]]) == Array(#"{"a":{},"b":{"x":2,"y":1}}"#.utf8))
+    }
+
     @Test("A blob is written as base64 straight into the output, and as the same string through JSONEncoder")
     func blob() throws {
         let blob = Base64Blob(Array("any carnal pleasure".utf8))
