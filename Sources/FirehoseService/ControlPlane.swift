@@ -90,12 +90,7 @@ struct ControlPlane {
             // Positions a deleted stream of this name left (a delete whose reset failed) are not its.
             await service.kinesisSource?.reset(name, to: record)
         }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("DeliveryStreamARN")
-        writer.string(arn(name))
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(CreateDeliveryStreamOutput(deliveryStreamARN: arn(name)))
     }
 
     private func describe(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
@@ -140,16 +135,9 @@ struct ControlPlane {
         }
         if let start = input.exclusiveStartDeliveryStreamName { names = names.filter { $0 > start } }
         let limit = input.limit ?? 10
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("DeliveryStreamNames")
-        writer.beginArray()
-        for name in names.prefix(limit) { writer.string(name) }
-        writer.endArray()
-        writer.key("HasMoreDeliveryStreams")
-        writer.bool(names.count > limit)
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            ListDeliveryStreamsOutput(
+                deliveryStreamNames: Array(names.prefix(limit)), hasMoreDeliveryStreams: names.count > limit))
     }
 
     private func delete(_ body: [UInt8]) async throws(FirehoseError) -> [UInt8] {
@@ -405,25 +393,9 @@ struct ControlPlane {
             if let index = tags.firstIndex(where: { $0.key == start }) { tags = Array(tags[(index + 1)...]) }
         }
         let limit = input.limit ?? 50
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("Tags")
-        writer.beginArray()
-        for tag in tags.prefix(limit) {
-            writer.beginObject()
-            writer.key("Key")
-            writer.string(tag.key ?? "")
-            if let value = tag.value {
-                writer.key("Value")
-                writer.string(value)
-            }
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.key("HasMoreTags")
-        writer.bool(tags.count > limit)
-        writer.endObject()
-        return writer.bytes
+        // Every stored tag has its key: TagDeliveryStream and CreateDeliveryStream require it.
+        return OrderedJSONEncoder.encode(
+            ListTagsForDeliveryStreamOutput(tags: Array(tags.prefix(limit)), hasMoreTags: tags.count > limit))
     }
 
     // MARK: Helpers

@@ -190,11 +190,9 @@ enum StreamDescription {
     }
 
     static func jsonValue(of value: some Encodable) -> JSONValue? {
-        guard let data = try? JSONEncoder().encode(value) else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: data)
+        try? JSONDecoder().decode(JSONValue.self, from: Data(OrderedJSONEncoder.encode(value)))
     }
 
-    static func encode(_ value: JSONValue) -> [UInt8] {
-        Array((try? JSONEncoder().encode(value)) ?? Data("{}".utf8))
-    }
+    /// The description's members sorted by name, the same every run.
+    static func encode(_ value: JSONValue) -> [UInt8] { OrderedJSONEncoder.encode(value, reservingCapacity: 4096) }
 }

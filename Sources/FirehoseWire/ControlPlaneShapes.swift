@@ -219,3 +219,45 @@ extension ExtendedS3DestinationConfiguration {
         return merged
     }
 }
+
+// MARK: Answers, members in the order firehose-local writes them
+
+package struct CreateDeliveryStreamOutput: Encodable, Sendable {
+    package var deliveryStreamARN: String
+
+    package init(deliveryStreamARN: String) { self.deliveryStreamARN = deliveryStreamARN }
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamARN = "DeliveryStreamARN"
+    }
+}
+
+package struct ListDeliveryStreamsOutput: Encodable, Sendable {
+    package var deliveryStreamNames: [String]
+    package var hasMoreDeliveryStreams: Bool
+
+    package init(deliveryStreamNames: [String], hasMoreDeliveryStreams: Bool) {
+        self.deliveryStreamNames = deliveryStreamNames
+        self.hasMoreDeliveryStreams = hasMoreDeliveryStreams
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryStreamNames = "DeliveryStreamNames"
+        case hasMoreDeliveryStreams = "HasMoreDeliveryStreams"
+    }
+}
+
+package struct ListTagsForDeliveryStreamOutput: Encodable, Sendable {
+    package var tags: [Tag]
+    package var hasMoreTags: Bool
+
+    package init(tags: [Tag], hasMoreTags: Bool) {
+        self.tags = tags
+        self.hasMoreTags = hasMoreTags
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tags = "Tags"
+        case hasMoreTags = "HasMoreTags"
+    }
+}
