@@ -161,22 +161,11 @@ package enum HTTPEndpointContract {
         id requestID: String, timestamp: Date, records: some Collection<ArraySlice<UInt8>>,
         settings: HTTPEndpointSettings, timeout: Duration = responseTimeout
     ) -> HTTPRequest {
-        var body = JSONWriter(reservingCapacity: 96 + records.reduce(0) { $0 + 16 + $1.count * 4 / 3 })
-        body.beginObject()
-        body.key("requestId")
-        body.string(requestID)
-        body.key("timestamp")
-        body.integer(Int(timestamp.epochMilliseconds))
-        body.key("records")
-        body.beginArray()
-        for record in records {
-            body.beginObject()
-            body.key("data")
-            body.base64(record)
-            body.endObject()
-        }
-        body.endArray()
-        body.endObject()
+        let body = OrderedJSONEncoder.encode(
+            RequestBody(
+                requestId: requestID, timestamp: timestamp.epochMilliseconds,
+                records: records.map { RequestBody.Record(data: Base64Blob($0)) }),
+            reservingCapacity: 96 + records.reduce(0) { $0 + 16 + $1.count * 4 / 3 })
 
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/json"), ("User-Agent", userAgent),
@@ -185,19 +174,10 @@ package enum HTTPEndpointContract {
         ]
         if let key = settings.accessKey { headers.append(("X-Amz-Firehose-Access-Key", key)) }
         if !settings.commonAttributes.isEmpty {
-            var attributes = JSONWriter(reservingCapacity: 64)
-            attributes.beginObject()
-            attributes.key("commonAttributes")
-            attributes.beginObject()
-            for attribute in settings.commonAttributes {
-                attributes.key(attribute.name)
-                attributes.string(attribute.value)
-            }
-            attributes.endObject()
-            attributes.endObject()
-            headers.append(("X-Amz-Firehose-Common-Attributes", String(decoding: attributes.bytes, as: UTF8.self)))
+            let attributes = OrderedJSONEncoder.encode(CommonAttributesHeader(attributes: settings.commonAttributes))
+            headers.append(("X-Amz-Firehose-Common-Attributes", String(decoding: attributes, as: UTF8.self)))
         }
-        var content = body.bytes
+        var content = body
         if settings.contentEncoding == .gzip, let compressed = try? GzipEncoding(level: 6).encodeWhole(content) {
             content = compressed
             headers.append(("Content-Encoding", "gzip"))
@@ -268,6 +248,30 @@ package enum HTTPEndpointContract {
             guard let echoed else { return "requestId is missing" }
             guard echoed == requestID else { return "requestId '\(Failure.cut(echoed, to: 100))' is not the request's" }
             return hasTimestamp ? nil : "timestamp is missing"
+        }
+    }
+
+    /// The request's body, members in the specification's order.
+    private struct RequestBody: Encodable {
+        struct Record: Encodable {
+            var data: Base64Blob
+        }
+
+        var requestId: String
+        /// Epoch milliseconds.
+        var timestamp: Int64
+        var records: [Record]
+    }
+
+    /// `X-Amz-Firehose-Common-Attributes`: `{"commonAttributes": {name: value, …}}`, in the
+    /// configuration's order.
+    private struct CommonAttributesHeader: Encodable {
+        var attributes: [HTTPEndpointSettings.Attribute]
+
+        func encode(to encoder: any Encoder) throws {
+            var outer = encoder.container(keyedBy: AnyCodingKey.self)
+            var members = outer.nestedContainer(keyedBy: AnyCodingKey.self, forKey: AnyCodingKey("commonAttributes"))
+            for attribute in attributes { try members.encode(attribute.value, forKey: AnyCodingKey(attribute.name)) }
         }
     }
 }

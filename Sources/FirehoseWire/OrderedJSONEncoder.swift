@@ -24,9 +24,12 @@ package protocol JSONWriterEncodable: Encodable {
 
 /// Bytes that JSON carries as a base64 string, as AWS's blob members do.
 package struct Base64Blob: JSONWriterEncodable, Sendable, Equatable {
-    package var bytes: [UInt8]
+    package var bytes: ArraySlice<UInt8>
 
-    package init(_ bytes: some Collection<UInt8>) { self.bytes = Array(bytes) }
+    /// Shares the array's storage: no copy.
+    package init(_ bytes: [UInt8]) { self.bytes = bytes[...] }
+
+    package init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
 
     package func write(into writer: inout JSONWriter) { writer.base64(bytes) }
 

@@ -16,11 +16,13 @@ package struct UnknownMemberError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) {
+/// A member named at run time (a map's keys, a configured attribute's name).
+package struct AnyCodingKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int?
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init(_ name: String) { self.stringValue = name }
+    package init?(intValue: Int) {
         self.stringValue = String(intValue)
         self.intValue = intValue
     }

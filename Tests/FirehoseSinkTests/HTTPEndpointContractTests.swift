@@ -41,6 +41,14 @@ struct HTTPEndpointContractTests {
         #expect(body["timestamp"] as? Int == 1_795_266_309_123)
         let data = try #require(body["records"] as? [[String: String]]).map { Data(base64Encoded: $0["data"]!)! }
         #expect(data == [Data("one".utf8), Data([0, 255, 10]), Data()])
+        // Members in the specification's order; attributes in the configuration's.
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == #"{"requestId":"0b6f2f59-5bf4-4b35-9c5c-4c5d5e9e1c11","timestamp":1795266309123,"records":[{"data":"b25l"},{"data":"AP8K"},{"data":""}]}"#
+        )
+        #expect(
+            request.header("X-Amz-Firehose-Common-Attributes") == #"{"commonAttributes":{"env":"ci","team \"a\"":"x"}}"#
+        )
     }
 
     @Test("GZIP compresses the body and says so; no key and no attributes leave their headers out")

@@ -42,6 +42,11 @@ struct LambdaContractTests {
             ])
         #expect(records.map { $0["data"] as? String } == ["b25l", "AP8=", ""])
         #expect(bytes.count <= Self.records.reduce(60) { $0 + LambdaContract.eventBytes(of: $1) } + 120)
+        // Members in the order AWS's events show them, the same every time.
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"invocationId":"4e8f4f9e-0000-4000-8000-000000000001","deliveryStreamArn":"arn:aws:firehose:us-east-1:000000000000:deliverystream/clicks","region":"us-east-1","records":[{"recordId":"r-0","approximateArrivalTimestamp":1700000000123,"data":"b25l"},{"recordId":"r-1","approximateArrivalTimestamp":1700000000456,"data":"AP8="},{"recordId":"r-2","approximateArrivalTimestamp":1700000000789,"data":""}]}"#
+        )
     }
 
     @Test("Ok, Dropped and ProcessingFailed per record, in the order sent, whatever the answer's order")
