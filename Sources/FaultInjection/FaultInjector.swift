@@ -116,113 +116,72 @@ package final class FaultInjector: Sendable {
 extension FaultRuleSet.Entry {
     /// The rule in the shape it is defined in (so a listed rule can be posted again), followed by its
     /// state: `Fired`, `FiredByStream`, `Remaining` and `Spent` for a rule with a `Count`, `Created`.
-    package func write(to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("Name")
-        writer.string(rule.name)
-        writer.key("Operations")
-        writer.beginArray()
-        for operation in rule.operations.map(\.name).sorted() { writer.string(operation) }
-        writer.endArray()
-        if let streams = rule.streams {
-            writer.key("Streams")
-            writer.beginArray()
-            for stream in streams.sorted() { writer.string(stream) }
-            writer.endArray()
-        }
-        if let key = rule.accessKeyID {
-            writer.key("AccessKeyId")
-            writer.string(key)
-        }
-        if let latency = rule.latency {
-            writer.key("Latency")
-            writer.beginObject()
-            switch latency {
-            case .fixed(let milliseconds):
-                writer.key("Milliseconds")
-                writer.integer(milliseconds)
-            case .range(let range):
-                writer.key("MinMilliseconds")
-                writer.integer(range.lowerBound)
-                writer.key("MaxMilliseconds")
-                writer.integer(range.upperBound)
-            }
-            writer.endObject()
+    package var listing: some Encodable & Sendable {
+        ListedFaultRule(
+            definition: FaultRuleDefinition(describing: rule), Fired: fired, FiredByStream: firedByStream,
+            Remaining: remaining, Spent: remaining == nil ? nil : isSpent, Created: ISO8601Timestamp.format(created))
+    }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct ListedFaultRule: Encodable, Sendable {
+    enum CodingKeys: CodingKey { case Fired, FiredByStream, Remaining, Spent, Created }
+
+    var definition: FaultRuleDefinition
+    var Fired: Int
+    var FiredByStream: [String: Int]
+    var Remaining: Int?
+    var Spent: Bool?
+    var Created: String
+
+    func encode(to encoder: any Encoder) throws {
+        try definition.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Fired, forKey: .Fired)
+        try container.encode(FiredByStream, forKey: .FiredByStream)
+        try container.encodeIfPresent(Remaining, forKey: .Remaining)
+        try container.encodeIfPresent(Spent, forKey: .Spent)
+        try container.encode(Created, forKey: .Created)
+    }
+}
+
+extension FaultRuleDefinition {
+    /// The definition that makes `rule` again: every default written out, operations and streams sorted.
+    init(describing rule: FaultRule) {
+        Name = rule.name
+        Operations = rule.operations.map(\.name).sorted()
+        Streams = rule.streams?.sorted()
+        AccessKeyId = rule.accessKeyID
+        switch rule.latency {
+        case nil: Latency = nil
+        case .fixed(let milliseconds): Latency = LatencyShape(Milliseconds: milliseconds)
+        case .range(let range):
+            Latency = LatencyShape(MinMilliseconds: range.lowerBound, MaxMilliseconds: range.upperBound)
         }
         switch rule.outcome {
         case nil:
             break
         case .failRecords(let pattern, let code, let message):
-            writer.key("FailRecords")
-            writer.beginObject()
+            var shape = FailRecordsShape(ErrorCode: code, ErrorMessage: message)
             switch pattern {
-            case .fraction(let fraction):
-                writer.key("Fraction")
-                writer.number(fraction)
-            case .every(let step):
-                writer.key("Every")
-                writer.integer(step)
+            case .fraction(let fraction): shape.Fraction = fraction
+            case .every(let step): shape.Every = step
             case .positions(let ranges):
-                writer.key("Records")
-                writer.string(
-                    ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
-                        .joined(separator: ","))
+                shape.Records = ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+                    .joined(separator: ",")
             }
-            writer.key("ErrorCode")
-            writer.string(code)
-            writer.key("ErrorMessage")
-            writer.string(message)
-            writer.endObject()
+            FailRecords = shape
         case .error(let error):
-            writer.key("Error")
-            writer.beginObject()
-            writer.key("Code")
-            writer.string(error.code)
-            writer.key("Status")
-            writer.integer(error.httpStatus)
-            writer.key("Message")
-            writer.string(error.message)
-            writer.endObject()
+            Error = ErrorShape(Code: error.code, Status: error.httpStatus, Message: error.message)
         case .resetConnection(let moment):
-            writer.key("ResetConnection")
-            writer.string(moment.rawValue)
+            ResetConnection = moment.rawValue
         case .hang(let seconds):
-            writer.key("Hang")
-            writer.beginObject()
-            writer.key("Seconds")
-            writer.integer(seconds)
-            writer.endObject()
+            Hang = HangShape(Seconds: seconds)
         }
-        if let count = rule.trigger.count {
-            writer.key("Count")
-            writer.integer(count)
-        }
-        if let probability = rule.trigger.probability {
-            writer.key("Probability")
-            writer.number(probability)
-        }
-        if rule.trigger.afterSeconds > 0 {
-            writer.key("AfterSeconds")
-            writer.number(rule.trigger.afterSeconds)
-        }
-        if let window = rule.trigger.forSeconds {
-            writer.key("ForSeconds")
-            writer.number(window)
-        }
-        writer.key("Seed")
-        writer.integer(rule.seed)
-        writer.key("Fired")
-        writer.integer(fired)
-        writer.key("FiredByStream")
-        writer.counts(firedByStream)
-        if let remaining {
-            writer.key("Remaining")
-            writer.integer(remaining)
-            writer.key("Spent")
-            writer.bool(isSpent)
-        }
-        writer.key("Created")
-        writer.string(ISO8601Timestamp.format(created))
-        writer.endObject()
+        Count = rule.trigger.count
+        Probability = rule.trigger.probability
+        AfterSeconds = rule.trigger.afterSeconds > 0 ? rule.trigger.afterSeconds : nil
+        ForSeconds = rule.trigger.forSeconds
+        Seed = rule.seed
     }
 }

@@ -22,7 +22,7 @@ import ServerCore
 ///   Seed: 42                            # default: from the name
 /// ```
 // swift-format-ignore: AlwaysUseLowerCamelCase
-package struct FaultRuleDefinition: Decodable, Sendable {
+package struct FaultRuleDefinition: Codable, Sendable {
     var Name: String?
     var Operations: [String]?
     var Streams: [String]?
@@ -62,12 +62,18 @@ package struct FaultRuleDefinition: Decodable, Sendable {
         Seed = try container.decodeIfPresent(UInt64.self, forKey: .Seed)
     }
 
-    struct LatencyShape: Decodable, Sendable {
+    struct LatencyShape: Codable, Sendable {
         var Milliseconds: Int?
         var MinMilliseconds: Int?
         var MaxMilliseconds: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable { case Milliseconds, MinMilliseconds, MaxMilliseconds }
+
+        init(Milliseconds: Int? = nil, MinMilliseconds: Int? = nil, MaxMilliseconds: Int? = nil) {
+            self.Milliseconds = Milliseconds
+            self.MinMilliseconds = MinMilliseconds
+            self.MaxMilliseconds = MaxMilliseconds
+        }
 
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownMembers(CodingKeys.self)
@@ -78,7 +84,7 @@ package struct FaultRuleDefinition: Decodable, Sendable {
         }
     }
 
-    struct FailRecordsShape: Decodable, Sendable {
+    struct FailRecordsShape: Codable, Sendable {
         var Fraction: Double?
         var Every: Int?
         /// `"0-9,15"`: 0-based positions and ranges (a single number may be written as one).
@@ -87,6 +93,11 @@ package struct FaultRuleDefinition: Decodable, Sendable {
         var ErrorMessage: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable { case Fraction, Every, Records, ErrorCode, ErrorMessage }
+
+        init(ErrorCode: String?, ErrorMessage: String?) {
+            self.ErrorCode = ErrorCode
+            self.ErrorMessage = ErrorMessage
+        }
 
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownMembers(CodingKeys.self)
@@ -103,12 +114,18 @@ package struct FaultRuleDefinition: Decodable, Sendable {
         }
     }
 
-    struct ErrorShape: Decodable, Sendable {
+    struct ErrorShape: Codable, Sendable {
         var Code: String
         var Status: Int?
         var Message: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable { case Code, Status, Message }
+
+        init(Code: String, Status: Int?, Message: String?) {
+            self.Code = Code
+            self.Status = Status
+            self.Message = Message
+        }
 
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownMembers(CodingKeys.self)
@@ -119,10 +136,12 @@ package struct FaultRuleDefinition: Decodable, Sendable {
         }
     }
 
-    struct HangShape: Decodable, Sendable {
+    struct HangShape: Codable, Sendable {
         var Seconds: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable { case Seconds }
+
+        init(Seconds: Int?) { self.Seconds = Seconds }
 
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownMembers(CodingKeys.self)

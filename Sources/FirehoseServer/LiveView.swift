@@ -90,33 +90,15 @@ struct LiveEventStream {
     /// `{"boot": B, "objects": [...], "missed": N}`: each delivery as `/_local/flush` lists objects,
     /// with its number, time and kind.
     static func objectsDocument(_ page: RecentDeliveries.Page, boot: String) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 32 + page.entries.count * 300)
-        writer.beginObject()
-        writer.key("boot")
-        writer.string(boot)
-        writer.key("objects")
-        writer.beginArray()
-        for entry in page.entries {
-            let object = entry.object
-            writer.beginObject()
-            writer.key("sequence")
-            writer.integer(UInt64(entry.sequence))
-            writer.key("time")
-            writer.string(ISO8601Timestamp.format(entry.time))
-            LocalEndpoints.writeMembers(of: object, to: &writer)
-            writer.key("reason")
-            writer.string(object.reason.rawValue)
-            writer.key("errorOutputType")
-            if let type = object.errorOutputType { writer.string(type) } else { writer.null() }
-            writer.key("backup")
-            writer.bool(object.isBackup)
-            writer.endObject()
+        let objects = page.entries.map { entry in
+            LiveDelivery(
+                sequence: UInt64(entry.sequence), time: ISO8601Timestamp.format(entry.time),
+                members: ObjectMembers(entry.object), reason: entry.object.reason.rawValue,
+                errorOutputType: Nullable(entry.object.errorOutputType), backup: entry.object.isBackup)
         }
-        writer.endArray()
-        writer.key("missed")
-        writer.integer(UInt64(page.missed))
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            LiveDeliveries(boot: boot, objects: objects, missed: UInt64(page.missed)),
+            reservingCapacity: 32 + page.entries.count * 300)
     }
 }
 
@@ -291,60 +273,22 @@ extension LocalEndpoints {
         start: Int, count: Int
     ) -> [UInt8] {
         let end = min(split.ranges.count, start + count)
-        var writer = JSONWriter(reservingCapacity: 256 + max(0, end - start) * 512)
-        writer.beginObject()
-        writer.key("bucket")
-        writer.string(bucket)
-        writer.key("key")
-        writer.string(key)
-        writer.key("stream")
-        if let stream { writer.string(stream) } else { writer.null() }
-        writer.key("storedBytes")
-        writer.integer(storedBytes)
-        writer.key("contentBytes")
-        writer.integer(content.count)
-        writer.key("split")
-        writer.string(split.boundaries.rawValue)
-        writer.key("total")
-        writer.integer(split.ranges.count)
-        // False when the object holds more records than can be paged to: `total` is then a floor.
-        writer.key("complete")
-        writer.bool(split.complete)
-        writer.key("start")
-        writer.integer(start)
-        writer.key("records")
-        writer.beginArray()
-        if start < end {
-            for index in start..<end {
-                let range = split.ranges[index]
-                let shown = content[range.lowerBound..<min(range.upperBound, range.lowerBound + recordPreviewBytes)]
-                writer.beginObject()
-                writer.key("index")
-                writer.integer(index)
-                writer.key("offset")
-                writer.integer(range.lowerBound)
-                writer.key("length")
-                writer.integer(range.count)
-                // A cut may split a UTF-8 sequence: the text is then taken up to the last whole one.
-                if let text = String(validating: shown, as: UTF8.self)
-                    ?? (shown.count < range.count ? Self.wholeCharacters(shown) : nil)
-                {
-                    writer.key("text")
-                    writer.string(text)
-                } else {
-                    writer.key("base64")
-                    writer.base64(shown)
-                }
-                writer.key("truncated")
-                writer.bool(shown.count < range.count)
-                writer.endObject()
-            }
+        let records = (start..<max(start, end)).map { index in
+            let range = split.ranges[index]
+            let shown = content[range.lowerBound..<min(range.upperBound, range.lowerBound + recordPreviewBytes)]
+            // A cut may split a UTF-8 sequence: the text is then taken up to the last whole one.
+            let text =
+                String(validating: shown, as: UTF8.self)
+                ?? (shown.count < range.count ? Self.wholeCharacters(shown) : nil)
+            return RecordsPage.Record(
+                index: index, offset: range.lowerBound, length: range.count, text: text,
+                base64: text == nil ? Base64Blob(shown) : nil, truncated: shown.count < range.count)
         }
-        writer.endArray()
-        writer.key("next")
-        if end < split.ranges.count { writer.integer(end) } else { writer.null() }
-        writer.endObject()
-        return writer.bytes
+        let page = RecordsPage(
+            bucket: bucket, key: key, stream: Nullable(stream), storedBytes: storedBytes, contentBytes: content.count,
+            split: split.boundaries.rawValue, total: split.ranges.count, complete: split.complete, start: start,
+            records: records, next: Nullable(end < split.ranges.count ? end : nil))
+        return OrderedJSONEncoder.encode(page, reservingCapacity: 256 + records.count * 512)
     }
 
     /// `bytes` as text when only its last (at most 3) bytes are an unfinished UTF-8 sequence.

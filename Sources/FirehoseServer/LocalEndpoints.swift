@@ -104,12 +104,7 @@ struct LocalEndpoints {
     private func route(_ request: APIRequest, requestID: String) async -> APIResponse {
         switch (request.method, request.path) {
         case ("GET", "/_local/health"), ("HEAD", "/_local/health"):
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("status")
-            writer.string("ok")
-            writer.endObject()
-            return json(200, writer.bytes, requestID: requestID)
+            return json(200, OrderedJSONEncoder.encode(HealthDocument()), requestID: requestID)
         case ("POST", "/_local/flush"):
             return await flush(stream: request.queryParameter("stream"), requestID: requestID)
         case ("GET", "/_local/streams"):
@@ -175,11 +170,9 @@ struct LocalEndpoints {
                             stagedRecords: 0)
                     }, requestID: requestID)
             }
-            var writer = JSONWriter(reservingCapacity: 128 + objects.count * 160)
-            writer.beginObject()
-            Self.write(objects, to: &writer)
-            writer.endObject()
-            return json(200, writer.bytes, requestID: requestID)
+            return json(
+                200, OrderedJSONEncoder.encode(FlushDocument(objects), reservingCapacity: 128 + objects.count * 160),
+                requestID: requestID)
         } catch {
             guard let (delivered, failures) = error.undelivered else { return sinkError(error, requestID: requestID) }
             return undelivered(delivered, failures, requestID: requestID)
@@ -198,60 +191,13 @@ struct LocalEndpoints {
         var error = FirehoseError.serviceUnavailable(message)
         error.logDetail = failures.map(\.description).joined(separator: "; ")
         api.logFailure(error, requestID: requestID, operation: "/_local/flush")
-        return self.error(error, requestID) { writer in
-            Self.write(delivered, to: &writer)
-            writer.key("failures")
-            writer.beginArray()
-            for failure in failures {
-                writer.beginObject()
-                writer.key("stream")
-                writer.string(failure.stream)
-                writer.key("error")
-                writer.string(failure.error.description)
-                writer.key("stagedRecords")
-                writer.integer(failure.stagedRecords)
-                writer.endObject()
-            }
-            writer.endArray()
-        }
-    }
-
-    /// `stream`, `bucket`, `key`, `records`, `bytes` and `storedBytes`: an object as `/_local/flush` and
-    /// `/_local/events` list it.
-    static func writeMembers(of object: DeliveredObject, to writer: inout JSONWriter) {
-        writer.key("stream")
-        writer.string(object.stream)
-        writer.key("bucket")
-        writer.string(object.bucket)
-        writer.key("key")
-        writer.string(object.key)
-        writer.key("records")
-        writer.integer(object.records)
-        writer.key("bytes")
-        writer.integer(object.bytes)
-        writer.key("storedBytes")
-        writer.integer(object.storedBytes)
-    }
-
-    /// `"objects": [{stream, bucket, key, records, bytes, storedBytes[, errorOutputType][, backup]}, ...]`;
-    /// an object of the error output names its error output type, one of the source-record backup says so.
-    private static func write(_ objects: [DeliveredObject], to writer: inout JSONWriter) {
-        writer.key("objects")
-        writer.beginArray()
-        for object in objects {
-            writer.beginObject()
-            writeMembers(of: object, to: &writer)
-            if let type = object.errorOutputType {
-                writer.key("errorOutputType")
-                writer.string(type)
-            }
-            if object.isSourceBackup {
-                writer.key("backup")
-                writer.bool(true)
-            }
-            writer.endObject()
-        }
-        writer.endArray()
+        return self.error(
+            error, requestID,
+            adding: UndeliveredDocument(
+                objects: delivered.map(FlushedObject.init),
+                failures: failures.map {
+                    .init(stream: $0.stream, error: $0.error.description, stagedRecords: $0.stagedRecords)
+                }))
     }
 
     // MARK: - /_local/streams
@@ -273,165 +219,17 @@ struct LocalEndpoints {
         _ statuses: [FirehoseSink.StreamStatus], quarantined: [QuarantinedBuffer], now: Date,
         faultsFired: (String) -> [String: Int] = { _ in [:] }, throttledRecords: (String) -> Int = { _ in 0 }
     ) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 64 + statuses.count * 400)
-        writer.beginObject()
-        writer.key("streams")
-        writer.beginArray()
-        for status in statuses.sorted(by: { $0.settings.name < $1.settings.name }) {
-            let settings = status.settings
-            let counters = status.counters
-            writer.beginObject()
-            writer.key("name")
-            writer.string(settings.name)
-            writer.key("bucket")
-            writer.string(settings.bucket)
-            writer.key("status")
-            writer.string(status.record.isActive(at: now) ? "ACTIVE" : "CREATING")
-            writer.key("compression")
-            writer.string(settings.compression.rawValue)
-            writer.key("buffer")
-            writer.beginObject()
-            writer.key("records")
-            writer.integer(status.bufferedRecords)
-            writer.key("bytes")
-            writer.integer(status.bufferedBytes)
-            writer.key("sizeLimitBytes")
-            writer.integer(settings.bufferSizeBytes)
-            writer.key("intervalSeconds")
-            writer.integer(settings.bufferIntervalSeconds)
-            writer.key("openPartitions")
-            writer.integer(status.openPartitions)
-            // The oldest open buffers, each with when its interval closes it.
-            writer.key("partitions")
-            writer.beginArray()
-            for partition in status.partitions.prefix(Self.listedPartitions) {
-                writer.beginObject()
-                writer.key("prefix")
-                writer.string(partition.prefix)
-                writer.key("errorOutputType")
-                if let type = partition.errorOutputType { writer.string(type) } else { writer.null() }
-                writer.key("records")
-                writer.integer(partition.records)
-                writer.key("bytes")
-                writer.integer(partition.bytes)
-                writer.key("firstArrival")
-                writer.string(ISO8601Timestamp.format(partition.firstArrival))
-                writer.key("closesAt")
-                writer.string(
-                    ISO8601Timestamp.format(
-                        partition.firstArrival.addingTimeInterval(Double(settings.bufferIntervalSeconds))))
-                writer.endObject()
-            }
-            writer.endArray()
-            writer.endObject()
-            writer.key("recordsReceived")
-            writer.integer(counters.recordsReceived)
-            writer.key("bytesReceived")
-            writer.integer(counters.bytesReceived)
-            writer.key("objectsWritten")
-            writer.integer(counters.objectsWritten)
-            writer.key("recordsDropped")
-            writer.integer(counters.recordsDropped)
-            if settings.backsUpSourceRecords {
-                // The source-record backup's objects, in its own bucket (not in objectsWritten).
-                writer.key("backup")
-                writer.beginObject()
-                writer.key("bucket")
-                writer.string(settings.backupStage!.bucket)
-                writer.key("objectsWritten")
-                writer.integer(counters.backupObjectsWritten)
-                writer.key("recordsDelivered")
-                writer.integer(counters.backupRecordsDelivered)
-                writer.endObject()
-            }
-            if let endpoint = settings.httpEndpoint {
-                // Where the records go instead of a bucket; `bucket` is then its S3 configuration's.
-                writer.key("endpoint")
-                writer.beginObject()
-                writer.key("url")
-                writer.string(endpoint.url.absoluteString)
-                writer.key("requestsAccepted")
-                writer.integer(counters.endpoint.requestsAccepted)
-                writer.key("recordsDelivered")
-                writer.integer(counters.endpoint.recordsDelivered)
-                writer.key("attemptsFailed")
-                writer.integer(counters.endpoint.attemptsFailed)
-                writer.key("recordsFailed")
-                writer.integer(counters.endpoint.recordsFailed)
-                writer.endObject()
-            }
-            // Records delivered to the error output, by error output type.
-            writer.key("errorRecords")
-            writer.counts(counters.errorRecords)
-            // Requests for this stream each fault rule fired on, by rule.
-            writer.key("faults")
-            writer.counts(faultsFired(settings.name))
-            writer.key("throttledRecords")
-            writer.integer(throttledRecords(settings.name))
-            writer.key("lastDelivery")
-            if let last = counters.lastDelivery {
-                writer.beginObject()
-                writer.key("key")
-                writer.string(last.key)
-                writer.key("time")
-                writer.string(ISO8601Timestamp.format(counters.lastDeliveryTime ?? last.firstArrival))
-                writer.key("records")
-                writer.integer(last.records)
-                writer.key("bytes")
-                writer.integer(last.bytes)
-                writer.key("storedBytes")
-                writer.integer(last.storedBytes)
-                writer.key("reason")
-                writer.string(last.reason.rawValue)
-                writer.endObject()
-            } else {
-                writer.null()
-            }
-            // Whether something stays staged because delivery keeps failing, and why.
-            writer.key("delivery")
-            writer.beginObject()
-            writer.key("failing")
-            writer.bool(counters.deliveryFailing)
-            writer.key("failures")
-            writer.integer(counters.deliveryFailures)
-            writer.key("lastError")
-            if let message = counters.lastDeliveryError {
-                writer.beginObject()
-                writer.key("message")
-                writer.string(message)
-                writer.key("time")
-                writer.string(ISO8601Timestamp.format(counters.lastDeliveryErrorTime ?? now))
-                writer.endObject()
-            } else {
-                writer.null()
-            }
-            writer.endObject()
-            // What the stream was created with that cannot work here (a function not mapped).
-            writer.key("warnings")
-            writer.beginArray()
-            for warning in settings.warnings { writer.string(warning) }
-            writer.endArray()
-            writer.endObject()
-        }
-        writer.endArray()
-        // Acknowledged records of streams that do not exist, kept until a stream of that name does.
-        writer.key("quarantined")
-        writer.beginArray()
-        for buffer in quarantined {
-            writer.beginObject()
-            writer.key("stream")
-            writer.string(buffer.stream)
-            writer.key("records")
-            writer.integer(buffer.records)
-            writer.key("bytes")
-            writer.integer(buffer.bytes)
-            writer.key("path")
-            writer.string(buffer.path)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
+        let document = StreamsDocument(
+            streams: statuses.sorted(by: { $0.settings.name < $1.settings.name }).map { status in
+                StreamState(
+                    status, now: now, listedPartitions: Self.listedPartitions,
+                    faultsFired: faultsFired(status.settings.name),
+                    throttledRecords: throttledRecords(status.settings.name))
+            },
+            quarantined: quarantined.map {
+                .init(stream: $0.stream, records: $0.records, bytes: $0.bytes, path: $0.path)
+            })
+        return OrderedJSONEncoder.encode(document, reservingCapacity: 64 + statuses.count * 400)
     }
 
     // MARK: - /_local/faults
@@ -439,14 +237,8 @@ struct LocalEndpoints {
     /// `{"faults": [rule, ...]}`, in the order rules are tried.
     func faultsDocument() -> [UInt8] {
         let entries = api.faults.entries
-        var writer = JSONWriter(reservingCapacity: 64 + entries.count * 400)
-        writer.beginObject()
-        writer.key("faults")
-        writer.beginArray()
-        for entry in entries { entry.write(to: &writer) }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
+        return OrderedJSONEncoder.encode(
+            FaultsDocument(faults: entries.map(\.listing)), reservingCapacity: 64 + entries.count * 400)
     }
 
     /// Adds the rule in the body; answers 201 with the rule as it stands.
@@ -470,9 +262,7 @@ struct LocalEndpoints {
             api.log(
                 "Fault rule added",
                 ["rule": .string(entry.rule.name), "request_id": .string(requestID)])
-            var writer = JSONWriter()
-            entry.write(to: &writer)
-            return json(201, writer.bytes, requestID: requestID)
+            return json(201, OrderedJSONEncoder.encode(entry.listing), requestID: requestID)
         } catch .invalid(let failure) {
             return error(400, "InvalidArgumentException", failure.description, requestID)
         } catch .refused(.nameTaken(let name)) {
@@ -487,9 +277,7 @@ struct LocalEndpoints {
     }
 
     private func removeFaults(named name: String?, requestID: String) -> APIResponse {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("removed")
+        let removed: Int
         if let name {
             // An empty name is a script's unset variable, not "every rule".
             guard !name.isEmpty else {
@@ -500,13 +288,12 @@ struct LocalEndpoints {
             guard api.faults.remove(named: name) else {
                 return error(404, "ResourceNotFoundException", "No fault rule named '\(name)'.", requestID)
             }
-            writer.integer(1)
+            removed = 1
         } else {
-            writer.integer(api.faults.removeAll())
+            removed = api.faults.removeAll()
         }
-        writer.endObject()
         api.log("Fault rules removed", ["rule": .string(name ?? "*"), "request_id": .string(requestID)])
-        return json(200, writer.bytes, requestID: requestID)
+        return json(200, OrderedJSONEncoder.encode(RemovedFaults(removed: removed)), requestID: requestID)
     }
 
     // MARK: - /_local/wait
@@ -624,14 +411,7 @@ struct LocalEndpoints {
         }
     }
 
-    static func countDocument(_ count: Int) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("objects")
-        writer.integer(count)
-        writer.endObject()
-        return writer.bytes
-    }
+    static func countDocument(_ count: Int) -> [UInt8] { OrderedJSONEncoder.encode(ObjectCount(objects: count)) }
 
     static func secondsText(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
@@ -656,18 +436,13 @@ struct LocalEndpoints {
     func error(_ status: Int, _ code: String, _ message: String, _ requestID: String, objects: Int? = nil)
         -> APIResponse
     {
-        error(FirehoseError(code: code, message: message, httpStatus: status), requestID) { writer in
-            if let objects {
-                writer.key("objects")
-                writer.integer(objects)
-            }
-        }
+        let error = FirehoseError(code: code, message: message, httpStatus: status)
+        guard let objects else { return self.error(error, requestID, adding: NoMembers()) }
+        return self.error(error, requestID, adding: ObjectCount(objects: objects))
     }
 
     /// `error`'s body with members of the endpoint's own after `__type` and `message`.
-    private func error(_ error: FirehoseError, _ requestID: String, adding members: (inout JSONWriter) -> Void)
-        -> APIResponse
-    {
+    private func error(_ error: FirehoseError, _ requestID: String, adding members: some Encodable) -> APIResponse {
         var response = json(error.httpStatus, error.jsonBody(adding: members), requestID: requestID)
         response.headers.append(("x-amzn-ErrorType", error.code))
         return response

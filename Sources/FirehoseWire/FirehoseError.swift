@@ -17,19 +17,30 @@ public struct FirehoseError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { "\(code): \(message)" }
 
     /// `{"__type": "...", "message": "..."}` — the body every AWS JSON 1.1 SDK parses.
-    package var jsonBody: [UInt8] { jsonBody(adding: { _ in }) }
+    package var jsonBody: [UInt8] { jsonBody(adding: NoMembers()) }
 
-    /// The same body with the caller's members after `message`.
-    package func jsonBody(adding members: (inout JSONWriter) -> Void) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("__type")
-        writer.string(code)
-        writer.key("message")
-        writer.string(message)
-        members(&writer)
-        writer.endObject()
-        return writer.bytes
+    /// The same body with the members of `extra` after `message`.
+    package func jsonBody(adding extra: some Encodable) -> [UInt8] {
+        OrderedJSONEncoder.encode(ErrorBody(type: code, message: message, extra: extra))
+    }
+}
+
+/// An AWS JSON error body: `__type` and `message`, then the members of `extra`.
+private struct ErrorBody<Extra: Encodable>: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case type = "__type"
+        case message
+    }
+
+    var type: String
+    var message: String
+    var extra: Extra
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        try container.encode(message, forKey: .message)
+        try extra.encode(to: encoder)
     }
 }
 

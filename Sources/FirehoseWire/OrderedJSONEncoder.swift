@@ -22,6 +22,28 @@ package protocol JSONWriterEncodable: Encodable {
     func write(into writer: inout JSONWriter)
 }
 
+/// A member written as `null` when it has no value, where a synthesized conformance would leave an
+/// optional out: for documents whose readers expect every member.
+package struct Nullable<Wrapped: Encodable>: Encodable {
+    package var value: Wrapped?
+
+    package init(_ value: Wrapped?) { self.value = value }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let value { try container.encode(value) } else { try container.encodeNil() }
+    }
+}
+
+extension Nullable: Sendable where Wrapped: Sendable {}
+
+/// A value with no members: an error body with nothing of an endpoint's own to add.
+package struct NoMembers: Encodable, Sendable {
+    package init() {}
+
+    package func encode(to encoder: any Encoder) throws {}
+}
+
 /// Bytes that JSON carries as a base64 string, as AWS's blob members do.
 package struct Base64Blob: JSONWriterEncodable, Sendable, Equatable {
     package var bytes: ArraySlice<UInt8>

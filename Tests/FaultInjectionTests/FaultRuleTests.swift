@@ -281,17 +281,21 @@ struct FaultRuleDefinitionTests {
         )
         var set = FaultRuleSet()
         try set.add(original, now: Date(timeIntervalSince1970: 0))
-        var writer = JSONWriter()
-        set.entries[0].write(to: &writer)
-        var listed = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
+        let bytes = OrderedJSONEncoder.encode(set.entries[0].listing)
+        var listed = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(listed["Fired"] as? Int == 0)
         #expect(listed["Remaining"] as? Int == 4)
         #expect(listed["Spent"] as? Bool == false)
         #expect(listed["Created"] as? String == "1970-01-01T00:00:00.000Z")
         for state in ["Fired", "FiredByStream", "Remaining", "Spent", "Created"] { listed[state] = nil }
         // The seed is above Int64: compare the decoded rule rather than through JSONSerialization's numbers.
-        let text = String(decoding: writer.bytes, as: UTF8.self)
+        let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains(#""Seed":18446744073709551615"#))
+        // The definition's members in its order, then the state.
+        #expect(
+            text
+                == #"{"Name":"all","Operations":["PutRecordBatch"],"Streams":["s"],"AccessKeyId":"k","Latency":{"Milliseconds":3},"FailRecords":{"Records":"0-2,9","ErrorCode":"ServiceUnavailableException","ErrorMessage":"busy"},"Count":4,"Probability":0.25,"AfterSeconds":1.5,"ForSeconds":60,"Seed":18446744073709551615,"Fired":0,"FiredByStream":{},"Remaining":4,"Spent":false,"Created":"1970-01-01T00:00:00.000Z"}"#
+        )
         let reread = try JSONDecoder().decode(
             FaultRuleDefinition.self,
             from: try JSONSerialization.data(withJSONObject: listed.filter { $0.key != "Seed" }))

@@ -173,6 +173,16 @@ struct Exposition {
         #expect(last["reason"] as? String == "flush")
         // Delivered at the (manual) clock's time, in UTC with milliseconds.
         #expect(last["time"] as? String == "2026-11-21T13:05:11.250Z")
+        // Members in one order, the same every run; those without a value written as null.
+        let text = String(decoding: await harness.local("GET", "/_local/streams").body, as: UTF8.self)
+        #expect(
+            text.hasPrefix(
+                #"{"streams":[{"name":"events","bucket":"bucket","status":"ACTIVE","compression":"GZIP","buffer":{"records":0,"bytes":0,"sizeLimitBytes":5242880,"intervalSeconds":300,"openPartitions":0,"partitions":[]},"recordsReceived":3,"bytesReceived":6,"objectsWritten":1,"recordsDropped":0,"errorRecords":{},"faults":{},"throttledRecords":0,"lastDelivery":{"key":"\#(flushed[0].key)","time":"2026-11-21T13:05:11.250Z","records":3,"bytes":6,"storedBytes":"#
+            ))
+        #expect(
+            text.hasSuffix(
+                #","reason":"flush"},"delivery":{"failing":false,"failures":0,"lastError":null},"warnings":[]}],"quarantined":[]}"#
+            ))
     }
 
     @Test func streamStillCreatingIsShownAsCreating() async throws {
