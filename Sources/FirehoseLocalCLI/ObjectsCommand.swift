@@ -186,31 +186,28 @@ struct ObjectLister {
     }
 
     static func json(_ objects: [ListedObject]) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 32 + objects.count * 256)
-        writer.beginObject()
-        writer.key("objects")
-        writer.beginArray()
-        for object in objects {
-            writer.beginObject()
-            writer.key("bucket")
-            writer.string(object.bucket)
-            writer.key("key")
-            writer.string(object.key)
-            writer.key("path")
-            writer.string(object.path)
-            writer.key("stream")
-            if let stream = object.stream { writer.string(stream) } else { writer.null() }
-            writer.key("size")
-            writer.integer(object.size)
-            writer.key("time")
-            writer.string(ISO8601Timestamp.format(object.modified))
-            writer.key("records")
-            if let records = object.records { writer.integer(records) } else { writer.null() }
-            writer.endObject()
+        let listing = ObjectListing(
+            objects: objects.map {
+                .init(
+                    bucket: $0.bucket, key: $0.key, path: $0.path, stream: Nullable($0.stream), size: $0.size,
+                    time: ISO8601Timestamp.format($0.modified), records: Nullable($0.records))
+            })
+        return OrderedJSONEncoder.encode(listing, reservingCapacity: 32 + objects.count * 256) + [UInt8(ascii: "\n")]
+    }
+
+    /// `objects --json`: `{"objects": [...]}`.
+    private struct ObjectListing: Encodable {
+        struct Object: Encodable {
+            var bucket: String
+            var key: String
+            var path: String
+            var stream: Nullable<String>
+            var size: Int
+            var time: String
+            var records: Nullable<Int>
         }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes + [UInt8(ascii: "\n")]
+
+        var objects: [Object]
     }
 }
 

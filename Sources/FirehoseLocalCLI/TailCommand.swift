@@ -192,26 +192,22 @@ struct RecordTail {
     static func jsonLine(object: ListedObject, offset: Int, split: ObjectRecords.Boundaries, record: ArraySlice<UInt8>)
         -> [UInt8]
     {
-        var writer = JSONWriter(reservingCapacity: 160 + record.count * 2)
-        writer.beginObject()
-        writer.key("stream")
-        if let stream = object.stream { writer.string(stream) } else { writer.null() }
-        writer.key("bucket")
-        writer.string(object.bucket)
-        writer.key("key")
-        writer.string(object.key)
-        writer.key("offset")
-        writer.integer(offset)
-        writer.key("split")
-        writer.string(split.rawValue)
-        if let text = String(validating: record, as: UTF8.self) {
-            writer.key("text")
-            writer.string(text)
-        } else {
-            writer.key("base64")
-            writer.base64(record)
-        }
-        writer.endObject()
-        return writer.bytes
+        let text = String(validating: record, as: UTF8.self)
+        return OrderedJSONEncoder.encode(
+            RecordLine(
+                stream: Nullable(object.stream), bucket: object.bucket, key: object.key, offset: offset,
+                split: split.rawValue, text: text, base64: text == nil ? Base64Blob(record) : nil),
+            reservingCapacity: 160 + record.count * 2)
+    }
+
+    /// A record as `tail --json` writes it: its text, or `base64` when it is not UTF-8.
+    private struct RecordLine: Encodable {
+        var stream: Nullable<String>
+        var bucket: String
+        var key: String
+        var offset: Int
+        var split: String
+        var text: String?
+        var base64: Base64Blob?
     }
 }

@@ -71,6 +71,10 @@ import Testing
         #expect(documents[3]["text"] as? String == #"{"b":"x y"}"#)
         #expect(documents[4]["text"] == nil)
         #expect(documents[4]["base64"] as? String == "/wBB")
+        #expect(
+            lines[1]
+                == #"{"stream":"lines","bucket":"logs","key":"lines-1-2026-11-21-13-05-09-\#(uuidA).gz","offset":4,"split":"lines","text":"two"}"#
+        )
     }
 
     @Test func streamAndSinceFilter() throws {
