@@ -219,24 +219,24 @@ package struct CognitoIdentityAPI: Sendable {
     // MARK: Identities and credentials
 
     private func getID(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
-        let input = try RequestJSON.decode(GetIdInput.self, from: body)
-        var violations = Self.poolIDViolations(input.identityPoolId)
+        let input = try RequestJSON.decode(CognitoWire.GetIdInput.self, from: body)
+        var violations = Self.poolIDViolations(input.IdentityPoolId)
         violations += ValidationViolation.string(
-            input.accountId, path: "accountId", length: 1...15, pattern: "\\d+",
+            input.AccountId, path: "accountId", length: 1...15, pattern: "\\d+",
             matches: { $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } })
-        violations += Self.loginsViolations(input.logins)
+        violations += Self.loginsViolations(input.Logins)
         if !violations.isEmpty { throw .validation(violations) }
-        let stored = try existing(input.identityPoolId!)
-        let logins = try Self.linkedLogins(input.logins ?? [:], pool: stored.pool)
+        let stored = try existing(input.IdentityPoolId!)
+        let logins = try Self.linkedLogins(input.Logins ?? [:], pool: stored.pool)
         if logins.isEmpty, stored.pool.allowUnauthenticatedIdentities != true { throw Self.unauthenticatedRefused }
-        let identity = try store.identity(pool: input.identityPoolId!, logins: logins, now: now)
-        return OrderedJSONEncoder.encode(GetIdOutput(IdentityId: identity.identityId))
+        let identity = try store.identity(pool: input.IdentityPoolId!, logins: logins, now: now)
+        return OrderedJSONEncoder.encode(CognitoWire.GetIdOutput(IdentityId: identity.identityId))
     }
 
     private func credentials(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
-        let input = try RequestJSON.decode(IdentityInput.self, from: body)
+        let input = try RequestJSON.decode(CognitoWire.IdentityInput.self, from: body)
         var violations = Self.identityInputViolations(input)
-        violations += ValidationViolation.string(input.customRoleArn, path: "customRoleArn", length: 20...2048)
+        violations += ValidationViolation.string(input.CustomRoleArn, path: "customRoleArn", length: 20...2048)
         if !violations.isEmpty { throw .validation(violations) }
         let (identity, stored) = try authorized(input)
         let roleType = identity.isAuthenticated ? "authenticated" : "unauthenticated"
@@ -245,7 +245,7 @@ package struct CognitoIdentityAPI: Sendable {
                 code: "InvalidIdentityPoolConfigurationException",
                 message: "Invalid identity pool configuration. Check assigned IAM roles for this pool.")
         }
-        if let custom = input.customRoleArn, custom != role {
+        if let custom = input.CustomRoleArn, custom != role {
             throw FirehoseError(
                 code: "InvalidParameterException",
                 message:
@@ -266,7 +266,7 @@ package struct CognitoIdentityAPI: Sendable {
                 "access_key_id": .string(grant.accessKeyId), "expires": .stringConvertible(Int(grant.expiration)),
             ])
         return OrderedJSONEncoder.encode(
-            GetCredentialsForIdentityOutput(
+            CognitoWire.GetCredentialsForIdentityOutput(
                 IdentityId: identity.identityId,
                 Credentials: .init(
                     AccessKeyId: grant.accessKeyId, SecretKey: grant.secretAccessKey, SessionToken: grant.sessionToken,
@@ -276,7 +276,7 @@ package struct CognitoIdentityAPI: Sendable {
     /// Cognito's OpenID token for the identity: a JWT with its `sub`, `aud` (the pool) and `amr`,
     /// valid 10 minutes. Signed with HS256 by a key of this process: nothing here verifies it yet.
     private func openIDToken(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
-        let input = try RequestJSON.decode(IdentityInput.self, from: body)
+        let input = try RequestJSON.decode(CognitoWire.IdentityInput.self, from: body)
         let violations = Self.identityInputViolations(input)
         if !violations.isEmpty { throw .validation(violations) }
         let (identity, _) = try authorized(input)
@@ -291,14 +291,16 @@ package struct CognitoIdentityAPI: Sendable {
         let signature = HMAC<SHA256>.authenticationCode(
             for: Array(signingInput.utf8), using: SymmetricKey(data: tokenKey))
         return OrderedJSONEncoder.encode(
-            GetOpenIdTokenOutput(
+            CognitoWire.GetOpenIdTokenOutput(
                 IdentityId: identity.identityId, Token: signingInput + "." + Self.base64URL(Array(signature))))
     }
 
     /// The identity and its pool, when the request's logins allow acting as it: an authenticated
     /// identity needs one of its logins; an unauthenticated one, a pool that allows them.
-    private func authorized(_ input: IdentityInput) throws(FirehoseError) -> (CognitoIdentity, StoredIdentityPool) {
-        let id = input.identityId!
+    private func authorized(_ input: CognitoWire.IdentityInput) throws(FirehoseError) -> (
+        CognitoIdentity, StoredIdentityPool
+    ) {
+        let id = input.IdentityId!
         let found = store.read { directory in
             directory.identities[id].flatMap { identity in
                 directory.pools[identity.identityPoolId].map { (identity, $0) }
@@ -307,7 +309,7 @@ package struct CognitoIdentityAPI: Sendable {
         guard let (identity, stored) = found else {
             throw FirehoseError(code: "ResourceNotFoundException", message: "Identity '\(id)' not found.")
         }
-        let logins = try Self.linkedLogins(input.logins ?? [:], pool: stored.pool)
+        let logins = try Self.linkedLogins(input.Logins ?? [:], pool: stored.pool)
         if identity.isAuthenticated || !logins.isEmpty {
             guard !logins.isEmpty, logins.allSatisfy({ identity.logins.contains($0) }) else {
                 throw FirehoseError(
@@ -409,10 +411,10 @@ package struct CognitoIdentityAPI: Sendable {
             id, path: "identityPoolId", required: true, length: 1...55, pattern: idPattern, matches: isID)
     }
 
-    private static func identityInputViolations(_ input: IdentityInput) -> [ValidationViolation] {
+    private static func identityInputViolations(_ input: CognitoWire.IdentityInput) -> [ValidationViolation] {
         ValidationViolation.string(
-            input.identityId, path: "identityId", required: true, length: 1...55, pattern: idPattern, matches: isID)
-            + loginsViolations(input.logins)
+            input.IdentityId, path: "identityId", required: true, length: 1...55, pattern: idPattern, matches: isID)
+            + loginsViolations(input.Logins)
     }
 
     private static func loginsViolations(_ logins: [String: String]?) -> [ValidationViolation] {

@@ -86,31 +86,6 @@ struct SetIdentityPoolRolesInput: Decodable {
     }
 }
 
-struct GetIdInput: Decodable {
-    var accountId: String?
-    var identityPoolId: String?
-    var logins: [String: String]?
-
-    enum CodingKeys: String, CodingKey {
-        case accountId = "AccountId"
-        case identityPoolId = "IdentityPoolId"
-        case logins = "Logins"
-    }
-}
-
-/// GetCredentialsForIdentity's and GetOpenIdToken's input (the latter has no `CustomRoleArn`).
-struct IdentityInput: Decodable {
-    var identityId: String?
-    var logins: [String: String]?
-    var customRoleArn: String?
-
-    enum CodingKeys: String, CodingKey {
-        case identityId = "IdentityId"
-        case logins = "Logins"
-        case customRoleArn = "CustomRoleArn"
-    }
-}
-
 // MARK: Answers, members in the order firehose-local writes them
 // swift-format-ignore: AlwaysUseLowerCamelCase
 
@@ -128,31 +103,6 @@ struct ListIdentityPoolsOutput: Encodable {
 struct GetIdentityPoolRolesOutput: Encodable {
     var IdentityPoolId: String
     var Roles: [String: String]
-}
-
-// swift-format-ignore: AlwaysUseLowerCamelCase
-struct GetIdOutput: Encodable {
-    var IdentityId: String
-}
-
-// swift-format-ignore: AlwaysUseLowerCamelCase
-struct GetCredentialsForIdentityOutput: Encodable {
-    struct Credentials: Encodable {
-        var AccessKeyId: String
-        var SecretKey: String
-        var SessionToken: String
-        /// Seconds since the epoch, as AWS JSON writes timestamps.
-        var Expiration: Double
-    }
-
-    var IdentityId: String
-    var Credentials: Credentials
-}
-
-// swift-format-ignore: AlwaysUseLowerCamelCase
-struct GetOpenIdTokenOutput: Encodable {
-    var IdentityId: String
-    var Token: String
 }
 
 /// The claims of the OpenID token GetOpenIdToken issues, as Cognito's carry them.

@@ -248,3 +248,32 @@ struct CognitoCredentialsProviderTests {
         }
     }
 }
+
+@Suite("CognitoCredentialsProvider: answers that are not Cognito's")
+struct CognitoMalformedAnswerTests {
+    @Test(
+        "An answer without its members is refused, saying which call's answer lacks what",
+        arguments: [
+            ([(200, "not json")], "Cognito's GetId answer has no IdentityId."),
+            ([(200, #"{"IdentityId": ""}"#)], "Cognito's GetId answer has no IdentityId."),
+            (
+                [
+                    (200, #"{"IdentityId": "us-east-1:aaaa"}"#),
+                    (200, #"{"IdentityId": "us-east-1:aaaa", "Credentials": {"AccessKeyId": "A"}}"#),
+                ],
+                "Cognito's GetCredentialsForIdentity answer has no complete Credentials."
+            ),
+        ])
+    func malformed(answers: [(Int, String)], message: String) async throws {
+        let provider = CognitoCredentialsProvider(
+            configuration: .init(
+                identityPoolId: CognitoCredentialsProviderTests.pool, endpoint: URL(string: "http://127.0.0.1:1")!,
+                transport: ScriptedCognito(answers.map { (status: $0.0, body: $0.1) })))
+        do {
+            _ = try await provider.credentials()
+            Issue.record("credentials from a malformed answer")
+        } catch let error as CredentialsError {
+            #expect("\(error)".contains(message))
+        }
+    }
+}

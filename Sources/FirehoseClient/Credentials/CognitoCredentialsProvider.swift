@@ -120,10 +120,11 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
     }
 
     private static func getID(_ configuration: Configuration, logins: [String: String]) async throws -> String {
-        var body: [String: Any] = ["IdentityPoolId": configuration.identityPoolId]
-        if !logins.isEmpty { body["Logins"] = logins }
-        let answer = try await call("GetId", body, configuration)
-        guard let id = answer["IdentityId"] as? String, !id.isEmpty else {
+        let input = CognitoWire.GetIdInput(
+            IdentityPoolId: configuration.identityPoolId, Logins: logins.isEmpty ? nil : logins)
+        let answer = try await call("GetId", input, configuration)
+        guard let id = (try? JSONDecoder().decode(CognitoWire.GetIdOutput.self, from: answer))?.IdentityId, !id.isEmpty
+        else {
             throw CredentialsError("Cognito's GetId answer has no IdentityId.")
         }
         return id
@@ -132,23 +133,25 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
     private static func getCredentials(_ configuration: Configuration, identityID: String, logins: [String: String])
         async throws -> AWSCredentials
     {
-        var body: [String: Any] = ["IdentityId": identityID]
-        if !logins.isEmpty { body["Logins"] = logins }
-        let answer = try await call("GetCredentialsForIdentity", body, configuration)
-        guard let credentials = answer["Credentials"] as? [String: Any],
-            let key = credentials["AccessKeyId"] as? String, let secret = credentials["SecretKey"] as? String,
-            let token = credentials["SessionToken"] as? String, let expiration = credentials["Expiration"] as? Double
+        let input = CognitoWire.IdentityInput(IdentityId: identityID, Logins: logins.isEmpty ? nil : logins)
+        let answer = try await call("GetCredentialsForIdentity", input, configuration)
+        guard
+            let credentials =
+                (try? JSONDecoder().decode(
+                    CognitoWire.GetCredentialsForIdentityOutput.self, from: answer))?.Credentials
         else {
             throw CredentialsError("Cognito's GetCredentialsForIdentity answer has no complete Credentials.")
         }
         return AWSCredentials(
-            accessKeyId: key, secretAccessKey: secret, sessionToken: token,
-            expiration: Date(timeIntervalSince1970: expiration))
+            accessKeyId: credentials.AccessKeyId, secretAccessKey: credentials.SecretKey,
+            sessionToken: credentials.SessionToken,
+            expiration: Date(timeIntervalSince1970: credentials.Expiration))
     }
 
-    /// One unsigned AWS JSON 1.1 call; a non-2xx answer throws `CognitoServiceError`.
-    private static func call(_ operation: String, _ body: [String: Any], _ configuration: Configuration)
-        async throws -> [String: Any]
+    /// One unsigned AWS JSON 1.1 call; answers its 2xx body, and throws `CognitoServiceError` for
+    /// any other.
+    private static func call(_ operation: String, _ input: some Encodable, _ configuration: Configuration)
+        async throws -> Data
     {
         let url = configuration.endpoint
         let request = HTTPRequest(
@@ -157,18 +160,14 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
                 ("Host", SignedJSONExchange.hostHeader(url)), ("Content-Type", FirehoseOperation.contentType),
                 ("X-Amz-Target", "AWSCognitoIdentityService.\(operation)"),
             ],
-            body: Array(try JSONSerialization.data(withJSONObject: body)), timeout: configuration.timeout,
-            maxResponseBytes: 1 << 20)
+            body: OrderedJSONEncoder.encode(input), timeout: configuration.timeout, maxResponseBytes: 1 << 20)
         let response = try await configuration.transport.send(request)
         guard (200..<300).contains(response.status) else {
             let error = ClientResponseDecoding.error(
                 status: response.status, errorTypeHeader: response.header("x-amzn-ErrorType"), body: response.body)
             throw CognitoServiceError(operation: operation, code: error.code, message: error.message)
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
-            throw CredentialsError("Cognito's \(operation) answer is not a JSON object.")
-        }
-        return object
+        return Data(response.body)
     }
 }
 
