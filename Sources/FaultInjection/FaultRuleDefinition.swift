@@ -43,25 +43,6 @@ package struct FaultRuleDefinition: Codable, Sendable {
         case Probability, AfterSeconds, ForSeconds, Seed
     }
 
-    package init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        Name = try container.decodeIfPresent(String.self, forKey: .Name)
-        Operations = try container.decodeIfPresent([String].self, forKey: .Operations)
-        Streams = try container.decodeIfPresent([String].self, forKey: .Streams)
-        AccessKeyId = try container.decodeIfPresent(String.self, forKey: .AccessKeyId)
-        Latency = try container.decodeIfPresent(LatencyShape.self, forKey: .Latency)
-        FailRecords = try container.decodeIfPresent(FailRecordsShape.self, forKey: .FailRecords)
-        Error = try container.decodeIfPresent(ErrorShape.self, forKey: .Error)
-        ResetConnection = try container.decodeIfPresent(String.self, forKey: .ResetConnection)
-        Hang = try container.decodeIfPresent(HangShape.self, forKey: .Hang)
-        Count = try container.decodeIfPresent(Int.self, forKey: .Count)
-        Probability = try container.decodeIfPresent(Double.self, forKey: .Probability)
-        AfterSeconds = try container.decodeIfPresent(Double.self, forKey: .AfterSeconds)
-        ForSeconds = try container.decodeIfPresent(Double.self, forKey: .ForSeconds)
-        Seed = try container.decodeIfPresent(UInt64.self, forKey: .Seed)
-    }
-
     struct LatencyShape: Codable, Sendable {
         var Milliseconds: Int?
         var MinMilliseconds: Int?
@@ -73,14 +54,6 @@ package struct FaultRuleDefinition: Codable, Sendable {
             self.Milliseconds = Milliseconds
             self.MinMilliseconds = MinMilliseconds
             self.MaxMilliseconds = MaxMilliseconds
-        }
-
-        init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownMembers(CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            Milliseconds = try container.decodeIfPresent(Int.self, forKey: .Milliseconds)
-            MinMilliseconds = try container.decodeIfPresent(Int.self, forKey: .MinMilliseconds)
-            MaxMilliseconds = try container.decodeIfPresent(Int.self, forKey: .MaxMilliseconds)
         }
     }
 
@@ -100,7 +73,6 @@ package struct FaultRuleDefinition: Codable, Sendable {
         }
 
         init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownMembers(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             Fraction = try container.decodeIfPresent(Double.self, forKey: .Fraction)
             Every = try container.decodeIfPresent(Int.self, forKey: .Every)
@@ -126,14 +98,6 @@ package struct FaultRuleDefinition: Codable, Sendable {
             self.Status = Status
             self.Message = Message
         }
-
-        init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownMembers(CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            Code = try container.decode(String.self, forKey: .Code)
-            Status = try container.decodeIfPresent(Int.self, forKey: .Status)
-            Message = try container.decodeIfPresent(String.self, forKey: .Message)
-        }
     }
 
     struct HangShape: Codable, Sendable {
@@ -142,12 +106,6 @@ package struct FaultRuleDefinition: Codable, Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable { case Seconds }
 
         init(Seconds: Int?) { self.Seconds = Seconds }
-
-        init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownMembers(CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            Seconds = try container.decodeIfPresent(Int.self, forKey: .Seconds)
-        }
     }
 }
 

@@ -131,16 +131,13 @@ public struct ConfigurationFile: Sendable {
         let shape: FileShape
         do {
             if path.lowercased().hasSuffix(".json") {
-                let decoder = JSONDecoder()
-                decoder.userInfo[.rejectUnknownMembers] = true
-                shape = try decoder.decode(FileShape.self, from: contents)
+                shape = try JSONDecoder().decode(MemberChecked<FileShape>.self, from: contents).value
             } else {
                 guard let text = String(data: contents, encoding: .utf8) else {
                     throw ConfigurationError(file: path, field: "", message: "the file is not UTF-8 text.")
                 }
                 if text.allSatisfy({ $0.isWhitespace }) { return ConfigurationFile() }
-                shape = try YAMLDecoder().decode(
-                    FileShape.self, from: text, userInfo: [.rejectUnknownMembers: true])
+                shape = try YAMLDecoder().decode(MemberChecked<FileShape>.self, from: text).value
             }
         } catch let error as ConfigurationError {
             throw error
@@ -261,17 +258,6 @@ struct CredentialShape: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case AccessKeyId, SecretAccessKey, SessionToken, Expiration, UserName, Policies
     }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        AccessKeyId = try container.decode(String.self, forKey: .AccessKeyId)
-        SecretAccessKey = try container.decode(String.self, forKey: .SecretAccessKey)
-        SessionToken = try container.decodeIfPresent(String.self, forKey: .SessionToken)
-        Expiration = try container.decodeIfPresent(String.self, forKey: .Expiration)
-        UserName = try container.decodeIfPresent(String.self, forKey: .UserName)
-        Policies = try container.decodeIfPresent([JSONValue].self, forKey: .Policies)
-    }
 }
 
 struct FileShape: Decodable {
@@ -303,24 +289,6 @@ struct FileShape: Decodable {
         case cognito = "Cognito"
         case roles = "Roles"
         case kinesisStreams = "KinesisStreams"
-    }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        authentication = try container.decodeIfPresent(String.self, forKey: .authentication)
-        credentials = try container.decodeIfPresent([CredentialShape].self, forKey: .credentials)
-        gzipLevel = try container.decodeIfPresent(Int.self, forKey: .gzipLevel)
-        gzipImplementation = try container.decodeIfPresent(String.self, forKey: .gzipImplementation)
-        durability = try container.decodeIfPresent(String.self, forKey: .durability)
-        deliveryStreams = try container.decodeIfPresent([CreateDeliveryStreamInput].self, forKey: .deliveryStreams)
-        lambdaFunctions = try container.decodeIfPresent([FunctionShape].self, forKey: .lambdaFunctions)
-        buckets = try container.decodeIfPresent([BucketShape].self, forKey: .buckets)
-        faults = try container.decodeIfPresent([FaultRuleDefinition].self, forKey: .faults)
-        quotas = try container.decodeIfPresent(QuotasShape.self, forKey: .quotas)
-        cognito = try container.decodeIfPresent(CognitoShape.self, forKey: .cognito)
-        roles = try container.decodeIfPresent([RoleShape].self, forKey: .roles)
-        kinesisStreams = try container.decodeIfPresent([KinesisStreamShape].self, forKey: .kinesisStreams)
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {

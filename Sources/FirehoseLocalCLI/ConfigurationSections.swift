@@ -28,14 +28,6 @@ struct RoleShape: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case RoleName, RoleArn, Policies
     }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        RoleName = try container.decodeIfPresent(String.self, forKey: .RoleName)
-        RoleArn = try container.decodeIfPresent(String.self, forKey: .RoleArn)
-        Policies = try container.decodeIfPresent([JSONValue].self, forKey: .Policies)
-    }
 }
 
 /// A data stream as CreateStream takes it.
@@ -49,7 +41,6 @@ struct KinesisStreamShape: Decodable {
         }
 
         init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownMembers(CodingKeys.self)
             StreamMode = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
                 String.self, forKey: .StreamMode)
         }
@@ -62,15 +53,6 @@ struct KinesisStreamShape: Decodable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case StreamName, ShardCount, StreamModeDetails, MaxRecordSizeInKiB
-    }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        StreamName = try container.decodeIfPresent(String.self, forKey: .StreamName)
-        ShardCount = try container.decodeIfPresent(Int.self, forKey: .ShardCount)
-        StreamModeDetails = try container.decodeIfPresent(ModeShape.self, forKey: .StreamModeDetails)
-        MaxRecordSizeInKiB = try container.decodeIfPresent(Int.self, forKey: .MaxRecordSizeInKiB)
     }
 
     var input: CreateStreamInput {
@@ -90,23 +72,17 @@ struct CognitoShape: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case CredentialLifetimeSeconds, IdentityPools
     }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        CredentialLifetimeSeconds = try container.decodeIfPresent(Int.self, forKey: .CredentialLifetimeSeconds)
-        IdentityPools = try container.decodeIfPresent([IdentityPoolShape].self, forKey: .IdentityPools)
-    }
 }
 
 /// A pool as CreateIdentityPool takes it, with an optional `IdentityPoolId` and the `Roles` of
 /// SetIdentityPoolRoles.
-struct IdentityPoolShape: Decodable {
+struct IdentityPoolShape: Decodable, DeclaresKnownMembers {
     var pool: IdentityPool
     var roles: [String: String]?
 
+    static var knownMembers: [String] { IdentityPool.CodingKeys.allCases.map(\.rawValue) + ["Roles"] }
+
     init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(known: IdentityPool.CodingKeys.allCases.map(\.rawValue) + ["Roles"])
         pool = try IdentityPool(from: decoder)
         roles = try decoder.container(keyedBy: RolesKey.self).decodeIfPresent([String: String].self, forKey: .Roles)
     }
@@ -134,7 +110,6 @@ struct QuotasShape: Decodable {
             mode = text
             return
         }
-        try decoder.rejectUnknownMembers(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         RecordsPerSecond = try container.decodeIfPresent(Int.self, forKey: .RecordsPerSecond)
         RequestsPerSecond = try container.decodeIfPresent(Int.self, forKey: .RequestsPerSecond)
@@ -189,17 +164,6 @@ struct FunctionShape: Decodable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case FunctionArn, FunctionName, Command, Endpoint, InvokeName, Timeout
-    }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        FunctionArn = try container.decodeIfPresent(String.self, forKey: .FunctionArn)
-        FunctionName = try container.decodeIfPresent(String.self, forKey: .FunctionName)
-        Command = try container.decodeIfPresent([String].self, forKey: .Command)
-        Endpoint = try container.decodeIfPresent(String.self, forKey: .Endpoint)
-        InvokeName = try container.decodeIfPresent(String.self, forKey: .InvokeName)
-        Timeout = try container.decodeIfPresent(Int.self, forKey: .Timeout)
     }
 
     func validated(path: String, field: String) throws(ConfigurationError) -> LambdaFunctionDirectory.Entry {
@@ -267,21 +231,6 @@ struct BucketShape: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case Name, Endpoint, Region, StoreBucket, AddressingStyle, Credentials, CredentialsFrom, Timeout
         case MultipartThresholdMB, PartSizeMB
-    }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        Name = try container.decode(String.self, forKey: .Name)
-        Endpoint = try container.decode(String.self, forKey: .Endpoint)
-        Region = try container.decodeIfPresent(String.self, forKey: .Region)
-        StoreBucket = try container.decodeIfPresent(String.self, forKey: .StoreBucket)
-        AddressingStyle = try container.decodeIfPresent(String.self, forKey: .AddressingStyle)
-        Credentials = try container.decodeIfPresent(CredentialShape.self, forKey: .Credentials)
-        CredentialsFrom = try container.decodeIfPresent(String.self, forKey: .CredentialsFrom)
-        Timeout = try container.decodeIfPresent(Int.self, forKey: .Timeout)
-        MultipartThresholdMB = try container.decodeIfPresent(Int.self, forKey: .MultipartThresholdMB)
-        PartSizeMB = try container.decodeIfPresent(Int.self, forKey: .PartSizeMB)
     }
 
     func validated(path: String, field: String, environment: [String: String]) throws(ConfigurationError) -> S3Store {

@@ -133,11 +133,6 @@ package struct ListTagsForDeliveryStreamInput: Decodable, Sendable {
 }
 
 extension Tag {
-    package init(key: String?, value: String?) {
-        self.key = key
-        self.value = value
-    }
-
     /// `^(?!aws:)[\p{L}\p{Z}\p{N}_.:\/=+\-@%]*$` for keys, the same set without the prefix rule for values.
     package static func isAllowedCharacter(_ scalar: Unicode.Scalar) -> Bool {
         let properties = scalar.properties

@@ -2,7 +2,7 @@
 // can hold exactly what a user already sends to AWS. Members firehose-local does not interpret are
 // kept as `JSONValue` so they can be validated ("not supported yet") and described back.
 
-public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
+public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable, DeclaresKnownMembers {
     public var deliveryStreamName: String?
     public var deliveryStreamType: String?
     public var s3DestinationConfiguration: S3DestinationConfiguration?
@@ -46,6 +46,9 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         case tags = "Tags"
     }
 
+    /// Its members and the model's others, which validation refuses as not supported.
+    package static var knownMembers: [String] { CodingKeys.allCases.map(\.stringValue) + unsupportedMembers }
+
     /// The model's other members of CreateDeliveryStreamInput, which firehose-local refuses.
     public static let unsupportedMembers = [
         "RedshiftDestinationConfiguration",
@@ -75,12 +78,6 @@ public struct CreateDeliveryStreamInput: Codable, Sendable, Equatable {
         let all = try decoder.container(keyedBy: AnyCodingKey.self)
         for key in all.allKeys where Self.unsupportedMembers.contains(key.stringValue) {
             otherMembers[key.stringValue] = try all.decode(JSONValue.self, forKey: key)
-        }
-        guard decoder.userInfo[.rejectUnknownMembers] as? Bool == true else { return }
-        let known = CodingKeys.allCases.map(\.stringValue) + Self.unsupportedMembers
-        for key in all.allKeys where !known.contains(key.stringValue) {
-            throw UnknownMemberError(
-                codingPath: decoder.codingPath.map(\.stringValue), member: key.stringValue, knownMembers: known)
         }
     }
 
@@ -114,12 +111,6 @@ public struct DirectPutSourceConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case throughputHintInMBs = "ThroughputHintInMBs"
     }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        throughputHintInMBs = try container.decodeIfPresent(Int.self, forKey: .throughputHintInMBs)
-    }
 }
 
 /// `DeliveryStreamEncryptionConfigurationInput`: the KMS key server-side encryption uses.
@@ -137,29 +128,20 @@ public struct DeliveryStreamEncryptionConfigurationInput: Codable, Sendable, Equ
         case keyARN = "KeyARN"
         case keyType = "KeyType"
     }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        keyARN = try container.decodeIfPresent(String.self, forKey: .keyARN)
-        keyType = try container.decodeIfPresent(String.self, forKey: .keyType)
-    }
 }
 
 public struct Tag: Codable, Sendable, Equatable {
     public var key: String?
     public var value: String?
 
+    package init(key: String?, value: String?) {
+        self.key = key
+        self.value = value
+    }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case key = "Key"
         case value = "Value"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        key = try container.decodeIfPresent(String.self, forKey: .key)
-        value = try container.decodeIfPresent(String.self, forKey: .value)
     }
 }
 
@@ -176,13 +158,6 @@ public struct BufferingHints: Codable, Sendable, Equatable {
         case sizeInMBs = "SizeInMBs"
         case intervalInSeconds = "IntervalInSeconds"
     }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        sizeInMBs = try container.decodeIfPresent(Int.self, forKey: .sizeInMBs)
-        intervalInSeconds = try container.decodeIfPresent(Int.self, forKey: .intervalInSeconds)
-    }
 }
 
 public struct ProcessorParameter: Codable, Sendable, Equatable {
@@ -197,13 +172,6 @@ public struct ProcessorParameter: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case parameterName = "ParameterName"
         case parameterValue = "ParameterValue"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        parameterName = try container.decodeIfPresent(String.self, forKey: .parameterName)
-        parameterValue = try container.decodeIfPresent(String.self, forKey: .parameterValue)
     }
 }
 
@@ -220,13 +188,6 @@ public struct Processor: Codable, Sendable, Equatable {
         case type = "Type"
         case parameters = "Parameters"
     }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        type = try container.decodeIfPresent(String.self, forKey: .type)
-        parameters = try container.decodeIfPresent([ProcessorParameter].self, forKey: .parameters)
-    }
 }
 
 public struct ProcessingConfiguration: Codable, Sendable, Equatable {
@@ -241,13 +202,6 @@ public struct ProcessingConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled = "Enabled"
         case processors = "Processors"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
-        processors = try container.decodeIfPresent([Processor].self, forKey: .processors)
     }
 }
 
@@ -314,7 +268,6 @@ public struct ExtendedS3DestinationConfiguration: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
         try self.init(decoding: decoder)
     }
 
@@ -361,7 +314,7 @@ public struct ExtendedS3DestinationConfiguration: Codable, Sendable, Equatable {
     }
 }
 
-public struct S3DestinationConfiguration: Codable, Sendable, Equatable {
+public struct S3DestinationConfiguration: Codable, Sendable, Equatable, DeclaresKnownMembers {
     public var configuration: ExtendedS3DestinationConfiguration
 
     public init(_ configuration: ExtendedS3DestinationConfiguration) {
@@ -374,8 +327,10 @@ public struct S3DestinationConfiguration: Codable, Sendable, Equatable {
         .encryptionConfiguration, .cloudWatchLoggingOptions,
     ]
 
+    /// The extended shape's members are read, but only these are the plain shape's.
+    package static var knownMembers: [String] { members.map(\.stringValue) }
+
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(known: Self.members.map(\.stringValue))
         var configuration = try ExtendedS3DestinationConfiguration(decoding: decoder)
         // Members only the extended shape has are not part of this one, even when sent.
         configuration.processingConfiguration = nil
@@ -404,7 +359,7 @@ public struct KinesisStreamSourceConfiguration: Codable, Sendable, Equatable {
         self.roleARN = roleARN
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case kinesisStreamARN = "KinesisStreamARN"
         case roleARN = "RoleARN"
     }

@@ -47,8 +47,6 @@ public struct HttpEndpointDestinationConfiguration: Codable, Sendable, Equatable
 
     /// The members, the S3 configuration's named `s3Member` (`S3Update` in an update).
     init(from decoder: any Decoder, s3Member: String) throws {
-        try decoder.rejectUnknownMembers(
-            known: CodingKeys.allCases.filter { $0 != .s3Configuration }.map(\.rawValue) + [s3Member])
         let container = try decoder.container(keyedBy: CodingKeys.self)
         endpointConfiguration = try container.decodeIfPresent(
             HttpEndpointConfiguration.self, forKey: .endpointConfiguration)
@@ -84,14 +82,6 @@ public struct HttpEndpointConfiguration: Codable, Sendable, Equatable {
         case name = "Name"
         case accessKey = "AccessKey"
     }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        url = try container.decodeIfPresent(String.self, forKey: .url)
-        name = try container.decodeIfPresent(String.self, forKey: .name)
-        accessKey = try container.decodeIfPresent(String.self, forKey: .accessKey)
-    }
 }
 
 public struct HttpEndpointRequestConfiguration: Codable, Sendable, Equatable {
@@ -106,13 +96,6 @@ public struct HttpEndpointRequestConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case contentEncoding = "ContentEncoding"
         case commonAttributes = "CommonAttributes"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        contentEncoding = try container.decodeIfPresent(String.self, forKey: .contentEncoding)
-        commonAttributes = try container.decodeIfPresent([HttpEndpointCommonAttribute].self, forKey: .commonAttributes)
     }
 }
 
@@ -129,13 +112,6 @@ public struct HttpEndpointCommonAttribute: Codable, Sendable, Equatable {
         case attributeName = "AttributeName"
         case attributeValue = "AttributeValue"
     }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        attributeName = try container.decodeIfPresent(String.self, forKey: .attributeName)
-        attributeValue = try container.decodeIfPresent(String.self, forKey: .attributeValue)
-    }
 }
 
 public struct HttpEndpointRetryOptions: Codable, Sendable, Equatable {
@@ -147,12 +123,6 @@ public struct HttpEndpointRetryOptions: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case durationInSeconds = "DurationInSeconds"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownMembers(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        durationInSeconds = try container.decodeIfPresent(Int.self, forKey: .durationInSeconds)
     }
 }
 

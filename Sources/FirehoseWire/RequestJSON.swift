@@ -14,9 +14,10 @@ package enum RequestJSON {
     ) throws(FirehoseError) -> Shape {
         let text = RepeatedMembers.keepingLast(body) ?? body
         let decoder = JSONDecoder()
-        if rejectingUnknownMembers { decoder.userInfo[.rejectUnknownMembers] = true }
         do {
-            return try decoder.decode(Shape.self, from: Data(text))
+            return rejectingUnknownMembers
+                ? try decoder.decode(MemberChecked<Shape>.self, from: Data(text)).value
+                : try decoder.decode(Shape.self, from: Data(text))
         } catch let error as DecodingError {
             throw .serialization(describe(error))
         } catch let error as UnknownMemberError {

@@ -144,9 +144,7 @@ struct FaultRuleTests {
 @Suite("Fault rule definitions")
 struct FaultRuleDefinitionTests {
     func definition(_ json: String) throws -> FaultRuleDefinition {
-        let decoder = JSONDecoder()
-        decoder.userInfo[.rejectUnknownMembers] = true
-        return try decoder.decode(FaultRuleDefinition.self, from: Data(json.utf8))
+        try JSONDecoder().decode(MemberChecked<FaultRuleDefinition>.self, from: Data(json.utf8)).value
     }
 
     func rule(_ json: String) throws -> FaultRule {

@@ -32,7 +32,7 @@ struct ConfigurationShapeTests {
 
     static func decode<T: Decodable>(_ type: T.Type, _ json: String, strict: Bool = false) throws -> T {
         let decoder = JSONDecoder()
-        if strict { decoder.userInfo[.rejectUnknownMembers] = true }
+        if strict { return try decoder.decode(MemberChecked<T>.self, from: Data(json.utf8)).value }
         return try decoder.decode(T.self, from: Data(json.utf8))
     }
 
