@@ -38,7 +38,7 @@ enum CommandInvocation {
     /// calling task kills it.
     static func run(_ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int) async -> Outcome {
         precondition(!arguments.isEmpty, "a command needs a program")
-        let cancelled = Cancellation()
+        let watch = ChildWatch()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // A serial queue of its own gets a thread outside the cooperative pool (see BlockingIO),
@@ -46,17 +46,62 @@ enum CommandInvocation {
                 DispatchQueue(label: "firehose-local.lambda-command").async {
                     continuation.resume(
                         returning: runBlocking(
-                            arguments, input: input, timeout: timeout, maxAnswerBytes: maxAnswerBytes,
-                            isCancelled: { cancelled.flag.load(ordering: .relaxed) }))
+                            arguments, input: input, timeout: timeout, maxAnswerBytes: maxAnswerBytes, watch: watch))
                 }
             }
         } onCancel: {
-            cancelled.flag.store(true, ordering: .relaxed)
+            watch.cancel()
         }
     }
 
-    private final class Cancellation: Sendable {
-        let flag = Atomic<Bool>(false)
+    /// What may end a command from outside: its task's cancellation, and (while its exit is awaited)
+    /// the deadline. A kill reaches it only while it is awaited and not yet reaped, so never a
+    /// process that has reused its pid.
+    private final class ChildWatch: Sendable {
+        enum Stop { case timedOut, cancelled }
+
+        private struct State {
+            var cancelled = false
+            /// The command whose exit is awaited, until it has exited.
+            var awaited: pid_t?
+            var stop: Stop?
+        }
+
+        private let state = Mutex(State())
+
+        var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+        func cancel() {
+            state.withLock { state in
+                state.cancelled = true
+                stop(&state, .cancelled)
+            }
+        }
+
+        func timeUp() { state.withLock { stop(&$0, .timedOut) } }
+
+        /// Starts awaiting `pid`; false (and killed) when its task is cancelled already.
+        func startAwaiting(_ pid: pid_t) -> Bool {
+            state.withLock { state in
+                state.awaited = pid
+                if state.cancelled { stop(&state, .cancelled) }
+                return state.stop == nil
+            }
+        }
+
+        /// It has exited (not reaped yet): why it was killed, if it was.
+        func exited() -> Stop? {
+            state.withLock { state in
+                state.awaited = nil
+                return state.stop
+            }
+        }
+
+        private func stop(_ state: inout State, _ reason: Stop) {
+            guard let pid = state.awaited, state.stop == nil else { return }
+            CommandInvocation.killAll(pid)
+            state.stop = reason
+        }
     }
 
     private static let ignoreBrokenPipes: Void = {
@@ -66,10 +111,10 @@ enum CommandInvocation {
     }()
 
     private static func runBlocking(
-        _ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int, isCancelled: () -> Bool
+        _ arguments: [String], input: [UInt8], timeout: Duration, maxAnswerBytes: Int, watch: ChildWatch
     ) -> Outcome {
         _ = ignoreBrokenPipes
-        guard !isCancelled() else { return .cancelled }
+        guard !watch.isCancelled else { return .cancelled }
         // pipe2 is not imported: close-on-exec is set just after pipe(), and spawns are serialized so
         // no other command inherits these pipes in between (it would hold them open).
         let started = spawning.withLock { _ in spawn(arguments) }
@@ -83,38 +128,25 @@ enum CommandInvocation {
         let deadline = clock.now.advanced(by: timeout)
         var outcome = exchange(
             pid: pid, input: input, stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
-            deadline: deadline, maxAnswerBytes: maxAnswerBytes, isCancelled: isCancelled)
-        var status: Int32 = 0
-        var reaped = false
+            deadline: deadline, maxAnswerBytes: maxAnswerBytes, isCancelled: { watch.isCancelled })
         if case .answer = outcome {
             // Its outputs are closed; it may still be running (or have left children holding them).
-            while true {
-                let waited = waitpid(pid, &status, WNOHANG)
-                if waited == pid {
-                    reaped = true
-                    break
+            switch awaitExit(pid, deadline: deadline, watch: watch) {
+            case .exited: break
+            case .stopped(.timedOut): outcome = .timedOut
+            case .stopped(.cancelled): outcome = .cancelled
+            case .lost:
+                // Lost track of: killed, and reaped if it can be.
+                killAll(pid)
+                while waitpid(pid, nil, 0) < 0 && errno == EINTR {}
+                if case .answer(_, let standardError) = outcome {
+                    return .failed(status: -1, signal: nil, standardError: standardError)
                 }
-                if waited < 0 && errno != EINTR { break }
-                guard clock.now < deadline else {
-                    killAll(pid)
-                    outcome = .timedOut
-                    break
-                }
-                if isCancelled() {
-                    killAll(pid)
-                    outcome = .cancelled
-                    break
-                }
-                if waited == 0 { usleep(1000) }
             }
         }
-        if !reaped {
-            // Killed (or lost track of): reap it, so no zombie is left.
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            if case .answer(_, let standardError) = outcome {
-                return .failed(status: -1, signal: nil, standardError: standardError)
-            }
-        }
+        // Reaped in every case, so no zombie is left.
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         switch outcome {
         case .answer(let answer, let standardError):
             // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
@@ -128,6 +160,32 @@ enum CommandInvocation {
         case .tooLarge: return .answerTooLarge
         case .cancelled: return .cancelled
         }
+    }
+
+    private enum Exit {
+        case exited
+        case stopped(ChildWatch.Stop)
+        /// `waitid` failed: the command cannot be awaited.
+        case lost
+    }
+
+    /// Blocks until `pid` exits, without reaping it: the watch's kills (the deadline, a cancellation)
+    /// end the wait. Nothing polls.
+    private static func awaitExit(_ pid: pid_t, deadline: ContinuousClock.Instant, watch: ChildWatch) -> Exit {
+        guard watch.startAwaiting(pid) else { return .stopped(.cancelled) }
+        let left = max(.zero, deadline - ContinuousClock.now)
+        let timer = DispatchWorkItem { watch.timeUp() }
+        let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: timer)
+        defer { timer.cancel() }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 {
+            guard errno == EINTR else {
+                _ = watch.exited()
+                return .lost
+            }
+        }
+        return watch.exited().map { .stopped($0) } ?? .exited
     }
 
     private enum Exchange {

@@ -81,6 +81,17 @@ struct CommandInvocationTests {
         }
         #expect(await never.value == .cancelled)
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/started"))
+        // Outputs closed, process still running: its exit is awaited, and the cancellation ends that too.
+        let lingering = Task {
+            await CommandInvocation.run(
+                ["sh", "-c", "exec >&- 2>&-; touch \(directory)/lingering; sleep 300"], input: [],
+                timeout: .seconds(600), maxAnswerBytes: 100)
+        }
+        try await eventually("the lingering command to start") {
+            FileManager.default.fileExists(atPath: "\(directory)/lingering")
+        }
+        lingering.cancel()
+        #expect(await lingering.value == .cancelled)
     }
 
     @Test("An answer beyond the limit stops the command")
