@@ -19,6 +19,7 @@ root="$(dirname "$here")"
 swift build -c release --package-path "$here" --product firehose-load >&2
 swift build -c release --package-path "$here" --product deflate-ceiling >&2
 swift build -c release --package-path "$here" --product recorder-bench >&2
+swift build -c release --package-path "$here" --product kinesis-read >&2
 # The transformation function starts a process per batch in command mode: linked statically it starts
 # in about 4.5 ms rather than 11 (docs/benchmarks.md), in a build folder of its own (the flag applies to
 # everything a build compiles).

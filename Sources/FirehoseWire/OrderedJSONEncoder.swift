@@ -16,12 +16,6 @@ package enum OrderedJSONEncoder {
     }
 }
 
-/// A value that writes itself straight into the output instead of through containers (bytes as
-/// base64 without an intermediate string).
-package protocol JSONWriterEncodable: Encodable {
-    func write(into writer: inout JSONWriter)
-}
-
 /// A member written as `null` when it has no value, where a synthesized conformance would leave an
 /// optional out: for documents whose readers expect every member.
 package struct Nullable<Wrapped: Encodable>: Encodable {
@@ -45,15 +39,13 @@ package struct NoMembers: Encodable, Sendable {
 }
 
 /// Bytes that JSON carries as a base64 string, as AWS's blob members do.
-package struct Base64Blob: JSONWriterEncodable, Sendable, Equatable {
+package struct Base64Blob: Encodable, Sendable, Equatable {
     package var bytes: ArraySlice<UInt8>
 
     /// Shares the array's storage: no copy.
     package init(_ bytes: [UInt8]) { self.bytes = bytes[...] }
 
     package init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
-
-    package func write(into writer: inout JSONWriter) { writer.base64(bytes) }
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -93,14 +85,21 @@ private final class EncodingState {
         }
     }
 
+    /// Whether values of a type are string-keyed maps, by type: asked once per type and encoding, as
+    /// a cast to a protocol costs more than the rest of a small value's writing.
+    private var isMap: [ObjectIdentifier: Bool] = [:]
+
     /// Writes `value` as the value at `level`: directly when it can, else through its conformance.
-    func encode(_ value: some Encodable, level: Int) {
+    func encode<Value: Encodable>(_ value: Value, level: Int) {
         close(downTo: level)
-        if let direct = value as? any JSONWriterEncodable {
-            direct.write(into: &writer)
+        if Value.self == Base64Blob.self, let blob = value as? Base64Blob {
+            writer.base64(blob.bytes)
             return
         }
-        if let dictionary = value as? any StringKeyedDictionary {
+        let type = ObjectIdentifier(Value.self)
+        let isMap = self.isMap[type] ?? (value is any StringKeyedDictionary)
+        self.isMap[type] = isMap
+        if isMap, let dictionary = value as? any StringKeyedDictionary {
             dictionary.encodeSorted(into: self, level: level)
             return
         }
