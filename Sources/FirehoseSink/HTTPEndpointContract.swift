@@ -161,11 +161,23 @@ package enum HTTPEndpointContract {
         id requestID: String, timestamp: Date, records: some Collection<ArraySlice<UInt8>>,
         settings: HTTPEndpointSettings, timeout: Duration = responseTimeout
     ) -> HTTPRequest {
-        let body = OrderedJSONEncoder.encode(
-            RequestBody(
-                requestId: requestID, timestamp: timestamp.epochMilliseconds,
-                records: records.map { RequestBody.Record(data: Base64Blob($0)) }),
-            reservingCapacity: 96 + records.reduce(0) { $0 + 16 + $1.count * 4 / 3 })
+        // Written by hand, as the Lambda event is: it carries every record.
+        var body = JSONWriter(reservingCapacity: 96 + records.reduce(0) { $0 + 16 + $1.count * 4 / 3 })
+        body.beginObject()
+        body.key("requestId")
+        body.string(requestID)
+        body.key("timestamp")
+        body.integer(Int(timestamp.epochMilliseconds))
+        body.key("records")
+        body.beginArray()
+        for record in records {
+            body.beginObject()
+            body.key("data")
+            body.base64(record)
+            body.endObject()
+        }
+        body.endArray()
+        body.endObject()
 
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/json"), ("User-Agent", userAgent),
@@ -177,7 +189,7 @@ package enum HTTPEndpointContract {
             let attributes = OrderedJSONEncoder.encode(CommonAttributesHeader(attributes: settings.commonAttributes))
             headers.append(("X-Amz-Firehose-Common-Attributes", String(decoding: attributes, as: UTF8.self)))
         }
-        var content = body
+        var content = body.bytes
         if settings.contentEncoding == .gzip, let compressed = try? GzipEncoding(level: 6).encodeWhole(content) {
             content = compressed
             headers.append(("Content-Encoding", "gzip"))
@@ -249,18 +261,6 @@ package enum HTTPEndpointContract {
             guard echoed == requestID else { return "requestId '\(Failure.cut(echoed, to: 100))' is not the request's" }
             return hasTimestamp ? nil : "timestamp is missing"
         }
-    }
-
-    /// The request's body, members in the specification's order.
-    private struct RequestBody: Encodable {
-        struct Record: Encodable {
-            var data: Base64Blob
-        }
-
-        var requestId: String
-        /// Epoch milliseconds.
-        var timestamp: Int64
-        var records: [Record]
     }
 
     /// `X-Amz-Firehose-Common-Attributes`: `{"commonAttributes": {name: value, …}}`, in the
