@@ -1,5 +1,6 @@
-/// A minimal JSON writer for responses: they are small and fixed in shape, so building bytes directly
-/// is simpler and faster than going through `Encodable`.
+/// Compact JSON written straight into bytes: the output of `OrderedJSONEncoder`, and what the paths
+/// that carry every record (the put answers, the Lambda event, the HTTP endpoint request, error
+/// records) write by hand, where going through `Encodable` would cost throughput.
 package struct JSONWriter: Sendable {
     package private(set) var bytes: [UInt8] = []
     private var needsComma = false
@@ -73,16 +74,6 @@ package struct JSONWriter: Sendable {
         separate()
         bytes.append(contentsOf: JSONValue.text(of: value).utf8)
         needsComma = true
-    }
-
-    /// `{"name": count, ...}` with the names in order, so a document reads the same every time.
-    package mutating func counts(_ counts: [String: Int]) {
-        beginObject()
-        for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
-            key(name)
-            integer(count)
-        }
-        endObject()
     }
 
     package mutating func bool(_ value: Bool) {

@@ -55,19 +55,11 @@ private func caseNames<Key: CodingKey & CaseIterable>(_ type: Key.Type) -> [Stri
     type.allCases.map(\.stringValue)
 }
 
-/// Decodes a value with its members checked: the value's own decoder wraps a value's nested ones.
-private struct Checked<Value: Decodable>: Decodable {
-    var value: Value
-
-    init(from decoder: any Decoder) throws {
-        value = try Value(
-            from: MemberCheckingDecoder(base: decoder, declared: Value.self as? any DeclaresKnownMembers.Type))
-    }
-
+extension MemberChecked {
     /// Values the decoders read in their own way (JSONDecoder reads a URL from a string, not from
     /// its `Decodable` conformance): decoded by the decoder itself. None holds members to check.
-    static var isLeaf: Bool {
-        Value.self == URL.self || Value.self == Date.self || Value.self == Data.self || Value.self == Decimal.self
+    fileprivate static var isLeaf: Bool {
+        Shape.self == URL.self || Shape.self == Date.self || Shape.self == Data.self || Shape.self == Decimal.self
     }
 }
 
@@ -127,13 +119,13 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try base.decode(type, forKey: key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if Checked<T>.isLeaf { return try base.decode(type, forKey: key) }
-        return try base.decode(Checked<T>.self, forKey: key).value
+        if MemberChecked<T>.isLeaf { return try base.decode(type, forKey: key) }
+        return try base.decode(MemberChecked<T>.self, forKey: key).value
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        if Checked<T>.isLeaf { return try base.decodeIfPresent(type, forKey: key) }
-        return try base.decodeIfPresent(Checked<T>.self, forKey: key)?.value
+        if MemberChecked<T>.isLeaf { return try base.decodeIfPresent(type, forKey: key) }
+        return try base.decodeIfPresent(MemberChecked<T>.self, forKey: key)?.value
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -180,8 +172,8 @@ private struct CheckingUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try base.decode(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if Checked<T>.isLeaf { return try base.decode(type) }
-        return try base.decode(Checked<T>.self).value
+        if MemberChecked<T>.isLeaf { return try base.decode(type) }
+        return try base.decode(MemberChecked<T>.self).value
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
@@ -221,7 +213,7 @@ private struct CheckingSingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try base.decode(type) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if Checked<T>.isLeaf { return try base.decode(type) }
-        return try base.decode(Checked<T>.self).value
+        if MemberChecked<T>.isLeaf { return try base.decode(type) }
+        return try base.decode(MemberChecked<T>.self).value
     }
 }

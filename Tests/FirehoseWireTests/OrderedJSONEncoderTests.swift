@@ -113,12 +113,11 @@ struct OrderedJSONEncoderTests {
         #expect(OrderedJSONEncoder.encode([String?.none, "b"]) == Array(#"[null,"b"]"#.utf8))
     }
 
-    @Test("A dictionary's members come out sorted by key, as JSONWriter.counts writes them")
+    @Test("A dictionary's members come out sorted by key, the same every time")
     func sortedDictionary() {
         let counts = Dictionary(uniqueKeysWithValues: (0..<40).map { ("k\($0)", $0) })
-        var writer = JSONWriter()
-        writer.counts(counts)
-        #expect(OrderedJSONEncoder.encode(counts) == writer.bytes)
+        let sorted = counts.keys.sorted().map { #""\#($0)":\#(counts[$0]!)"# }
+        #expect(OrderedJSONEncoder.encode(counts) == Array(("{" + sorted.joined(separator: ",") + "}").utf8))
         #expect(
             OrderedJSONEncoder.encode(["b": ["y": 1, "x": 2], "a": [:]]) == Array(#"{"a":{},"b":{"x":2,"y":1}}"#.utf8))
     }
