@@ -174,7 +174,7 @@ public final class FirehoseSink: Sendable {
     let quarantine = Mutex<[QuarantinedBuffer]>([])
     private let streamChanges = AsyncGate()
     /// Where every stream's objects go (`Configuration.destination`, `stores`).
-    private let destination: any ObjectDestination
+    let destination: any ObjectDestination
     /// Recovered buffers whose delivery failed at start, retried until shutdown.
     let recoveryRetries = Mutex<[Task<Void, Never>]>([])
     /// Recovered buffers whose delivery failed and that are still staged.

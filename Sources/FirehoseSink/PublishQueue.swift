@@ -7,7 +7,7 @@ struct PublishQueue<Buffer: Identifiable, Reason, Object, Waiter> {
     /// Closed buffers not yet in the bucket, oldest first. The first is published once it no longer
     /// waits for reserved segments; a buffer being published stays here until it is done.
     private(set) var retired: [(buffer: Buffer, reason: Reason)] = []
-    private var publisherActive = false
+    private(set) var publisherActive = false
     private var turnWaiters: [Waiter] = []
     /// Failed publishing attempts since the last success.
     private(set) var consecutiveFailures = 0

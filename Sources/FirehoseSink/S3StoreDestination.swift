@@ -90,6 +90,9 @@ package struct S3StoreDestination: ObjectDestination {
 
     package func isRemote(bucket: String) -> Bool { stores[bucket] != nil }
 
+    /// Uploads to `bucket` queued behind the ones running.
+    func uploadsWaiting(for bucket: String) -> Int { uploads[bucket]?.waiting ?? 0 }
+
     package func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError)
         -> String
     {

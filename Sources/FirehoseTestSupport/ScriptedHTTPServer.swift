@@ -29,6 +29,7 @@ public final class ScriptedHTTPServer: Sendable {
 
     private struct State {
         var accepted = 0
+        var closed = 0
         var received: [Received] = []
         var stopped = false
     }
@@ -120,17 +121,21 @@ public final class ScriptedHTTPServer: Sendable {
                     }
                 }
                 _ = close(connection)
+                storage.state.withLock { $0.closed += 1 }
             }
         }.start()
     }
 
-    /// Wakes the server's thread out of accept; the thread closes the listener.
+    /// Wakes the server's thread out of accept; the thread closes the listener. A connection attempt
+    /// is refused from the moment this returns: the socket no longer listens.
     public func stop() {
         storage.state.withLock { $0.stopped = true }
         _ = shutdown(listener, Int32(SHUT_RDWR))
     }
 
     public var accepted: Int { storage.state.withLock { $0.accepted } }
+    /// Connections the server has closed after serving them.
+    public var closed: Int { storage.state.withLock { $0.closed } }
     public var received: [Received] { storage.state.withLock { $0.received } }
     public var url: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 

@@ -89,7 +89,7 @@ struct HTTP1TransportTests {
         defer { server.stop() }
         let transport = HTTP1Transport()
         _ = try await transport.send(request(server.url))
-        try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the server to close the first connection") { server.closed == 1 }
         let second = try await transport.send(request(server.url))
         #expect(String(decoding: second.body, as: UTF8.self) == "n1")
         #expect(server.accepted == 2)
@@ -182,7 +182,7 @@ struct HTTP1TransportTests {
         #expect(refused?.reason == "Connection refused")
 
         let task = Task { try await transport.send(request(server.url, timeout: .seconds(30))) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await eventually("the request to reach the server") { server.received.count == 2 }
         let cancelledAt = clock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }

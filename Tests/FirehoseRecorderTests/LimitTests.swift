@@ -79,25 +79,21 @@ struct LimitTests {
     func thresholdOncePerCrossing() async throws {
         let harness = try Harness(.init(notificationByteThreshold: 500))
         defer { harness.directory.remove() }
-        try await harness.save(4, size: 100)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(harness.events.thresholdCrossings == 0)
-        try await harness.save(3, size: 100)  // crosses at the 5th, stays above for 6 and 7
-        await harness.events.wait { _ in harness.events.thresholdCrossings >= 1 }
+        // Crosses at the 5th record (500 bytes, not at the 4th's 400), stays above for the 6th and 7th.
+        try await harness.save(7, size: 100)
         _ = await harness.recorder.submitAllRecords()  // back to zero
-        try await harness.save(4, size: 100)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(harness.events.thresholdCrossings == 1)
-        try await harness.save(1, size: 100)  // crosses again
-        await harness.events.wait { _ in harness.events.thresholdCrossings >= 2 }
-        #expect(harness.events.thresholdCrossings == 2)
-        guard
-            case .thresholdCrossed(let bytes, let threshold) = harness.events.all.first(where: {
-                if case .thresholdCrossed = $0 { return true } else { return false }
-            })
-        else { Issue.record("no threshold event"); return }
-        #expect(bytes == 500)
-        #expect(threshold == 500)
+        #expect(await harness.events.kinds(throughSubmit: 1) == ["thresholdCrossed", "submitFinished"])
+        try await harness.save(5, size: 100)  // crosses again, at the 5th
+        _ = await harness.recorder.submitAllRecords()
+        #expect(
+            await harness.events.kinds(throughSubmit: 2) == [
+                "thresholdCrossed", "submitFinished", "thresholdCrossed", "submitFinished",
+            ])
+        for event in harness.events.all {
+            guard case .thresholdCrossed(let bytes, let threshold) = event else { continue }
+            #expect(bytes == 500)
+            #expect(threshold == 500)
+        }
     }
 
     @Test("Knobs can be changed on a live recorder")

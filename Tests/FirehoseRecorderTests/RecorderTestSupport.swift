@@ -70,10 +70,32 @@ struct Harness {
     }
 }
 
-/// Collects a recorder's events as they arrive.
+/// Collects a recorder's events as they arrive; `wait` wakes on each one.
+///
+/// To tell that something was *not* reported, a test makes the recorder report something after it
+/// (`submitAllRecords` reports its summary before it returns) and waits for that: events arrive in
+/// the order they were reported, so once the later one is here nothing earlier is still on its way.
 final class EventLog: Sendable {
+    private struct State {
+        var events: [RecorderEvent] = []
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+    }
     private final class Storage: Sendable {
-        let events = Mutex<[RecorderEvent]>([])
+        let state = Mutex(State())
+
+        func append(_ event: RecorderEvent) {
+            let woken = state.withLock { state in
+                state.events.append(event)
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
+            }
+            for waiter in woken { waiter.resume() }
+        }
+
+        func wake(_ waiter: Int) {
+            state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume()
+        }
     }
     private let storage = Storage()
     private let task: Task<Void, Never>
@@ -81,13 +103,13 @@ final class EventLog: Sendable {
     init(_ stream: AsyncStream<RecorderEvent>) {
         let storage = self.storage
         task = Task {
-            for await event in stream { storage.events.withLock { $0.append(event) } }
+            for await event in stream { storage.append(event) }
         }
     }
 
     deinit { task.cancel() }
 
-    var all: [RecorderEvent] { storage.events.withLock { $0 } }
+    var all: [RecorderEvent] { storage.state.withLock { $0.events } }
 
     var drops: [DroppedRecords] {
         all.compactMap {
@@ -103,14 +125,41 @@ final class EventLog: Sendable {
         }.count
     }
 
-    /// Waits (up to 2 s) until `condition` holds for the events received so far.
+    /// Waits until `condition` holds for the events received so far, looking again as each one
+    /// arrives; false if it still does not when `timeout` has passed (a failing test does not hang).
     @discardableResult
-    func wait(until condition: @escaping ([RecorderEvent]) -> Bool) async -> Bool {
-        for _ in 0..<200 {
-            if condition(all) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+    func wait(timeout: Duration = .seconds(30), until condition: ([RecorderEvent]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let seen = all
+            if condition(seen) { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            await nextEvent(after: seen.count, deadline: deadline)
         }
-        return condition(all)
+    }
+
+    /// Returns once an event beyond the first `count` has arrived, or at `deadline`.
+    private func nextEvent(after count: Int, deadline: ContinuousClock.Instant) async {
+        let storage = storage
+        let waiter = storage.state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            storage.wake(waiter)
+        }
+        defer { timer.cancel() }
+        await withCheckedContinuation { continuation in
+            // Parked only if nothing arrived since `count` and the deadline is ahead: the timer's
+            // wake, which takes the same lock at or after the deadline, then finds it.
+            let parked = storage.state.withLock { state -> Bool in
+                guard state.events.count == count, ContinuousClock.now < deadline else { return false }
+                state.waiters[waiter] = continuation
+                return true
+            }
+            if !parked { continuation.resume() }
+        }
     }
 
     func waitForSubmits(_ count: Int) async {
@@ -119,6 +168,23 @@ final class EventLog: Sendable {
                 if case .submitFinished = $0 { return true }
                 return false
             }.count >= count
+        }
+    }
+
+    /// The events reported up to the `count`th submit's summary, by kind (see the type's comment).
+    func kinds(throughSubmit count: Int) async -> [String] {
+        await waitForSubmits(count)
+        return all.map(\.kind)
+    }
+}
+
+extension RecorderEvent {
+    var kind: String {
+        switch self {
+        case .thresholdCrossed: return "thresholdCrossed"
+        case .recordsDropped: return "recordsDropped"
+        case .submitFinished: return "submitFinished"
+        case .databaseRecovered: return "databaseRecovered"
         }
     }
 }

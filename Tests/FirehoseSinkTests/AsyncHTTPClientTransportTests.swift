@@ -68,7 +68,6 @@ struct AsyncHTTPClientTransportTests {
         // A port nothing listens on: the server just stopped.
         let closed = try ScriptedHTTPServer { _ in .silence }
         closed.stop()
-        try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         let refused = await #expect(throws: TransportFailure.self) {
             _ = try await transport.send(request(closed.url))

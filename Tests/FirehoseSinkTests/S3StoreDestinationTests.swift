@@ -383,9 +383,11 @@ struct S3StoreDestinationTests {
             }
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for stream in streams { group.addTask { try await harness.sink.flush(stream: stream).count } }
-                try await eventually("four uploads to reach the store") { store.held == 4 }
-                // Time for more to arrive, were they let through.
-                try await Task.sleep(for: .milliseconds(100))
+                // Four in the store and the other three queued behind them, where none can pass.
+                let destination = try #require(harness.sink.destination as? S3StoreDestination)
+                try await eventually("four uploads in the store and three queued at the bucket's gate") {
+                    store.held == 4 && destination.uploadsWaiting(for: "demo-bucket") == 3
+                }
                 #expect(store.held == S3StoreDestination.concurrentUploads)
                 try await eventually("every upload to be let through and answered") {
                     store.releaseAll()

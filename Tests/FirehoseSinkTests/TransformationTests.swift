@@ -2,6 +2,7 @@ import FirehoseKeyLayout
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FirehoseSink
@@ -358,11 +359,15 @@ struct TransformationTests {
                 try transformedSettings(function.function("hang"), bufferSizeBytes: 1, timeout: .seconds(30)))
             try await harness.put(["one"])
             try await eventually("the function invoked") { function.events.count == 1 }
+            let source = try #require(harness.sink.streams.withLock { $0["demo"]?.source })
+            try await eventually("the publishing to wait for the function") {
+                await source.isPublishing
+            }
             try await harness.sink.deleteStream("demo")
             function.release()
-            // The invocation under way answers; nothing of it may reach the bucket or the staging folder.
-            try await eventually("the staging folder empty") { harness.stagingIsEmpty }
-            try await Task.sleep(for: .milliseconds(300))
+            // The invocation under way answers and the publishing that awaited it ends; nothing of it
+            // may reach the bucket or the staging folder.
+            try await eventually("the publishing to end") { await !source.isPublishing }
             #expect(harness.stagingIsEmpty)
             #expect(harness.files(under: harness.bucketPath()).isEmpty)
             #expect(function.events.count == 1)
@@ -414,9 +419,11 @@ struct TransformationTests {
             let held = openDescriptors() - before
             #expect(held < 20, "60 queued buffers hold \(held) descriptors")
             // The next buffer's invocation runs beside the one under way, and no more than that.
+            // Every buffer is staged whole before its put returns, so each could start its invocation:
+            // the two that did are all the stream holds.
             try await eventually("the next buffer's invocation") { function.events.count == 2 }
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(function.events.count == 2)
+            let source = try #require(harness.sink.streams.withLock { $0["demo"]?.source })
+            #expect(await source.buffersConsuming == 2)
             function.release()
             let objects = try await harness.sink.flush()
             let delivered = try objects.map { String(decoding: try harness.contents(of: $0), as: UTF8.self) }.joined()
@@ -510,4 +517,11 @@ struct TransformationTests {
         #expect(SourceRecordFrame.parse(storage + [0]) == nil)
         #expect(SourceRecordFrame.parse([])?.isEmpty == true)
     }
+}
+
+extension DeliveryStream {
+    /// Whether a publisher's turn is under way.
+    var isPublishing: Bool { publishQueue.publisherActive }
+    /// Buffers whose consumer's first half (a function's invocation) is started or kept.
+    var buffersConsuming: Int { consuming.count }
 }
