@@ -132,14 +132,14 @@ let package = Package(
         // No HTTP server.
         .target(
             name: "ServerCore",
-            dependencies: ["FirehoseWire", "AWSSigV4", "IAMPolicy", "FirehoseSink"],
+            dependencies: ["FirehoseWire", "AWSSigV4", "IAMPolicy", "DurableStorage"],
             swiftSettings: swiftSettings
         ),
         // IAM's roles and inline policies (the Query API), and which callers identity-based policies bind.
         .target(
             name: "IAMService",
             dependencies: [
-                "ServerCore", "FirehoseWire", "AWSSigV4", "IAMPolicy", "DurableStorage", "FirehoseSink",
+                "ServerCore", "FirehoseWire", "AWSSigV4", "IAMPolicy", "DurableStorage",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -159,7 +159,7 @@ let package = Package(
         .target(
             name: "KinesisService",
             dependencies: [
-                "ServerCore", "FirehoseWire", "KinesisStreams", "CivilTime", "FirehoseSink",
+                "ServerCore", "FirehoseWire", "KinesisStreams", "CivilTime",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -330,7 +330,7 @@ let package = Package(
         .testTarget(
             name: "IAMServiceTests",
             dependencies: [
-                "IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "FirehoseSink", "AWSSigV4",
+                "IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4",
                 "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -356,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "S3ServiceTests",
             dependencies: [
-                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseTestSupport", "AWSSigV4",
+                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseWire", "FirehoseTestSupport", "AWSSigV4",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

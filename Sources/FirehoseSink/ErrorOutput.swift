@@ -126,8 +126,3 @@ enum ErrorOutput {
         batch.append(line)
     }
 }
-
-extension Date {
-    /// Epoch milliseconds, as error records, journals, Lambda events and Kinesis arrivals carry times.
-    package var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-}

@@ -1,5 +1,4 @@
 import AWSSigV4
-import FirehoseSink
 import FirehoseWire
 import IAMPolicy
 import Logging

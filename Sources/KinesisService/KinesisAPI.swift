@@ -1,5 +1,4 @@
 import Dispatch
-import FirehoseSink
 import FirehoseWire
 import KinesisStreams
 import Logging

@@ -1,4 +1,3 @@
-import FirehoseSink
 import FirehoseWire
 import KinesisStreams
 import Logging

@@ -680,3 +680,6 @@ package final class S3API: Sendable {
             body: error.document(requestID: requestID))
     }
 }
+
+/// The HTTP layer sends a GetObject's body from the object S3 opened, as it was when opened.
+extension OpenObject: ReadableAtOffsets {}

@@ -2,6 +2,7 @@ import AWSSigV4
 import Crypto
 import DurableStorage
 import FirehoseSink
+import FirehoseWire
 import Synchronization
 
 #if canImport(Glibc)

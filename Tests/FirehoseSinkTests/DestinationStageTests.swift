@@ -1,6 +1,7 @@
 import DurableStorage
 import FirehoseSink
 import FirehoseTestSupport
+import FirehoseWire
 import Foundation
 import Synchronization
 import Testing

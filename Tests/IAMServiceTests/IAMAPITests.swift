@@ -1,5 +1,4 @@
 import AWSSigV4
-import FirehoseSink
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation

@@ -1,6 +1,7 @@
 import AWSSigV4
 import Crypto
 import FirehoseSink
+import FirehoseWire
 import FirehoseTestSupport
 import Foundation
 import Logging
