@@ -356,7 +356,8 @@ let package = Package(
         .testTarget(
             name: "S3ServiceTests",
             dependencies: [
-                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseWire", "FirehoseTestSupport", "AWSSigV4",
+                "S3Service", "ServerCore", "ServiceTestSupport", "FirehoseSink", "FirehoseWire", "FirehoseTestSupport",
+                "AWSSigV4",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

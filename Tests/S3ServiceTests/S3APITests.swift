@@ -1,8 +1,8 @@
 import AWSSigV4
 import Crypto
 import FirehoseSink
-import FirehoseWire
 import FirehoseTestSupport
+import FirehoseWire
 import Foundation
 import Logging
 import ServerCore
