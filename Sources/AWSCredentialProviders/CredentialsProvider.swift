@@ -1,5 +1,5 @@
-import AWSSigV4
-import Foundation
+public import AWSSigV4
+public import Foundation
 
 /// Supplies the keys requests are signed with. Called before every request, so a provider should
 /// cache what is expensive to get.

@@ -1,5 +1,5 @@
-import AWSSigV4
-import Foundation
+public import AWSSigV4
+public import Foundation
 
 /// Credentials from the shared AWS files, as the AWS CLI and SDKs read them:
 ///

@@ -1,9 +1,9 @@
 import Crypto
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// S3's older query-string authentication (Signature Version 2): what boto3's and the AWS CLI's

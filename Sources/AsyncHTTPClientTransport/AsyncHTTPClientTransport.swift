@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import HTTPTransports
+public import HTTPTransports
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The HTTP `Date` header's form (RFC 1123, always GMT): `Sat, 21 Nov 2026 13:05:09 GMT`.

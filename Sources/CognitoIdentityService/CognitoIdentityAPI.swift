@@ -1,13 +1,13 @@
-import AWSSigV4
+package import AWSSigV4
 import Crypto
-import FirehoseWire
-import Logging
-import ServerCore
+package import FirehoseWire
+package import Logging
+package import ServerCore
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Amazon Cognito Identity (2014-06-30, AWS JSON 1.1) on the server's port: identity pools, their

@@ -1,4 +1,4 @@
-import DurableStorage
+package import DurableStorage
 import FirehoseWire
 import Synchronization
 
@@ -11,9 +11,9 @@ import Synchronization
 #endif
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The identity pools, their identities and the credentials issued to them, on disk under

@@ -1,7 +1,7 @@
 import AWSSigV4
 import DurableStorage
 import FirehoseWire
-import ServerCore
+package import ServerCore
 import Synchronization
 
 #if canImport(Glibc)

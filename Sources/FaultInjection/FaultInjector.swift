@@ -3,9 +3,9 @@ import FirehoseWire
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The server's fault rules, shared by every request: `FaultRuleSet` behind a lock, with a lock-free

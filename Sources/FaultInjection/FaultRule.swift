@@ -1,4 +1,4 @@
-import FirehoseWire
+package import FirehoseWire
 
 /// One fault-injection rule: which requests it matches, when it fires, and what it does to a request
 /// it fires on. A value: the state of its firing (how often it fired, its random draws) lives in

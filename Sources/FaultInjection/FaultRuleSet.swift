@@ -1,9 +1,9 @@
-import FirehoseWire
+package import FirehoseWire
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// A request as fault rules see it.

@@ -2,7 +2,7 @@ import AWSCredentialProviders
 import AWSSigV4
 import CivilTime
 import FirehoseWire
-import Foundation
+public import Foundation
 import HTTPTransports
 import Synchronization
 

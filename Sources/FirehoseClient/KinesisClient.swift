@@ -1,6 +1,6 @@
 import AWSCredentialProviders
 import FirehoseWire
-import Foundation
+public import Foundation
 import HTTPTransports
 
 /// A record for Kinesis Data Streams: its data and the partition key that chooses its shard (or an

@@ -1,7 +1,7 @@
 import AWSCredentialProviders
 import AWSSigV4
 import FirehoseWire
-import Foundation
+public import Foundation
 import HTTPTransports
 import Synchronization
 

@@ -1,5 +1,5 @@
 import CivilTime
-import Foundation
+public import Foundation
 
 /// A wall-clock reading of one instant at one UTC offset, computed with integer arithmetic only.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A `java.time.format.DateTimeFormatter` pattern, as Firehose evaluates inside `!{timestamp:...}`,
 /// compiled once so formatting is a walk over a few enum cases.

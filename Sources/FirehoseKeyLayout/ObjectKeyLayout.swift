@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How one destination names its objects: `<evaluated prefix><stream>-<VersionId>-<yyyy>-<MM>-<dd>-
 /// <HH>-<mm>-<ss>-<uuid><ext>`, read in UTC or the destination's `CustomTimeZone`.

@@ -1,19 +1,19 @@
-import AWSSigV4
-import CognitoIdentityService
-import FaultInjection
-import FirehoseSink
-import FirehoseWire
-import IAMPolicy
+public import AWSSigV4
+package import CognitoIdentityService
+package import FaultInjection
+public import FirehoseSink
+public import FirehoseWire
+package import IAMPolicy
 import IAMService
 import KinesisService
-import KinesisStreams
-import ServerCore
+package import KinesisStreams
+package import ServerCore
 import Yams
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc

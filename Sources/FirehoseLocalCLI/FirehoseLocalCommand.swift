@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 
 public struct FirehoseLocalCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(

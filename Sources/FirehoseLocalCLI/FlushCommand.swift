@@ -1,5 +1,5 @@
 import AWSSigV4
-import ArgumentParser
+public import ArgumentParser
 import HTTPTransports
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,5 @@
 import AWSSigV4
-import ArgumentParser
+public import ArgumentParser
 import AsyncHTTPClientTransport
 import CognitoIdentityService
 import DurableStorage

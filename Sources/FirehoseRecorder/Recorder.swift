@@ -1,6 +1,6 @@
 import FirehoseClient
 import FirehoseWire
-import Foundation
+public import Foundation
 
 /// Keeps records on disk until the service has them, and says what happened to every one: the one
 /// core of `FirehoseRecorder` and `KinesisRecorder`, which differ only in their `RecorderWire`.

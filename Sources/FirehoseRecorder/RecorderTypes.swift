@@ -1,6 +1,6 @@
-import FirehoseClient
+public import FirehoseClient
 import FirehoseWire
-import Foundation
+public import Foundation
 
 extension Recorder {
     public typealias Durability = RecorderDurability

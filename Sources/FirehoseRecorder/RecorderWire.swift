@@ -1,6 +1,6 @@
-import FirehoseClient
+public import FirehoseClient
 import FirehoseWire
-import Foundation
+public import Foundation
 
 /// What a recorder delivers to, as far as its core needs to know: the call that sends a batch, the
 /// service's limits, and the names in messages and files. Everything else — the journal, the store,

@@ -1,23 +1,23 @@
-import AWSSigV4
-import CognitoIdentityService
+public import AWSSigV4
+package import CognitoIdentityService
 import Dispatch
-import DurableStorage
-import FaultInjection
-import FirehoseService
-import FirehoseSink
+public import DurableStorage
+package import FaultInjection
+package import FirehoseService
+public import FirehoseSink
 import FirehoseWire
-import IAMService
+package import IAMService
 import KinesisService
-import KinesisStreams
-import Logging
+package import KinesisStreams
+public import Logging
 import S3Service
-import ServerCore
+public import ServerCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The Firehose API and the `/_local` endpoints over a sink: authentication, operation dispatch and

@@ -3,9 +3,9 @@ import FirehoseService
 import FirehoseSink
 import FirehoseWire
 import HTTPTypes
-import Hummingbird
+public import Hummingbird
 import HummingbirdCore
-import Logging
+public import Logging
 import NIOCore
 import S3Service
 import ServerCore

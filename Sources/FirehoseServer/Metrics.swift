@@ -1,6 +1,6 @@
-import FirehoseSink
+public import FirehoseSink
 import FirehoseWire
-import Prometheus
+public import Prometheus
 import Synchronization
 
 /// The server's metrics, served as Prometheus text at `GET /_local/metrics`.

@@ -1,13 +1,13 @@
-import FirehoseSink
-import FirehoseWire
-import Logging
-import ServerCore
+package import FirehoseSink
+package import FirehoseWire
+package import Logging
+package import ServerCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Amazon Data Firehose's API over the sink, without the HTTP server: the puts (checked, throttled

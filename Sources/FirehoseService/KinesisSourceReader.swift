@@ -1,7 +1,7 @@
-import FirehoseSink
+package import FirehoseSink
 import FirehoseWire
-import KinesisStreams
-import Logging
+package import KinesisStreams
+package import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

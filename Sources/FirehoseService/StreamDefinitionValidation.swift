@@ -1,6 +1,6 @@
 import FirehoseKeyLayout
-import FirehoseSink
-import FirehoseWire
+package import FirehoseSink
+public import FirehoseWire
 import JQ
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,5 @@
 import CXattr
-import DurableStorage
+package import DurableStorage
 import FirehoseKeyLayout
 import FirehoseWire
 
@@ -10,9 +10,9 @@ import FirehoseWire
 #endif
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The bucket folders of the data directory as buckets and objects, for the S3 API: read (listings,

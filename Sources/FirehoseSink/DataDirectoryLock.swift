@@ -1,4 +1,4 @@
-import DurableStorage
+public import DurableStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import CZlib
-import FirehoseWire
+package import FirehoseWire
 
 // The zlib the GZIP encoding needs beyond what both sides of the wire share (`GzipCompressor`,
 // `Gzip.decompress` in FirehoseWire): segments deflated in parallel and joined into one member.

@@ -1,6 +1,6 @@
-import FirehoseKeyLayout
-import FirehoseWire
-import JQ
+public import FirehoseKeyLayout
+public import FirehoseWire
+public import JQ
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

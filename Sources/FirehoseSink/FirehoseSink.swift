@@ -1,14 +1,14 @@
 import AsyncHTTPClientTransport
-import DurableStorage
-import FirehoseWire
-import HTTPTransports
-import Logging
+public import DurableStorage
+public import FirehoseWire
+package import HTTPTransports
+public import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc

@@ -1,10 +1,10 @@
 import FirehoseWire
-import HTTPTransports
+package import HTTPTransports
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Where and how an HTTP endpoint destination delivers (`HttpEndpointDestinationConfiguration`),

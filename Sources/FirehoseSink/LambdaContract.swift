@@ -1,9 +1,9 @@
 import FirehoseWire
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The `Lambda` processor's contract with a transformation function, as AWS documents it

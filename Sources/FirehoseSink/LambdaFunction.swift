@@ -1,11 +1,11 @@
 import AsyncHTTPClientTransport
 import FirehoseWire
-import HTTPTransports
+package import HTTPTransports
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc

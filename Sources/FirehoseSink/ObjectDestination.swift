@@ -1,4 +1,4 @@
-import DurableStorage
+package import DurableStorage
 import FirehoseKeyLayout
 
 #if canImport(Glibc)

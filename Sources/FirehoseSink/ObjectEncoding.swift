@@ -1,4 +1,4 @@
-import DurableStorage
+package import DurableStorage
 import FirehoseWire
 
 /// The encoding stage (`CompressionFormat`): how a buffer's content becomes the bytes of its object.

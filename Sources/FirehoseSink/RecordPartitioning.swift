@@ -1,10 +1,10 @@
-import FirehoseKeyLayout
-import FirehoseWire
+package import FirehoseKeyLayout
+package import FirehoseWire
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Names one partition of a stream: the values its records' dynamic-partitioning keys took

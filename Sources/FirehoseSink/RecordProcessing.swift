@@ -1,4 +1,4 @@
-import FirehoseWire
+package import FirehoseWire
 
 /// The processing stage (`ProcessingConfiguration.Processors`): what a stream makes of a request's
 /// records before they are partitioned. Runs in the request's own task, before the stream's actor, so

@@ -1,12 +1,12 @@
-import AWSSigV4
-import DurableStorage
-import HTTPTransports
-import Logging
+package import AWSSigV4
+package import DurableStorage
+package import HTTPTransports
+package import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// An S3-compatible store a bucket is mapped to (MinIO, Ceph RGW, AWS S3, moto): where its objects

@@ -1,4 +1,4 @@
-import FirehoseWire
+package import FirehoseWire
 import Synchronization
 
 /// The bytes one request adds to one staging buffer, encoded and ready to be written at its turn.

@@ -1,10 +1,10 @@
-import DurableStorage
+package import DurableStorage
 import FirehoseWire
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc

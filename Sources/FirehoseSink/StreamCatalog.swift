@@ -1,10 +1,10 @@
 import DurableStorage
-import FirehoseWire
+public import FirehoseWire
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc

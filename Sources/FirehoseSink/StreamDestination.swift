@@ -1,10 +1,10 @@
-import HTTPTransports
-import Logging
+package import HTTPTransports
+package import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The destination stage: where a stream's buffers go. Every destination gets the same buffers,

@@ -1,8 +1,8 @@
-import AWSSigV4
+public import AWSSigV4
 import CivilTime
-import FirehoseClient
+public import FirehoseClient
 import FirehoseWire
-import Foundation
+public import Foundation
 import Synchronization
 
 /// An in-process Firehose endpoint that plugs in as the client's `HTTPTransport`: it decodes and

@@ -1,6 +1,6 @@
 #if os(Linux) || os(macOS)
-    import FirehoseClient
-    import Foundation
+    public import FirehoseClient
+    public import Foundation
     #if canImport(Glibc)
         import Glibc
     #elseif canImport(Darwin)

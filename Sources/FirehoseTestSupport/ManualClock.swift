@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The one test clock: Swift's `Clock`, moved only by the test. Tasks sleep on it and resume when

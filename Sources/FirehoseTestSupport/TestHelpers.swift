@@ -1,5 +1,5 @@
 import FirehoseWire
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A fresh directory under the system temp directory, for tests only, removed by `remove()`.

@@ -1,4 +1,4 @@
-import FirehoseWire
+public import FirehoseWire
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

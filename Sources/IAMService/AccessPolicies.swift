@@ -1,6 +1,6 @@
 import FirehoseWire
-import IAMPolicy
-import ServerCore
+package import IAMPolicy
+package import ServerCore
 
 /// Which callers identity-based policies bind: credentials issued for a role that exists (from the
 /// configuration file's `Roles`, or IAM's CreateRole), bound by its inline policies; and configured

@@ -1,13 +1,13 @@
-import AWSSigV4
+package import AWSSigV4
 import FirehoseWire
 import IAMPolicy
-import Logging
-import ServerCore
+package import Logging
+package import ServerCore
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The part of IAM (2010-05-08, the Query protocol: a form-encoded `Action` in, XML out) a test needs

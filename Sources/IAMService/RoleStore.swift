@@ -1,6 +1,6 @@
-import DurableStorage
+package import DurableStorage
 import FirehoseWire
-import IAMPolicy
+package import IAMPolicy
 import ServerCore
 import Synchronization
 
@@ -13,9 +13,9 @@ import Synchronization
 #endif
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// An IAM role as firehose-local keeps it: what GetRole answers, and its inline policies.

@@ -1,14 +1,14 @@
 import Dispatch
-import FirehoseWire
-import KinesisStreams
-import Logging
+package import FirehoseWire
+package import KinesisStreams
+package import Logging
 import ServerCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Kinesis Data Streams (`X-Amz-Target: Kinesis_20131202.*`, AWS JSON 1.1) over the stream log:

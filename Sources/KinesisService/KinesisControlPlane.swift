@@ -1,12 +1,12 @@
-import FirehoseWire
-import KinesisStreams
+package import FirehoseWire
+package import KinesisStreams
 import Logging
 import ServerCore
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Making, deleting and changing streams, and their tags.

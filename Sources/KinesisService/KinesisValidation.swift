@@ -1,5 +1,5 @@
-import FirehoseWire
-import KinesisStreams
+package import FirehoseWire
+package import KinesisStreams
 import ServerCore
 
 #if canImport(FoundationEssentials)

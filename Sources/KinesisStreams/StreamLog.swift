@@ -1,6 +1,6 @@
 import Crypto
 import DurableStorage
-import Foundation
+package import Foundation
 import GRDB
 import Synchronization
 

@@ -1,11 +1,11 @@
-import AWSSigV4
+package import AWSSigV4
 import CivilTime
 import Crypto
 import DurableStorage
-import FirehoseSink
-import FirehoseWire
-import Logging
-import ServerCore
+package import FirehoseSink
+package import FirehoseWire
+package import Logging
+package import ServerCore
 import Synchronization
 
 #if canImport(FoundationEssentials)

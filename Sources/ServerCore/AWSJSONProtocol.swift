@@ -1,4 +1,4 @@
-import FirehoseWire
+package import FirehoseWire
 
 /// AWS JSON 1.1, the protocol of Firehose, Kinesis and Cognito Identity: what a call must be and
 /// how it is answered, one way for every service.

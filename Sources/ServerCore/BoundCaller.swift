@@ -1,5 +1,5 @@
-import FirehoseWire
-import IAMPolicy
+package import FirehoseWire
+package import IAMPolicy
 
 /// A caller bound by identity-based policies: what a service is given to authorize a call, from
 /// whichever service bound it (IAM's roles and keys, the credentials Cognito issued).

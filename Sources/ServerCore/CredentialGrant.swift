@@ -1,4 +1,4 @@
-import AWSSigV4
+package import AWSSigV4
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,4 @@
-import FirehoseWire
+package import FirehoseWire
 
 extension FirehoseError {
     /// The request-memory budget is spent: shed (SDKs retry a 503) rather than queue.

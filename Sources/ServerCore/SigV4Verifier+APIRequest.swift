@@ -1,10 +1,10 @@
-import AWSSigV4
-import FirehoseWire
+package import AWSSigV4
+package import FirehoseWire
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 extension SigV4Verifier {

@@ -1,4 +1,4 @@
-import DurableStorage
+package import DurableStorage
 
 /// Content read at offsets, as a body is sent: an object S3 opened (`OpenObject`). Reads block; the
 /// HTTP layer makes them on its reading thread.

@@ -1,6 +1,6 @@
-import AWSSigV4
+package import AWSSigV4
 import Foundation
-import ServerCore
+package import ServerCore
 import Testing
 
 /// The Cognito Identity calls tests make, on whatever answers them: the Cognito service alone, or the

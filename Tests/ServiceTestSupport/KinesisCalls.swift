@@ -1,6 +1,6 @@
 import Foundation
-import ServerCore
-import Testing
+package import ServerCore
+package import Testing
 
 /// The Kinesis Data Streams calls tests make, on whatever answers them: the Kinesis service alone, or
 /// the whole server through its front door.

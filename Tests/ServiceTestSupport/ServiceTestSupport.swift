@@ -1,7 +1,7 @@
-import AWSSigV4
-import Foundation
-import ServerCore
-import Testing
+package import AWSSigV4
+package import Foundation
+package import ServerCore
+package import Testing
 
 /// What the service test targets share: requests signed as SDKs sign them, and the checks of an
 /// AWS JSON answer.

@@ -1,6 +1,6 @@
 import AWSCredentialProviders
 import AWSSigV4
-import Foundation
+public import Foundation
 
 /// Temporary credentials from your own code (STS, Cognito, your backend), cached and refreshed
 /// `refreshBefore` ahead of their `expiration`.

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTransports
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// `HTTPTransport` over Foundation's `URLSession` (FoundationNetworking on Linux). No caching, no
