@@ -4,6 +4,7 @@ no server."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -93,7 +94,8 @@ def test_the_swift_version_claimed_is_the_one_the_code_needs():
 
 def imported_modules(folder: Path) -> set[str]:
     pattern = re.compile(
-        r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)",
+        r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+"
+        r"(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)",
         re.MULTILINE)
     modules = set()
     for path in folder.rglob("*.swift"):
@@ -101,13 +103,18 @@ def imported_modules(folder: Path) -> set[str]:
     return modules
 
 
-@pytest.mark.timeout_s(300)
-def test_every_declared_dependency_is_imported():
+@functools.cache
+def dumped_package() -> dict:
     swift = shutil.which("swift")
     assert swift, "swift is not on PATH"
     dump = subprocess.run([swift, "package", "dump-package"], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=240, check=True)
-    package = json.loads(dump.stdout)
+    return json.loads(dump.stdout)
+
+
+@pytest.mark.timeout_s(300)
+def test_every_declared_dependency_is_imported():
+    package = dumped_package()
     targets = {t["name"]: t for t in package["targets"]}
     unused = []
     used_packages = set()
@@ -136,6 +143,54 @@ def test_every_declared_dependency_is_imported():
     }
     unused += [f"package {p}" for p in sorted(declared - used_packages)]
     assert unused == [], "declared but never imported:\n" + "\n".join(unused)
+
+
+def module_map() -> dict[str, set[str]]:
+    """docs/architecture.md's table of layers: what each module may import."""
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text("utf-8")
+    section = text.split("## Modules", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and "`" in cells[1]:
+            rows.append((cells[0], re.findall(r"`([^`]+)`", cells[1]), cells[2]))
+    layers: dict[str, list[str]] = {}
+    for layer, modules, _ in rows:
+        layers.setdefault(layer, []).extend(modules)
+    allowed = {}
+    for layer, modules, may_import in rows:
+        for index, module in enumerate(modules):
+            reachable = set()
+            for item in (part.strip() for part in may_import.split(",")):
+                if item.endswith(" later in this list"):
+                    same = item.removesuffix(" later in this list")
+                    assert same == layer, f"{layer}: '{item}' names another layer"
+                    reachable |= set(modules[index + 1:])
+                else:
+                    assert item in layers, f"{layer}: '{item}' is not a layer of the table"
+                    reachable |= set(layers[item])
+            allowed[module] = reachable
+    return allowed
+
+
+@pytest.mark.timeout_s(300)
+def test_the_module_map_is_the_package():
+    """Every module of Sources is in the architecture's table, and imports only what its row allows."""
+    allowed = module_map()
+    package = dumped_package()
+    ours = {
+        t["name"]: t for t in package["targets"]
+        if t["type"] in ("regular", "executable") and not (t.get("path") or "").startswith("Tests")
+    }
+    assert sorted(set(ours) - set(allowed)) == [], "modules the table does not place"
+    assert sorted(set(allowed) - set(ours)) == [], "modules in the table that the package does not have"
+    forbidden = []
+    for name, target in ours.items():
+        for dependency in target["dependencies"]:
+            needed = (dependency.get("byName") or dependency.get("target") or [None])[0]
+            if needed in ours and needed not in allowed[name]:
+                forbidden.append(f"{name} -> {needed}")
+    assert forbidden == [], "arrows the module map does not allow:\n" + "\n".join(forbidden)
 
 
 def c99name(name: str) -> str:
