@@ -178,6 +178,11 @@ let package = Package(
         // Fault rules (errors, latency, resets, hangs, failed records) as a pure state machine, their
         // definitions as the configuration file and `/_local/faults` give them, and the injector.
         .target(
+            name: "STSService",
+            dependencies: ["ServerCore", "FirehoseWire", "AWSSigV4"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "FaultInjection",
             dependencies: ["ServerCore", "FirehoseWire", "AWSSigV4", "CivilTime"],
             swiftSettings: swiftSettings
@@ -202,6 +207,7 @@ let package = Package(
                 "CognitoIdentityService",
                 "KinesisService",
                 "S3Service",
+                "STSService",
                 "FaultInjection",
                 "FirehoseService",
                 "CivilTime",
@@ -306,7 +312,8 @@ let package = Package(
         ),
         // What the service test targets share (signed requests, checks of AWS JSON answers).
         .target(
-            name: "ServiceTestSupport", dependencies: ["ServerCore", "AWSSigV4"], path: "Tests/ServiceTestSupport",
+            name: "ServiceTestSupport", dependencies: ["ServerCore", "AWSSigV4", "FirehoseWire"],
+            path: "Tests/ServiceTestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JQTests", dependencies: ["JQ"], swiftSettings: swiftSettings),
@@ -326,6 +333,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FirehoseWireTests", dependencies: ["FirehoseWire", "FirehoseTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "STSServiceTests",
+            dependencies: ["STSService", "ServerCore", "ServiceTestSupport", "AWSSigV4"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -30,6 +30,9 @@ public struct SigV4Verifier: Sendable {
     public let region: String
     public let service: String
     public let dialect: Dialect
+    /// Whether a credential scoped to any region is taken (S3's dialect always takes one): a global
+    /// service (IAM, STS) that SDKs given an endpoint sign for their own region.
+    public let acceptsAnyRegion: Bool
     public let clockSkewTolerance: Duration
     /// Headers that, when a request has them, must be signed (beyond `host` and the date), as spelled
     /// in messages.
@@ -49,11 +52,13 @@ public struct SigV4Verifier: Sendable {
         clockSkewTolerance: Duration = .seconds(300),
         requiredSignedHeaders: [String] = [],
         dialect: Dialect = .standard,
+        acceptsAnyRegion: Bool = false,
         lookup: @escaping @Sendable (_ accessKeyId: String) -> AWSCredentials?
     ) {
         self.region = region
         self.service = service
         self.dialect = dialect
+        self.acceptsAnyRegion = acceptsAnyRegion
         self.clockSkewTolerance = clockSkewTolerance
         self.requiredSignedHeaders = requiredSignedHeaders
         self.lookup = lookup
@@ -350,7 +355,7 @@ public struct SigV4Verifier: Sendable {
         let requestDate = timestamp.yyyymmdd
         // AWS reports every wrong element at once, each sentence followed by a space, the date last.
         var problems = ""
-        if parts[2] != region, dialect != .s3 || parts[2].isEmpty {
+        if parts[2] != region, !(dialect == .s3 || acceptsAnyRegion) || parts[2].isEmpty {
             problems += "Credential should be scoped to a valid region, not '\(parts[2])'. "
         }
         if parts[3] != service {

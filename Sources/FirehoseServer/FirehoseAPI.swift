@@ -11,6 +11,7 @@ import KinesisService
 package import KinesisStreams
 public import Logging
 import S3Service
+import STSService
 public import ServerCore
 import Synchronization
 
@@ -108,6 +109,7 @@ public final class FirehoseAPI: Sendable {
     private let cognito: CognitoIdentityAPI
     /// IAM roles and their inline policies.
     private let iam: IAMAPI
+    private let sts: STSAPI
     /// Kinesis Data Streams, unless their log could not be opened (`kinesisUnavailable` says why).
     let kinesis: KinesisAPI?
     private let kinesisUnavailable: String?
@@ -175,8 +177,21 @@ public final class FirehoseAPI: Sendable {
             region: configuration.region, sink: sink, logger: logger, lookup: lookup, boundCaller: boundCaller)
         iam = IAMAPI(
             store: roles, accountID: configuration.accountID,
-            verifier: lookup.map { SigV4Verifier(region: "us-east-1", service: "iam", lookup: $0) },
+            verifier: lookup.map {
+                SigV4Verifier(region: "us-east-1", service: "iam", acceptsAnyRegion: true, lookup: $0)
+            },
             boundCaller: boundCaller, logger: logger)
+        let accountID = configuration.accountID
+        sts = STSAPI(
+            accountID: accountID,
+            verifier: lookup.map {
+                SigV4Verifier(region: configuration.region, service: "sts", acceptsAnyRegion: true, lookup: $0)
+            },
+            identify: { [policies] in
+                policies.identity(
+                    accessKeyID: $0, accountID: accountID, issued: issued.grant(forAccessKey:),
+                    roleID: roles.roleID(ofRoleARN:))
+            })
         var kinesisSource: KinesisSourceReader?
         let streamLogPath =
             "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/kinesis/streams.sqlite"
@@ -243,7 +258,14 @@ public final class FirehoseAPI: Sendable {
         if let targetHeader, targetHeader.hasPrefix(KinesisOperation.targetPrefix) {
             return await handleKinesis(request, target: targetHeader, requestID: requestID)
         }
-        if IAMAPI.isQueryRequest(request, hasTarget: targetHeader != nil) {
+        if QueryProtocol.isQueryRequest(request, hasTarget: targetHeader != nil) {
+            let parameters = QueryProtocol.formParameters(request.body)
+            if STSAPI.isSTSRequest(request, parameters: parameters) {
+                let (response, operation, code) = sts.handle(
+                    request, parameters: parameters, requestID: requestID, now: sink.now())
+                metrics.requestFinished(.sts, operation: operation, code: code)
+                return response
+            }
             // Its changes fsync: off the task threads.
             let (iam, now) = (iam, sink.now())
             let (response, operation, code) = await BlockingIO.run {

@@ -111,6 +111,7 @@ public final class FirehoseMetrics: Sendable {
         case s3
         case cognitoIdentity = "cognito_identity"
         case iam
+        case sts
         case kinesis
 
         var title: String {
@@ -118,6 +119,7 @@ public final class FirehoseMetrics: Sendable {
             case .s3: "S3"
             case .cognitoIdentity: "Cognito Identity"
             case .iam: "IAM"
+            case .sts: "STS"
             case .kinesis: "Kinesis Data Streams"
             }
         }

@@ -1,3 +1,4 @@
+import AWSSigV4
 import FirehoseWire
 package import IAMPolicy
 package import ServerCore
@@ -61,6 +62,47 @@ package struct AccessPolicies: Sendable {
                 "cognito-identity.amazonaws.com:amr": grant.amr,
                 "aws:PrincipalArn": [grant.roleArn],
             ])
+    }
+
+    /// Who the caller of `accessKeyID` is, for STS's GetCallerIdentity: a configured key pair given a
+    /// `UserName` is that user; any other configured key pair is the account's root, as a key of
+    /// AWS's own account would be; credentials Cognito issued are a session of their role, named
+    /// `CognitoIdentityCredentials` as Cognito names it. Nil for a key that is neither.
+    /// - Parameters:
+    ///   - issued: the grant behind credentials the Cognito endpoint issued.
+    ///   - roleID: the `AROA…` id of an existing role, by ARN.
+    package func identity(
+        accessKeyID: String, accountID: String, issued: (String) -> CredentialGrant?, roleID: (String) -> String?
+    ) -> CallerIdentity? {
+        if let user = users[accessKeyID] {
+            return CallerIdentity(
+                arn: user.arn, userID: Self.stableID(prefix: "AIDA", of: user.arn),
+                account: Self.account(of: user.arn) ?? accountID)
+        }
+        if configuredKeys.contains(accessKeyID) {
+            return CallerIdentity(arn: "arn:aws:iam::\(accountID):root", userID: accountID, account: accountID)
+        }
+        guard let grant = issued(accessKeyID) else { return nil }
+        let session = "CognitoIdentityCredentials"
+        // A role described nowhere here has no id of its own: one made from its ARN stays the same
+        // from call to call and across restarts.
+        let id = roleID(grant.roleArn) ?? Self.stableID(prefix: "AROA", of: grant.roleArn.lowercased())
+        return CallerIdentity(
+            arn: Self.sessionARN(role: grant.roleArn, session: session), userID: "\(id):\(session)",
+            account: Self.account(of: grant.roleArn) ?? accountID)
+    }
+
+    /// The account of an ARN (`arn:PARTITION:SERVICE:REGION:ACCOUNT:…`).
+    static func account(of arn: String) -> String? {
+        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        return parts.count == 6 && !parts[4].isEmpty ? String(parts[4]) : nil
+    }
+
+    /// `prefix` and 17 characters of IAM's unique-id alphabet, from a hash of `name`.
+    static func stableID(prefix: String, of name: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        let hash = SHA256Hex.hash(Array(name.utf8))
+        return prefix + String(hash.prefix(17).map { alphabet[Int($0.hexDigitValue ?? 0) * 2] })
     }
 
     /// `arn:aws:sts::ACCOUNT:assumed-role/NAME/SESSION` for `arn:aws:iam::ACCOUNT:role/PATH/NAME`: the

@@ -12,8 +12,8 @@ package import ServerCore
 
 /// The part of IAM (2010-05-08, the Query protocol: a form-encoded `Action` in, XML out) a test needs
 /// to give a Cognito pool's role its policies at run time: CreateRole, GetRole, ListRoles, DeleteRole,
-/// PutRolePolicy, GetRolePolicy, ListRolePolicies, DeleteRolePolicy. Signed, as IAM's always are, for
-/// `us-east-1` (IAM is global: SDKs sign it for that region whatever theirs is).
+/// PutRolePolicy, GetRolePolicy, ListRolePolicies, DeleteRolePolicy. Signed with service `iam`, for any
+/// region: IAM is global, and SDKs given an endpoint sign it for their own region.
 package struct IAMAPI: Sendable {
     static let namespace = "https://iam.amazonaws.com/doc/2010-05-08/"
     static let version = "2010-05-08"
@@ -46,20 +46,12 @@ package struct IAMAPI: Sendable {
         case deleteRolePolicy = "DeleteRolePolicy"
     }
 
-    /// Whether a request is a Query-protocol call (IAM's): `POST /` of a form, with no `X-Amz-Target`.
-    package static func isQueryRequest(_ request: APIRequest, hasTarget: Bool) -> Bool {
-        guard !hasTarget, request.method == "POST", request.path == "/",
-            let type = request.header("content-type")?.lowercased()
-        else { return false }
-        return type.hasPrefix("application/x-www-form-urlencoded")
-    }
-
     /// The answer, with the operation (`unknown` for one not served, so a client cannot make up metric
     /// labels) and the error code (`OK` for a success) it is counted under.
     package func handle(_ request: APIRequest, requestID: String, now: Date) -> (
         response: APIResponse, operation: String, code: String
     ) {
-        let parameters = Self.formParameters(request.body)
+        let parameters = QueryProtocol.formParameters(request.body)
         let action = parameters["Action"] ?? ""
         let label = Operation(rawValue: action)?.rawValue ?? "unknown"
         do throws(FirehoseError) {
@@ -71,7 +63,7 @@ package struct IAMAPI: Sendable {
                 )
             }
             try authorize(request, operation: operation, parameters: parameters, now: now)
-            var xml = S3XML(root: "\(action)Response", namespace: Self.namespace)
+            let response: APIResponse
             switch operation {
             case .deleteRole, .putRolePolicy, .deleteRolePolicy:
                 try change(operation, parameters, now: now)
@@ -79,20 +71,19 @@ package struct IAMAPI: Sendable {
                 metadata["role"] = parameters["RoleName"].map { .string($0) }
                 metadata["policy"] = parameters["PolicyName"].map { .string($0) }
                 logger.info("IAM role changed", metadata: metadata)
+                response = try QueryProtocol.response(action: action, namespace: Self.namespace, requestID: requestID)
             default:
-                xml.open("\(action)Result")
-                try read(operation, parameters, now: now, into: &xml)
-                xml.close("\(action)Result")
+                let members: (inout S3XML) throws(FirehoseError) -> Void = { xml throws(FirehoseError) in
+                    try read(operation, parameters, now: now, into: &xml)
+                }
+                response = try QueryProtocol.response(
+                    action: action, namespace: Self.namespace, requestID: requestID, result: members)
             }
-            xml.open("ResponseMetadata")
-            xml.element("RequestId", requestID)
-            xml.close("ResponseMetadata")
-            let response = APIResponse(
-                status: 200, headers: [("Content-Type", "text/xml"), ("x-amzn-RequestId", requestID)],
-                body: xml.finish())
             return (response, label, "OK")
         } catch {
-            return (Self.errorResponse(error, requestID: requestID), label, error.code)
+            return (
+                QueryProtocol.errorResponse(error, requestID: requestID, namespace: Self.namespace), label, error.code
+            )
         }
     }
 
@@ -100,8 +91,7 @@ package struct IAMAPI: Sendable {
         throws(FirehoseError)
     {
         guard let verifier else { return }
-        // IAM answers authentication failures with 403.
-        let credentials = try verifier.verify(request, now: now, status: 403)
+        let credentials = try verifier.verifyQuery(request, now: now)
         guard let caller = boundCaller(credentials.accessKeyId) else { return }
         // The role's ARN: an existing role's own, or the one CreateRole would give it (with its path).
         let name = parameters["RoleName"]
@@ -326,20 +316,6 @@ package struct IAMAPI: Sendable {
         return role
     }
 
-    /// `a=b&c=d`, percent-decoded with `+` as a space, as HTML forms and the Query protocol encode.
-    static func formParameters(_ body: [UInt8]) -> [String: String] {
-        var parameters: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = String(decoding: String(parts[0]).percentDecodedBytes(plusIsSpace: true), as: UTF8.self)
-            let value =
-                parts.count > 1
-                ? String(decoding: String(parts[1]).percentDecodedBytes(plusIsSpace: true), as: UTF8.self) : ""
-            parameters[key] = value
-        }
-        return parameters
-    }
-
     // MARK: Answers
 
     private static func write(_ role: IAMRole, as element: String, into xml: inout S3XML) {
@@ -373,18 +349,5 @@ package struct IAMAPI: Sendable {
 
     private static func validationError(_ violations: [ValidationViolation]) -> FirehoseError {
         FirehoseError(code: "ValidationError", message: FirehoseError.validation(violations).message)
-    }
-
-    static func errorResponse(_ error: FirehoseError, requestID: String) -> APIResponse {
-        var xml = S3XML(root: "ErrorResponse", namespace: namespace)
-        xml.open("Error")
-        xml.element("Type", error.httpStatus >= 500 ? "Receiver" : "Sender")
-        xml.element("Code", error.code)
-        xml.element("Message", error.message)
-        xml.close("Error")
-        xml.element("RequestId", requestID)
-        return APIResponse(
-            status: error.httpStatus, headers: [("Content-Type", "text/xml"), ("x-amzn-RequestId", requestID)],
-            body: xml.finish())
     }
 }

@@ -98,6 +98,13 @@ package final class RoleStore: Sendable {
         return state.withLock { $0.policies[key] }
     }
 
+    /// The `AROA…` id of the role with this ARN (compared regardless of case); nil when there is no
+    /// such role.
+    package func roleID(ofRoleARN arn: String) -> String? {
+        let key = arn.lowercased()
+        return state.withLock { $0.roles.values.first { $0.arn.lowercased() == key }?.roleID }
+    }
+
     var roles: [String: IAMRole] { state.withLock { $0.roles } }
 
     /// Runs `change` on the roles as they are (by lowercased name) and, when it returns new ones,

@@ -269,6 +269,8 @@ def test_the_go_sdk_gets_credentials_and_meets_the_policy(make_server, tmp_path_
     report = json.loads(got.stdout)
     assert "error" not in report, report
     assert ID_RE.match(report["identityId"]) and report["accessKeyId"].startswith("ASIA")
+    # The Go SDK's STS client (the Query protocol) asks who these credentials are.
+    assert report["callerArn"] == f"arn:aws:sts::{fhlocal.ACCOUNT_ID}:assumed-role/AppUnauth/CognitoIdentityCredentials"
     assert report["puts"] == {STREAM: "ok", OTHER: "AccessDeniedException: " + denial(OTHER)}
     assert report["afterExpiry"] == "ExpiredTokenException: The security token included in the request is expired"
     srv.flush(STREAM)

@@ -41,17 +41,9 @@ final class IAMHarness {
         let request = SignedRequests.post(
             target: nil, body: SignedRequests.iamQuery(action, parameters), credentials: sign ? credentials : nil,
             service: "iam", date: date, contentType: SignedRequests.formContentType)
-        #expect(IAMAPI.isQueryRequest(request, hasTarget: false))
+        #expect(QueryProtocol.isQueryRequest(request, hasTarget: false))
         return api.handle(request, requestID: "request-1", now: date).response
     }
-}
-
-private func xmlText(_ response: APIResponse, _ element: String) -> String? {
-    let text = String(decoding: response.body, as: UTF8.self)
-    guard let start = text.range(of: "<\(element)>"),
-        let end = text.range(of: "</\(element)>", range: start.upperBound..<text.endIndex)
-    else { return nil }
-    return S3XML.unescaped(text[start.upperBound..<end.lowerBound])
 }
 
 @Suite("IAM roles and inline policies (Query protocol)")
@@ -134,7 +126,57 @@ struct IAMAPITests {
         #expect(xmlText(tooLarge, "Message") == "Maximum policy size of 10240 bytes exceeded for role R")
         let unsigned = harness.iam("ListRoles", sign: false)
         #expect(unsigned.status == 403)
-        #expect(xmlText(unsigned, "Code") == "MissingAuthenticationTokenException")
+        // The Query services' spelling of the common error, not the JSON services' `…Exception`.
+        #expect(xmlText(unsigned, "Code") == "MissingAuthenticationToken")
+        #expect(xmlText(unsigned, "Message") == "Request is missing Authentication Token")
+    }
+
+    @Test("Who a caller is, for GetCallerIdentity: a named user, the account's root, or a role's session")
+    func callerIdentity() {
+        var policies = AccessPolicies()
+        policies.users["AKIAUSER"] = .init(arn: "arn:aws:iam::123456789012:user/alice", policies: [])
+        policies.configuredKeys = ["AKIAUSER", "test"]
+        let grant = CredentialGrant(
+            accessKeyId: "ASIAGRANT", secretAccessKey: "s", sessionToken: "t", expiration: 0,
+            identityId: "us-east-1:identity", identityPoolId: "us-east-1:pool",
+            roleArn: "arn:aws:iam::210987654321:role/mobile/App_Unauth", amr: ["unauthenticated"], bound: nil)
+        func identity(_ key: String, roleID: String? = nil) -> CallerIdentity? {
+            policies.identity(
+                accessKeyID: key, accountID: "123456789012", issued: { $0 == grant.accessKeyId ? grant : nil },
+                roleID: { _ in roleID })
+        }
+        let user = identity("AKIAUSER")
+        #expect(user?.arn == "arn:aws:iam::123456789012:user/alice")
+        #expect(user?.account == "123456789012")
+        #expect(user?.userID.count == 21)
+        #expect(user?.userID.hasPrefix("AIDA") == true)
+        #expect(user?.userID.dropFirst(4).allSatisfy { "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".contains($0) } == true)
+        #expect(identity("AKIAUSER")?.userID == user?.userID, "the same id at every call")
+        #expect(
+            identity("test")
+                == CallerIdentity(
+                    arn: "arn:aws:iam::123456789012:root", userID: "123456789012", account: "123456789012"))
+        #expect(
+            identity("ASIAGRANT", roleID: "AROAROLEIDEXAMPLE")
+                == CallerIdentity(
+                    arn: "arn:aws:sts::210987654321:assumed-role/App_Unauth/CognitoIdentityCredentials",
+                    userID: "AROAROLEIDEXAMPLE:CognitoIdentityCredentials", account: "210987654321"))
+        // A role described nowhere here: an id made from its ARN, the same at every call.
+        let unknownRole = identity("ASIAGRANT")?.userID
+        #expect(unknownRole?.hasPrefix("AROA") == true)
+        #expect(unknownRole?.hasSuffix(":CognitoIdentityCredentials") == true)
+        #expect(unknownRole?.count == 21 + ":CognitoIdentityCredentials".count)
+        #expect(identity("ASIAGRANT")?.userID == unknownRole)
+        #expect(identity("AKIAOTHER") == nil)
+    }
+
+    @Test("A role's id is found by its ARN, regardless of case")
+    func roleIDByARN() throws {
+        let harness = try IAMHarness(configuredRoles: ["arn:aws:iam::123456789012:role/AppUnauth": []])
+        let role = harness.iam("GetRole", ["RoleName": "AppUnauth"])
+        let id = try #require(xmlText(role, "RoleId"))
+        #expect(harness.api.store.roleID(ofRoleARN: "arn:aws:iam::123456789012:role/appunauth") == id)
+        #expect(harness.api.store.roleID(ofRoleARN: "arn:aws:iam::123456789012:role/Other") == nil)
     }
 
     @Test("A role session's ARN is the role's name without its path, as STS writes it")

@@ -1,4 +1,5 @@
 package import AWSSigV4
+import FirehoseWire
 package import Foundation
 package import ServerCore
 package import Testing
@@ -28,7 +29,13 @@ package enum SignedRequests {
 
     /// The form an IAM Query call carries: `Action`, `Version`, then the parameters by name.
     package static func iamQuery(_ action: String, _ parameters: [String: String]) -> [UInt8] {
-        let pairs = [("Action", action), ("Version", "2010-05-08")] + parameters.sorted { $0.key < $1.key }
+        query(action, version: "2010-05-08", parameters)
+    }
+
+    /// The form a Query call carries: `Action`, `Version` (unless nil), then the parameters by name.
+    package static func query(_ action: String, version: String?, _ parameters: [String: String]) -> [UInt8] {
+        let pairs =
+            [("Action", action)] + (version.map { [("Version", $0)] } ?? []) + parameters.sorted { $0.key < $1.key }
         return Array(pairs.map { "\($0.0)=\(URIEncoding.encode($0.1))" }.joined(separator: "&").utf8)
     }
 
@@ -51,4 +58,13 @@ package func expectError(
     let body = try json(response)
     #expect(body["__type"] as? String == code, sourceLocation: sourceLocation)
     return body["message"] as? String ?? ""
+}
+
+/// The text of the first `element` of an XML answer (a Query service's or S3's), unescaped.
+package func xmlText(_ response: APIResponse, _ element: String) -> String? {
+    let text = String(decoding: response.body, as: UTF8.self)
+    guard let start = text.range(of: "<\(element)>"),
+        let end = text.range(of: "</\(element)>", range: start.upperBound..<text.endIndex)
+    else { return nil }
+    return S3XML.unescaped(text[start.upperBound..<end.lowerBound])
 }

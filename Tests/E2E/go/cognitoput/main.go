@@ -1,7 +1,7 @@
 // cognitoput does what a Go client of a mobile backend does with a Cognito identity pool, through the
 // AWS SDK for Go (v1, as Debian packages it): GetId and GetCredentialsForIdentity (unsigned, as the SDK
-// sends them), then PutRecord to each stream with those credentials; with -after-expiry, once more
-// after the credentials expired. It prints what each call answered as JSON, for the end-to-end suite.
+// sends them), then STS's GetCallerIdentity and PutRecord to each stream with those credentials; with
+// -after-expiry, PutRecord once more after the credentials expired. It prints what each call answered as JSON, for the end-to-end suite.
 //
 //	cognitoput -endpoint http://127.0.0.1:4573 -pool us-east-1:... -streams a,b [-after-expiry]
 package main
@@ -20,12 +20,14 @@ import (
 	"github.com/aws/aws-sdk-go/aws/session"
 	"github.com/aws/aws-sdk-go/service/cognitoidentity"
 	"github.com/aws/aws-sdk-go/service/firehose"
+	"github.com/aws/aws-sdk-go/service/sts"
 )
 
 type report struct {
 	IdentityID  string            `json:"identityId"`
 	AccessKeyID string            `json:"accessKeyId"`
 	Expiration  string            `json:"expiration"`
+	CallerArn   string            `json:"callerArn"`
 	Puts        map[string]string `json:"puts"`
 	AfterExpiry string            `json:"afterExpiry,omitempty"`
 	Error       string            `json:"error,omitempty"`
@@ -74,8 +76,15 @@ func main() {
 	c := got.Credentials
 	out.AccessKeyID = aws.StringValue(c.AccessKeyId)
 	out.Expiration = c.Expiration.UTC().Format(time.RFC3339)
-	client := firehose.New(base, &aws.Config{Credentials: credentials.NewStaticCredentials(
-		aws.StringValue(c.AccessKeyId), aws.StringValue(c.SecretKey), aws.StringValue(c.SessionToken))})
+	signed := &aws.Config{Credentials: credentials.NewStaticCredentials(
+		aws.StringValue(c.AccessKeyId), aws.StringValue(c.SecretKey), aws.StringValue(c.SessionToken))}
+	who, err := sts.New(base, signed).GetCallerIdentity(&sts.GetCallerIdentityInput{})
+	if err != nil {
+		out.CallerArn = outcome(err)
+	} else {
+		out.CallerArn = aws.StringValue(who.Arn)
+	}
+	client := firehose.New(base, signed)
 	names := strings.Split(*streams, ",")
 	for _, stream := range names {
 		_, err := client.PutRecord(&firehose.PutRecordInput{

@@ -1,0 +1,100 @@
+package import AWSSigV4
+package import FirehoseWire
+package import ServerCore
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+/// AWS Security Token Service (2011-06-15, the Query protocol: a form-encoded `Action` in, XML out) on
+/// the server's port. GetCallerIdentity, which needs no permission (AWS answers it even under an
+/// explicit deny), so it is never authorized, only verified.
+///
+/// SDKs given an endpoint sign STS for their own region, so a credential scoped to any region is
+/// taken (`SigV4Verifier.acceptsAnyRegion`).
+package struct STSAPI: Sendable {
+    package static let version = "2011-06-15"
+    static let namespace = "https://sts.amazonaws.com/doc/2011-06-15/"
+
+    let accountID: String
+    let verifier: SigV4Verifier?
+    let identify: @Sendable (_ accessKeyID: String) -> CallerIdentity?
+
+    /// - Parameters:
+    ///   - verifier: checks signatures (service `sts`); nil when authentication is off, and the caller
+    ///     is then whoever the request's credential scope names, or the account's root.
+    ///   - identify: who the caller of an access key is (`AccessPolicies.identity`).
+    package init(
+        accountID: String, verifier: SigV4Verifier?,
+        identify: @escaping @Sendable (_ accessKeyID: String) -> CallerIdentity?
+    ) {
+        self.accountID = accountID
+        self.verifier = verifier
+        self.identify = identify
+    }
+
+    enum Operation: String, CaseIterable {
+        case getCallerIdentity = "GetCallerIdentity"
+    }
+
+    /// Every action of STS's 2011-06-15 API (botocore's model): a request naming one is STS's even
+    /// without `Version`, and one not served yet is refused as STS's, not taken for IAM's.
+    static let actions: Set<String> = [
+        "AssumeRole", "AssumeRoleWithSAML", "AssumeRoleWithWebIdentity", "AssumeRoot", "DecodeAuthorizationMessage",
+        "GetAccessKeyInfo", "GetCallerIdentity", "GetDelegatedAccessToken", "GetFederationToken", "GetSessionToken",
+        "GetWebIdentityToken",
+    ]
+
+    /// Whether a Query-protocol request with these form parameters is STS's rather than IAM's: its
+    /// `Version`, else the service its credential is scoped to, else its action (the two APIs share
+    /// no action name). AssumeRoleWithWebIdentity comes unsigned, so the form decides first.
+    package static func isSTSRequest(_ request: APIRequest, parameters: [String: String]) -> Bool {
+        if let version = parameters["Version"] { return version == Self.version }
+        if let service = QueryProtocol.scopeService(of: request) { return service == "sts" }
+        return actions.contains(parameters["Action"] ?? "")
+    }
+
+    /// The answer, with the operation (`unknown` for one not served, so a client cannot make up metric
+    /// labels) and the error code (`OK` for a success) it is counted under.
+    package func handle(_ request: APIRequest, parameters: [String: String], requestID: String, now: Date) -> (
+        response: APIResponse, operation: String, code: String
+    ) {
+        let action = parameters["Action"] ?? ""
+        let label = Operation(rawValue: action)?.rawValue ?? "unknown"
+        do throws(FirehoseError) {
+            guard Operation(rawValue: action) != nil else {
+                throw FirehoseError(
+                    code: "InvalidAction",
+                    message:
+                        "Could not find operation \(action) for version \(parameters["Version"] ?? Self.version): firehose-local's STS serves \(Operation.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
+            }
+            let caller = try callerIdentity(request, now: now)
+            let response = try QueryProtocol.response(
+                action: action, namespace: Self.namespace, requestID: requestID
+            ) { (xml: inout S3XML) throws(FirehoseError) in
+                xml.element("Arn", caller.arn)
+                xml.element("UserId", caller.userID)
+                xml.element("Account", caller.account)
+            }
+            return (response, label, "OK")
+        } catch {
+            return (
+                QueryProtocol.errorResponse(error, requestID: requestID, namespace: Self.namespace), label, error.code
+            )
+        }
+    }
+
+    /// Who signed the request: verified, or with authentication off the key its credential scope
+    /// names (any key is taken then, so an unknown one is the account's root).
+    private func callerIdentity(_ request: APIRequest, now: Date) throws(FirehoseError) -> CallerIdentity {
+        let root = CallerIdentity(arn: "arn:aws:iam::\(accountID):root", userID: accountID, account: accountID)
+        guard let verifier else {
+            return QueryProtocol.accessKey(of: request).flatMap(identify) ?? root
+        }
+        let credentials = try verifier.verifyQuery(request, now: now)
+        return identify(credentials.accessKeyId) ?? root
+    }
+}
