@@ -3,7 +3,9 @@ GetCallerIdentity for every kind of credential the server knows, signed for any 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import time
 
 import boto3
 from botocore.config import Config
@@ -74,3 +76,14 @@ def test_iam_takes_a_credential_scoped_to_the_clients_region(make_server):
     srv = make_server(policy_config(), name="iam-region")
     roles = client("iam", srv, region="eu-west-1").list_roles()["Roles"]
     assert [r["RoleName"] for r in roles] == ["AppUnauth"]
+
+
+def test_expired_credentials_are_told_so(make_server):
+    srv = make_server(policy_config(lifetime=2), name="sts-expiry")
+    _, credentials = app_credentials(srv, pool_id(srv))
+    session = client("sts", srv, credentials["AccessKeyId"], credentials["SecretKey"], credentials["SessionToken"])
+    assert session.get_caller_identity()["Arn"].endswith(":assumed-role/AppUnauth/CognitoIdentityCredentials")
+    # Expiry is the server's wall clock: wait it out.
+    time.sleep(max(0.0, (credentials["Expiration"] - dt.datetime.now(dt.timezone.utc)).total_seconds()) + 0.5)
+    err = fhlocal.expect_client_error(session.get_caller_identity, "ExpiredToken", 403, query=True)
+    assert err["Error"]["Message"] == "The security token included in the request is expired"
