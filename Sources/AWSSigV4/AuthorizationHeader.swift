@@ -117,4 +117,13 @@ extension SigV4Verifier {
         let key = credential.prefix { $0 != "/" }
         return key.isEmpty ? nil : String(key)
     }
+
+    /// The service an `Authorization` header's credential is scoped to (`AKID/date/region/SERVICE/…`),
+    /// read as `claimedAccessKeyID` reads the key: what a port serving several services routes by.
+    public static func claimedService(authorization: String) -> String? {
+        guard let header = try? AuthorizationHeader(parsing: authorization), let credential = header.credential
+        else { return nil }
+        let scope = credential.split(separator: "/", omittingEmptySubsequences: false)
+        return scope.count == 5 ? String(scope[3]) : nil
+    }
 }

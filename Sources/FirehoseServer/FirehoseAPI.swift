@@ -269,7 +269,7 @@ public final class FirehoseAPI: Sendable {
             // Its changes fsync: off the task threads.
             let (iam, now) = (iam, sink.now())
             let (response, operation, code) = await BlockingIO.run {
-                iam.handle(request, requestID: requestID, now: now)
+                iam.handle(request, parameters: parameters, requestID: requestID, now: now)
             }
             metrics.requestFinished(.iam, operation: operation, code: code)
             return response

@@ -80,7 +80,7 @@ package struct AccessPolicies: Sendable {
                 account: Self.account(of: user.arn) ?? accountID)
         }
         if configuredKeys.contains(accessKeyID) {
-            return CallerIdentity(arn: "arn:aws:iam::\(accountID):root", userID: accountID, account: accountID)
+            return .root(of: accountID)
         }
         guard let grant = issued(accessKeyID) else { return nil }
         let session = "CognitoIdentityCredentials"

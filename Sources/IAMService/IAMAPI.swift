@@ -48,10 +48,9 @@ package struct IAMAPI: Sendable {
 
     /// The answer, with the operation (`unknown` for one not served, so a client cannot make up metric
     /// labels) and the error code (`OK` for a success) it is counted under.
-    package func handle(_ request: APIRequest, requestID: String, now: Date) -> (
+    package func handle(_ request: APIRequest, parameters: [String: String], requestID: String, now: Date) -> (
         response: APIResponse, operation: String, code: String
     ) {
-        let parameters = QueryProtocol.formParameters(request.body)
         let action = parameters["Action"] ?? ""
         let label = Operation(rawValue: action)?.rawValue ?? "unknown"
         do throws(FirehoseError) {

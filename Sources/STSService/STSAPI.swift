@@ -52,7 +52,9 @@ package struct STSAPI: Sendable {
     /// no action name). AssumeRoleWithWebIdentity comes unsigned, so the form decides first.
     package static func isSTSRequest(_ request: APIRequest, parameters: [String: String]) -> Bool {
         if let version = parameters["Version"] { return version == Self.version }
-        if let service = QueryProtocol.scopeService(of: request) { return service == "sts" }
+        if let service = request.header("authorization").flatMap(SigV4Verifier.claimedService(authorization:)) {
+            return service == "sts"
+        }
         return actions.contains(parameters["Action"] ?? "")
     }
 
@@ -90,9 +92,10 @@ package struct STSAPI: Sendable {
     /// Who signed the request: verified, or with authentication off the key its credential scope
     /// names (any key is taken then, so an unknown one is the account's root).
     private func callerIdentity(_ request: APIRequest, now: Date) throws(FirehoseError) -> CallerIdentity {
-        let root = CallerIdentity(arn: "arn:aws:iam::\(accountID):root", userID: accountID, account: accountID)
+        let root = CallerIdentity.root(of: accountID)
         guard let verifier else {
-            return QueryProtocol.accessKey(of: request).flatMap(identify) ?? root
+            let claimed = request.header("authorization").flatMap(SigV4Verifier.claimedAccessKeyID(authorization:))
+            return claimed.flatMap(identify) ?? root
         }
         let credentials = try verifier.verifyQuery(request, now: now)
         return identify(credentials.accessKeyId) ?? root

@@ -14,4 +14,9 @@ package struct CallerIdentity: Sendable, Equatable {
         self.userID = userID
         self.account = account
     }
+
+    /// The account's root: what its own access keys are.
+    package static func root(of account: String) -> CallerIdentity {
+        CallerIdentity(arn: "arn:aws:iam::\(account):root", userID: account, account: account)
+    }
 }

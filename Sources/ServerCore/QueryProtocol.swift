@@ -32,26 +32,6 @@ package enum QueryProtocol {
         return parameters
     }
 
-    /// The service of the credential a signed request names (`Credential=KEY/date/region/SERVICE/…` in
-    /// `Authorization`), nil when it names none.
-    package static func scopeService(of request: APIRequest) -> String? {
-        credential(of: request).map { String($0[3]) }
-    }
-
-    /// The access key of the credential a signed request names, nil when it names none.
-    package static func accessKey(of request: APIRequest) -> String? {
-        credential(of: request).map { String($0[0]) }
-    }
-
-    private static func credential(of request: APIRequest) -> [Substring]? {
-        guard let authorization = request.header("authorization"),
-            let credential = authorization.firstRange(of: "Credential=")
-        else { return nil }
-        let value = authorization[credential.upperBound...].prefix { $0 != "," && $0 != " " }
-        let parts = value.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 5 && !parts[0].isEmpty ? parts : nil
-    }
-
     /// `<ActionResponse><ActionResult>…</ActionResult><ResponseMetadata>…</ResponseMetadata>`, with the
     /// result's members written by `result` (none: an empty result is left out, as IAM's changes answer).
     package static func response(

@@ -9,15 +9,15 @@ package import FirehoseWire
 
 extension SigV4Verifier {
     /// Verifies a request of an AWS JSON or Query service (its body hashed as received), failing with
-    /// the error the client is answered: HTTP 400, or `status`.
-    package func verify(_ request: APIRequest, now: Date, status: Int = 400) throws(FirehoseError) -> AWSCredentials {
+    /// the error an AWS JSON service answers (HTTP 400; a Query service's is `verifyQuery`'s).
+    package func verify(_ request: APIRequest, now: Date) throws(FirehoseError) -> AWSCredentials {
         let signed = SigV4Request(
             method: request.method, path: request.path, query: request.query, headers: request.headers,
             bodySHA256: SHA256Hex.hash(request.body))
         do {
             return try verify(signed, now: now)
         } catch {
-            throw FirehoseError(code: error.code, message: error.message, httpStatus: status)
+            throw FirehoseError(code: error.code, message: error.message, httpStatus: 400)
         }
     }
 }

@@ -42,7 +42,9 @@ final class IAMHarness {
             target: nil, body: SignedRequests.iamQuery(action, parameters), credentials: sign ? credentials : nil,
             service: "iam", date: date, contentType: SignedRequests.formContentType)
         #expect(QueryProtocol.isQueryRequest(request, hasTarget: false))
-        return api.handle(request, requestID: "request-1", now: date).response
+        return api.handle(
+            request, parameters: QueryProtocol.formParameters(request.body), requestID: "request-1", now: date
+        ).response
     }
 }
 

@@ -108,6 +108,13 @@ struct STSAPITests {
         #expect(forged.response.status == 403)
         #expect(xmlText(forged.response, "Code") == "SignatureDoesNotMatch")
 
+        var incomplete = STSHarness.request("GetCallerIdentity", credentials: nil)
+        incomplete.headers.append(
+            ("Authorization", "AWS4-HMAC-SHA256 Credential=test/20261121/us-east-1/sts/aws4_request"))
+        let malformed = harness.call(incomplete)
+        #expect(malformed.response.status == 400)
+        #expect(xmlText(malformed.response, "Code") == "IncompleteSignature")
+
         let forIAM = harness.call(STSHarness.request("GetCallerIdentity", credentials: STSHarness.root, service: "iam"))
         #expect(xmlText(forIAM.response, "Code") == "SignatureDoesNotMatch")
         #expect(
