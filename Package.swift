@@ -179,7 +179,9 @@ let package = Package(
         // definitions as the configuration file and `/_local/faults` give them, and the injector.
         .target(
             name: "STSService",
-            dependencies: ["ServerCore", "FirehoseWire", "AWSSigV4"],
+            dependencies: [
+                "ServerCore", "FirehoseWire", "AWSSigV4", "IAMPolicy", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -337,13 +339,16 @@ let package = Package(
         ),
         .testTarget(
             name: "STSServiceTests",
-            dependencies: ["STSService", "ServerCore", "ServiceTestSupport", "AWSSigV4"],
+            dependencies: [
+                "STSService", "ServerCore", "ServiceTestSupport", "AWSSigV4", "IAMPolicy", "FirehoseTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IAMServiceTests",
             dependencies: [
-                "IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4",
+                "IAMService", "ServerCore", "ServiceTestSupport", "FirehoseWire", "AWSSigV4", "IAMPolicy",
                 "FirehoseTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 package import DurableStorage
 import FirehoseWire
+package import ServerCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -196,5 +197,19 @@ extension FirehoseError {
             httpStatus: 500)
         failure.logDetail = error.description
         return failure
+    }
+}
+
+extension IssuedCredentials {
+    /// New credentials for `identity` acting as `roleArn` (a session named `CognitoIdentityCredentials`,
+    /// as Cognito names it), valid for `lifetime` seconds from `now`.
+    func issue(for identity: CognitoIdentity, roleArn: String, bound: Bool, lifetime: TimeInterval, now: Date)
+        throws(FileSystemError) -> CredentialGrant
+    {
+        try issue(roleArn: roleArn, bound: bound, lifetime: lifetime, now: now) { grant in
+            grant.identityId = identity.identityId
+            grant.identityPoolId = identity.identityPoolId
+            grant.amr = identity.amr
+        }
     }
 }

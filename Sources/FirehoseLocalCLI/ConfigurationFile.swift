@@ -56,6 +56,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 /// Roles:                          # IAM roles whose identity-based policies bind their callers
 ///   - RoleName: AppUnauth         # or RoleArn
 ///     Policies: [{Version: "2012-10-17", Statement: [...]}]   # or the policy's JSON text
+///     AssumeRolePolicyDocument: {...}   # the trust policy (STS's AssumeRole); Cognito's by default
 /// ```
 public struct ConfigurationFile: Sendable {
     public var authentication: AuthenticationMode?
@@ -91,6 +92,9 @@ public struct ConfigurationFile: Sendable {
         package var roleName: String?
         /// The policy documents, as JSON text (each checked).
         package var policies: [String]
+        /// `AssumeRolePolicyDocument`, as JSON text (checked); nil: the saved role's, or Cognito's for
+        /// a new one.
+        package var trustPolicy: String?
 
         package func arn(accountID: String) -> String {
             roleARN ?? "arn:aws:iam::\(accountID):role/\(roleName ?? "")"
@@ -446,15 +450,20 @@ struct FileShape: Decodable {
             file.roles.append(
                 ConfigurationFile.ConfiguredRole(
                     roleARN: role.RoleArn, roleName: role.RoleName,
-                    policies: try Self.policies(role.Policies ?? [], path: path, field: "\(field).Policies").map(\.text)
-                ))
+                    policies: try Self.policies(role.Policies ?? [], path: path, field: "\(field).Policies").map(
+                        \.text),
+                    trustPolicy: try role.AssumeRolePolicyDocument.map { document throws(ConfigurationError) in
+                        try Self.policy(
+                            document, kind: .trust, path: path, field: "\(field).AssumeRolePolicyDocument"
+                        ).text
+                    }))
         }
         return file
     }
 
     /// IAM's user and role names: `[\w+=,.@-]{1,64}`.
     static func isIAMName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count) && IAMAPI.isNameText(name)
+        (1...64).contains(name.utf8.count) && QueryProtocol.isIAMNameText(name)
     }
 
     /// Policies as written: documents (YAML or JSON objects), or the JSON text of one, as pasted from
@@ -463,21 +472,27 @@ struct FileShape: Decodable {
         -> [(text: String, policy: IAMPolicy)]
     {
         var policies: [(text: String, policy: IAMPolicy)] = []
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for (index, document) in documents.enumerated() {
-            do throws(IAMPolicyError) {
-                if case .string(let text) = document {
-                    policies.append((text, try IAMPolicy(json: Array(text.utf8))))
-                } else {
-                    let text = (try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                    policies.append((text, try IAMPolicy(document: document)))
-                }
-            } catch {
-                let place = error.field.isEmpty ? "\(field)[\(index)]" : "\(field)[\(index)].\(error.field)"
-                throw ConfigurationError(file: path, field: place, message: error.message)
-            }
+            policies.append(try policy(document, kind: .identityBased, path: path, field: "\(field)[\(index)]"))
         }
         return policies
+    }
+
+    /// One policy as written (a document, or its JSON text), read as `kind`, with its JSON text.
+    static func policy(_ document: JSONValue, kind: IAMPolicy.Kind, path: String, field: String)
+        throws(ConfigurationError) -> (text: String, policy: IAMPolicy)
+    {
+        do throws(IAMPolicyError) {
+            if case .string(let text) = document {
+                return (text, try IAMPolicy(json: Array(text.utf8), kind: kind))
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let text = (try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            return (text, try IAMPolicy(document: document, kind: kind))
+        } catch {
+            throw ConfigurationError(
+                file: path, field: error.field.isEmpty ? field : "\(field).\(error.field)", message: error.message)
+        }
     }
 }

@@ -18,15 +18,16 @@ import ServerCore
 // The sections of a configuration file besides its streams and credentials, each decoded strictly
 // and validated into what the server takes.
 
-/// A role of `Roles`: its name or ARN, and its identity-based policies.
+/// A role of `Roles`: its name or ARN, its identity-based policies, and its trust policy.
 // swift-format-ignore: AlwaysUseLowerCamelCase
 struct RoleShape: Decodable {
     var RoleName: String?
     var RoleArn: String?
     var Policies: [JSONValue]?
+    var AssumeRolePolicyDocument: JSONValue?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case RoleName, RoleArn, Policies
+        case RoleName, RoleArn, Policies, AssumeRolePolicyDocument
     }
 }
 

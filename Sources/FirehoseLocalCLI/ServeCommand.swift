@@ -366,6 +366,7 @@ public struct ServeCommand: AsyncParsableCommand {
                 )
             }
             apiConfiguration.accessPolicies.roles[arn] = role.policies
+            apiConfiguration.roleTrustPolicies[arn] = role.trustPolicy
         }
         if case .off = authentication, !file.roles.isEmpty || !file.userPolicies.isEmpty {
             logger.warning(

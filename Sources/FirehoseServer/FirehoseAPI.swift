@@ -79,6 +79,8 @@ public final class FirehoseAPI: Sendable {
         package var kinesisStreams: [StreamDefinition] = []
         /// Roles' and configured keys' identity-based policies, enforced on the callers they bind.
         package var accessPolicies = AccessPolicies()
+        /// The trust policies (JSON text) of the configuration file's roles that give one, by ARN.
+        package var roleTrustPolicies: [String: String] = [:]
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -163,7 +165,9 @@ public final class FirehoseAPI: Sendable {
         }
         let roles = try RoleStore(
             folder: "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/iam")
-        try roles.apply(configured: configuration.accessPolicies.roles, now: sink.now())
+        try roles.apply(
+            configured: configuration.accessPolicies.roles, trustPolicies: configuration.roleTrustPolicies,
+            now: sink.now())
         var policies = configuration.accessPolicies
         if case .verify(let credentials) = configuration.authentication {
             policies.configuredKeys = Set(credentials.map(\.accessKeyId))
@@ -186,12 +190,12 @@ public final class FirehoseAPI: Sendable {
             accountID: accountID,
             verifier: lookup.map {
                 SigV4Verifier(region: configuration.region, service: "sts", acceptsAnyRegion: true, lookup: $0)
-            },
+            }, credentials: issued,
             identify: { [policies] in
                 policies.identity(
                     accessKeyID: $0, accountID: accountID, issued: issued.grant(forAccessKey:),
                     roleID: roles.roleID(ofRoleARN:))
-            })
+            }, boundCaller: boundCaller, role: roles.assumableRole(arn:), logger: logger)
         var kinesisSource: KinesisSourceReader?
         let streamLogPath =
             "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/kinesis/streams.sqlite"
@@ -261,8 +265,11 @@ public final class FirehoseAPI: Sendable {
         if QueryProtocol.isQueryRequest(request, hasTarget: targetHeader != nil) {
             let parameters = QueryProtocol.formParameters(request.body)
             if STSAPI.isSTSRequest(request, parameters: parameters) {
-                let (response, operation, code) = sts.handle(
-                    request, parameters: parameters, requestID: requestID, now: sink.now())
+                // AssumeRole's credentials are synced to disk before they are answered.
+                let (sts, now) = (sts, sink.now())
+                let (response, operation, code) = await BlockingIO.run {
+                    sts.handle(request, parameters: parameters, requestID: requestID, now: now)
+                }
                 metrics.requestFinished(.sts, operation: operation, code: code)
                 return response
             }
@@ -381,7 +388,7 @@ public final class FirehoseAPI: Sendable {
         }
     }
 
-    /// The identity and role behind credentials the Cognito endpoint issued.
+    /// The identity and role behind credentials the Cognito endpoint or STS issued.
     func issuedGrant(forAccessKey accessKeyID: String) -> CredentialGrant? {
         cognito.store.credentials.grant(forAccessKey: accessKeyID)
     }

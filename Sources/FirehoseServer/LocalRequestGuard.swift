@@ -1,4 +1,5 @@
 import ServerCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -21,10 +21,33 @@ public struct IAMPolicy: Sendable, Equatable {
     public struct Statement: Sendable, Equatable {
         public var sid: String?
         public var effect: Effect
+        /// `Principal` or `NotPrincipal`: a resource-based policy's (a role's trust policy) only.
+        public var principals: Principals?
         public var actions: Selector
+        /// `*` in a trust policy, which names no resource (the role is the resource).
         public var resources: Selector
         /// All must hold.
         public var conditions: [Condition]
+    }
+
+    /// Which kind of policy a document is read as: they differ in the elements they may (and must) have.
+    public enum Kind: Sendable, Equatable {
+        /// Attached to an identity (a role's inline policies, a configured key's, a session policy): no
+        /// `Principal`, a `Resource` in every statement.
+        case identityBased
+        /// A role's trust policy: a `Principal` in every statement and no `Resource`.
+        case trust
+    }
+
+    /// `Principal` or `NotPrincipal`: `"*"`, or principals by kind (`AWS`, `Service`, `Federated`,
+    /// `CanonicalUser`), each `"*"`, a list, or one value.
+    public struct Principals: Sendable, Equatable {
+        /// `"Principal": "*"`: every principal, signed or not.
+        public var everyone: Bool
+        /// Values by kind, as written.
+        public var byKind: [String: [String]]
+        /// `NotPrincipal`: every principal but those.
+        public var isNegated: Bool
     }
 
     /// One key of a condition block: `"ForAnyValue:StringLike": {"cognito-identity.amazonaws.com:amr": "unauthenticated"}`.
@@ -95,6 +118,74 @@ extension IAMPolicy {
             allowed = true
         }
         return allowed ? .allowed : .implicitDeny
+    }
+}
+
+/// Who asks to assume a role, as a trust policy's `Principal` names them.
+public struct IAMPrincipal: Sendable, Equatable {
+    /// `AWS` for an IAM principal (an account's root, a user, a role's session), `Federated` for a web
+    /// identity provider, `Service` for an AWS service.
+    public var kind: String
+    /// What names this principal itself: a user's ARN; a session's ARN and its role's; a provider's name.
+    public var names: [String]
+    /// The account of an `AWS` principal: a trust policy naming the account (`123456789012` or
+    /// `arn:aws:iam::123456789012:root`) trusts it only as far as its own policies allow.
+    public var account: String?
+
+    public init(kind: String, names: [String], account: String? = nil) {
+        self.kind = kind
+        self.names = names
+        self.account = account
+    }
+}
+
+/// What a role's trust policy says about one request to assume it.
+public enum TrustDecision: Sendable, Equatable {
+    /// A statement allows the principal by name (or `*`): nothing else is needed.
+    case allowedForPrincipal
+    /// A statement allows the principal's account only: its identity-based policies must allow the
+    /// action too (docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html).
+    case allowedForAccount
+    case implicitDeny
+    case explicitDeny
+}
+
+extension IAMPolicy {
+    /// A role's trust policy on a request to assume the role: a deny that applies wins, then an allow
+    /// naming the principal, then one naming its account.
+    public static func evaluateTrust(_ request: IAMRequest, principal: IAMPrincipal, policy: IAMPolicy)
+        -> TrustDecision
+    {
+        var decision = TrustDecision.implicitDeny
+        for statement in policy.statements where statement.applies(to: request) {
+            guard let match = statement.principals?.match(principal) else { continue }
+            if statement.effect == .deny { return .explicitDeny }
+            if match == .byName || decision == .implicitDeny {
+                decision = match == .byName ? .allowedForPrincipal : .allowedForAccount
+            }
+        }
+        return decision
+    }
+}
+
+extension IAMPolicy.Principals {
+    enum Match { case byName, byAccount }
+
+    /// How these principals name `principal`, if they do.
+    func match(_ principal: IAMPrincipal) -> Match? {
+        let found = everyone ? .byName : listedMatch(principal)
+        guard isNegated else { return found }
+        return found == nil ? .byName : nil
+    }
+
+    private func listedMatch(_ principal: IAMPrincipal) -> Match? {
+        guard let values = byKind[principal.kind] else { return nil }
+        if values.contains("*") { return .byName }
+        let names = Set(principal.names.map { $0.lowercased() })
+        if values.contains(where: { names.contains($0.lowercased()) }) { return .byName }
+        guard principal.kind == "AWS", let account = principal.account else { return nil }
+        let accountNames: Set<String> = [account, "arn:aws:iam::\(account):root"]
+        return values.contains(where: accountNames.contains) ? .byAccount : nil
     }
 }
 

@@ -18,18 +18,18 @@ public struct IAMPolicyError: Error, Sendable, Equatable, CustomStringConvertibl
 extension IAMPolicy {
     /// The policy in a JSON document, as IAM accepts it (`Version`, `Id`, `Statement` as one object or
     /// a list).
-    public init(json: [UInt8]) throws(IAMPolicyError) {
+    public init(json: [UInt8], kind: Kind = .identityBased) throws(IAMPolicyError) {
         let document: JSONValue
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: Data(json))
         } catch {
             throw IAMPolicyError(field: "", message: "The policy is not valid JSON.")
         }
-        try self.init(document: document)
+        try self.init(document: document, kind: kind)
     }
 
     /// The policy in a decoded document (from JSON, or YAML in a configuration file).
-    public init(document: JSONValue) throws(IAMPolicyError) {
+    public init(document: JSONValue, kind: Kind = .identityBased) throws(IAMPolicyError) {
         guard case .object(let members) = document else {
             throw IAMPolicyError(field: "", message: "A policy is a JSON object with a Statement.")
         }
@@ -50,7 +50,7 @@ extension IAMPolicy {
         guard !list.isEmpty else { throw IAMPolicyError(field: "Statement", message: "must not be empty.") }
         statements = []
         for (index, item) in list.enumerated() {
-            statements.append(try Statement(document: item, field: "Statement[\(index)]"))
+            statements.append(try Statement(document: item, field: "Statement[\(index)]", kind: kind))
         }
     }
 }
@@ -60,7 +60,7 @@ extension IAMPolicy.Statement {
         "Sid", "Effect", "Action", "NotAction", "Resource", "NotResource", "Condition", "Principal", "NotPrincipal",
     ]
 
-    init(document: JSONValue, field: String) throws(IAMPolicyError) {
+    init(document: JSONValue, field: String, kind: IAMPolicy.Kind) throws(IAMPolicyError) {
         func fail(_ member: String, _ message: String) -> IAMPolicyError {
             IAMPolicyError(field: member.isEmpty ? field : "\(field).\(member)", message: message)
         }
@@ -68,8 +68,17 @@ extension IAMPolicy.Statement {
         for key in members.keys where !Self.elements.contains(key) {
             throw fail(key, "Unknown statement element.")
         }
-        if members["Principal"] != nil || members["NotPrincipal"] != nil {
-            throw fail("Principal", "Policy document should not specify a principal (an identity-based policy).")
+        switch kind {
+        case .identityBased:
+            if members["Principal"] != nil || members["NotPrincipal"] != nil {
+                throw fail("Principal", "Policy document should not specify a principal (an identity-based policy).")
+            }
+            principals = nil
+        case .trust:
+            for key in ["Resource", "NotResource"] where members[key] != nil {
+                throw fail(key, "Has prohibited field \(key) (a trust policy names no resource).")
+            }
+            principals = try IAMPolicy.Principals(members, field: field)
         }
         sid = members["Sid"]?.stringValue
         guard let effect = members["Effect"]?.stringValue.flatMap(IAMPolicy.Effect.init(rawValue:)) else {
@@ -79,7 +88,10 @@ extension IAMPolicy.Statement {
         actions = try Self.selector(members, "Action", "NotAction", field: field) { pattern in
             pattern == "*" || pattern.split(separator: ":", omittingEmptySubsequences: false).count == 2
         }
-        resources = try Self.selector(members, "Resource", "NotResource", field: field) { _ in true }
+        resources =
+            kind == .trust
+            ? IAMPolicy.Selector(patterns: ["*"], isNegated: false)
+            : try Self.selector(members, "Resource", "NotResource", field: field) { _ in true }
         conditions = []
         if let block = members["Condition"] {
             guard case .object(let operators) = block else { throw fail("Condition", "must be a JSON object.") }
@@ -108,6 +120,46 @@ extension IAMPolicy.Statement {
                 field: "\(field).\(name)", message: "'\(pattern)' is not an action of the form service:Action.")
         }
         return IAMPolicy.Selector(patterns: patterns, isNegated: name == negative)
+    }
+}
+
+extension IAMPolicy.Principals {
+    static let kinds: Set<String> = ["AWS", "Service", "Federated", "CanonicalUser"]
+
+    /// Exactly one of `Principal` and `NotPrincipal`: `"*"`, or an object of kinds to values.
+    init(_ members: [String: JSONValue], field: String) throws(IAMPolicyError) {
+        let given = [
+            members["Principal"].map { ("Principal", $0) }, members["NotPrincipal"].map { ("NotPrincipal", $0) },
+        ]
+        .compactMap { $0 }
+        guard given.count == 1, let (name, value) = given.first else {
+            throw IAMPolicyError(
+                field: field, message: "A trust policy's statement needs exactly one of Principal and NotPrincipal.")
+        }
+        isNegated = name == "NotPrincipal"
+        byKind = [:]
+        switch value {
+        case .string("*"):
+            everyone = true
+        case .object(let kinds) where !kinds.isEmpty:
+            everyone = false
+            for (kind, values) in kinds {
+                guard Self.kinds.contains(kind) else {
+                    throw IAMPolicyError(
+                        field: "\(field).\(name).\(kind)",
+                        message: "Invalid principal kind; use AWS, Service, Federated or CanonicalUser.")
+                }
+                let list = try IAMPolicy.strings(values, field: "\(field).\(name).\(kind)")
+                guard !list.isEmpty else {
+                    throw IAMPolicyError(field: "\(field).\(name).\(kind)", message: "must not be empty.")
+                }
+                byKind[kind] = list
+            }
+        default:
+            throw IAMPolicyError(
+                field: "\(field).\(name)",
+                message: "must be \"*\" or an object of principals by kind (AWS, Service, Federated).")
+        }
     }
 }
 

@@ -37,7 +37,7 @@ package struct AccessPolicies: Sendable {
     /// The policies that bind the caller of `accessKeyID`, and the condition keys its requests bring;
     /// nil when nothing binds it.
     /// - Parameters:
-    ///   - issued: the grant behind credentials the Cognito endpoint issued.
+    ///   - issued: the grant behind credentials Cognito or STS issued.
     ///   - rolePolicies: the inline policies of an existing role, by ARN.
     package func caller(
         accessKeyID: String, issued: (String) -> CredentialGrant?, rolePolicies: (String) -> [IAMPolicy]?
@@ -54,22 +54,29 @@ package struct AccessPolicies: Sendable {
         // gone allows them nothing, as IAM refuses a deleted role's sessions. A role that never
         // existed here binds nothing.
         guard let policies = rolePolicies(grant.roleArn) ?? (grant.bound == true ? [] : nil) else { return nil }
+        var context = ["aws:PrincipalArn": [grant.roleArn]]
+        if let account = CallerIdentity.account(of: grant.roleArn) { context["aws:PrincipalAccount"] = [account] }
+        if let pool = grant.identityPoolId, let identity = grant.identityId {
+            context["cognito-identity.amazonaws.com:aud"] = [pool]
+            context["cognito-identity.amazonaws.com:sub"] = [identity]
+            context["cognito-identity.amazonaws.com:amr"] = grant.amr ?? []
+        }
+        // Checked when the session was made: one that no longer parses allows nothing.
+        let sessionPolicies = grant.sessionPolicy.map { text in
+            (try? IAMPolicy(json: Array(text.utf8))).map { [$0] } ?? []
+        }
         return BoundCaller(
-            arn: Self.sessionARN(role: grant.roleArn, session: "CognitoIdentityCredentials"), policies: policies,
-            context: [
-                "cognito-identity.amazonaws.com:aud": [grant.identityPoolId],
-                "cognito-identity.amazonaws.com:sub": [grant.identityId],
-                "cognito-identity.amazonaws.com:amr": grant.amr,
-                "aws:PrincipalArn": [grant.roleArn],
-            ])
+            arn: CallerIdentity.sessionARN(role: grant.roleArn, session: grant.sessionName), policies: policies,
+            sessionPolicies: sessionPolicies, context: context)
     }
 
     /// Who the caller of `accessKeyID` is, for STS's GetCallerIdentity: a configured key pair given a
     /// `UserName` is that user; any other configured key pair is the account's root, as a key of
-    /// AWS's own account would be; credentials Cognito issued are a session of their role, named
-    /// `CognitoIdentityCredentials` as Cognito names it. Nil for a key that is neither.
+    /// AWS's own account would be; issued credentials are a session of their role, named
+    /// `CognitoIdentityCredentials` for Cognito's as Cognito names it, and as AssumeRole was asked for
+    /// STS's. Nil for a key that is neither.
     /// - Parameters:
-    ///   - issued: the grant behind credentials the Cognito endpoint issued.
+    ///   - issued: the grant behind credentials Cognito or STS issued.
     ///   - roleID: the `AROA…` id of an existing role, by ARN.
     package func identity(
         accessKeyID: String, accountID: String, issued: (String) -> CredentialGrant?, roleID: (String) -> String?
@@ -77,25 +84,19 @@ package struct AccessPolicies: Sendable {
         if let user = users[accessKeyID] {
             return CallerIdentity(
                 arn: user.arn, userID: Self.stableID(prefix: "AIDA", of: user.arn),
-                account: Self.account(of: user.arn) ?? accountID)
+                account: CallerIdentity.account(of: user.arn) ?? accountID)
         }
         if configuredKeys.contains(accessKeyID) {
             return .root(of: accountID)
         }
         guard let grant = issued(accessKeyID) else { return nil }
-        let session = "CognitoIdentityCredentials"
+        let session = grant.sessionName
         // A role described nowhere here has no id of its own: one made from its ARN stays the same
         // from call to call and across restarts.
         let id = roleID(grant.roleArn) ?? Self.stableID(prefix: "AROA", of: grant.roleArn.lowercased())
         return CallerIdentity(
-            arn: Self.sessionARN(role: grant.roleArn, session: session), userID: "\(id):\(session)",
-            account: Self.account(of: grant.roleArn) ?? accountID)
-    }
-
-    /// The account of an ARN (`arn:PARTITION:SERVICE:REGION:ACCOUNT:…`).
-    static func account(of arn: String) -> String? {
-        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        return parts.count == 6 && !parts[4].isEmpty ? String(parts[4]) : nil
+            arn: CallerIdentity.sessionARN(role: grant.roleArn, session: session), userID: "\(id):\(session)",
+            account: CallerIdentity.account(of: grant.roleArn) ?? accountID, principalArn: grant.roleArn)
     }
 
     /// `prefix` and 17 characters of IAM's unique-id alphabet, from a hash of `name`.
@@ -103,14 +104,5 @@ package struct AccessPolicies: Sendable {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         let hash = SHA256Hex.hash(Array(name.utf8))
         return prefix + String(hash.prefix(17).map { alphabet[Int($0.hexDigitValue ?? 0) * 2] })
-    }
-
-    /// `arn:aws:sts::ACCOUNT:assumed-role/NAME/SESSION` for `arn:aws:iam::ACCOUNT:role/PATH/NAME`: the
-    /// role's name without its path, as STS writes it.
-    static func sessionARN(role: String, session: String) -> String {
-        let parts = role.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        guard parts.count == 6 else { return role }
-        let name = parts[5].split(separator: "/").last ?? parts[5]
-        return "arn:\(parts[1]):sts::\(parts[4]):assumed-role/\(name)/\(session)"
     }
 }

@@ -280,16 +280,12 @@ package struct IAMAPI: Sendable {
         try Self.name(parameters["PolicyName"], path: "policyName", length: 1...128)
     }
 
-    /// Whether `text` is made of IAM's name characters, `[\w+=,.@-]` (role, user and policy names).
-    package static func isNameText(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0.isASCIIAlphanumeric || "_+=,.@-".utf8.contains($0) }
-    }
-
     private static func name(_ value: String?, path: String, length: ClosedRange<Int>) throws(FirehoseError)
         -> String
     {
         let violations = ValidationViolation.string(
-            value, path: path, required: true, length: length, pattern: "[\\w+=,.@-]+", matches: isNameText)
+            value, path: path, required: true, length: length, pattern: "[\\w+=,.@-]+",
+            matches: QueryProtocol.isIAMNameText)
         if !violations.isEmpty { throw validationError(violations) }
         return value!
     }

@@ -1,7 +1,7 @@
 package import DurableStorage
 import FirehoseWire
 package import IAMPolicy
-import ServerCore
+package import ServerCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -105,6 +105,19 @@ package final class RoleStore: Sendable {
         return state.withLock { $0.roles.values.first { $0.arn.lowercased() == key }?.roleID }
     }
 
+    /// The role with this ARN (compared regardless of case) as STS's AssumeRole reads it; nil when
+    /// there is no such role.
+    package func assumableRole(arn: String) -> AssumableRole? {
+        let key = arn.lowercased()
+        return state.withLock { state in
+            state.roles.values.first { $0.arn.lowercased() == key }.map {
+                AssumableRole(
+                    arn: $0.arn, roleID: $0.roleID, trustPolicy: $0.assumeRolePolicyDocument,
+                    maxSessionDuration: $0.maxSessionDuration)
+            }
+        }
+    }
+
     var roles: [String: IAMRole] { state.withLock { $0.roles } }
 
     /// Runs `change` on the roles as they are (by lowercased name) and, when it returns new ones,
@@ -131,8 +144,11 @@ package final class RoleStore: Sendable {
     }
 
     /// Puts the configuration file's roles (ARN to policy documents) in place of the saved ones of the
-    /// same ARN, at start; a new one gets Cognito's trust policy.
-    package func apply(configured: [String: [String]], now: Date) throws(FileSystemError) {
+    /// same ARN, at start, with the trust policy given (by ARN); without one, a new role gets Cognito's
+    /// and a saved one keeps its own.
+    package func apply(configured: [String: [String]], trustPolicies: [String: String] = [:], now: Date)
+        throws(FileSystemError)
+    {
         guard !configured.isEmpty else { return }
         try state.withLock { state throws(FileSystemError) in
             var roles = state.roles
@@ -152,6 +168,7 @@ package final class RoleStore: Sendable {
                 role.arn = arn
                 role.path = path
                 role.policies = policies
+                if let trust = trustPolicies[arn] { role.assumeRolePolicyDocument = trust }
                 roles[role.key] = role
             }
             if roles != state.roles {

@@ -1,5 +1,6 @@
 package import AWSSigV4
 package import FirehoseWire
+package import Logging
 package import ServerCore
 
 #if canImport(FoundationEssentials)
@@ -9,8 +10,9 @@ package import ServerCore
 #endif
 
 /// AWS Security Token Service (2011-06-15, the Query protocol: a form-encoded `Action` in, XML out) on
-/// the server's port. GetCallerIdentity, which needs no permission (AWS answers it even under an
-/// explicit deny), so it is never authorized, only verified.
+/// the server's port: GetCallerIdentity, which needs no permission (AWS answers it even under an
+/// explicit deny), so it is never authorized, only verified; and AssumeRole, for the roles of the IAM
+/// store, with their trust policies (`STSAPI+AssumeRole.swift`).
 ///
 /// SDKs given an endpoint sign STS for their own region, so a credential scoped to any region is
 /// taken (`SigV4Verifier.acceptsAnyRegion`).
@@ -20,23 +22,37 @@ package struct STSAPI: Sendable {
 
     let accountID: String
     let verifier: SigV4Verifier?
+    let credentials: IssuedCredentials
     let identify: @Sendable (_ accessKeyID: String) -> CallerIdentity?
+    let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
+    let role: @Sendable (_ arn: String) -> AssumableRole?
+    let logger: Logger
 
     /// - Parameters:
     ///   - verifier: checks signatures (service `sts`); nil when authentication is off, and the caller
     ///     is then whoever the request's credential scope names, or the account's root.
+    ///   - credentials: where AssumeRole's credentials are kept (with Cognito's: every endpoint takes them).
     ///   - identify: who the caller of an access key is (`AccessPolicies.identity`).
+    ///   - boundCaller: the policies that bind the caller of an access key, if any do.
+    ///   - role: the role of the IAM store with this ARN.
     package init(
-        accountID: String, verifier: SigV4Verifier?,
-        identify: @escaping @Sendable (_ accessKeyID: String) -> CallerIdentity?
+        accountID: String, verifier: SigV4Verifier?, credentials: IssuedCredentials,
+        identify: @escaping @Sendable (_ accessKeyID: String) -> CallerIdentity?,
+        boundCaller: @escaping @Sendable (_ accessKeyID: String) -> BoundCaller?,
+        role: @escaping @Sendable (_ arn: String) -> AssumableRole?, logger: Logger
     ) {
         self.accountID = accountID
         self.verifier = verifier
+        self.credentials = credentials
         self.identify = identify
+        self.boundCaller = boundCaller
+        self.role = role
+        self.logger = logger
     }
 
     enum Operation: String, CaseIterable {
         case getCallerIdentity = "GetCallerIdentity"
+        case assumeRole = "AssumeRole"
     }
 
     /// Every action of STS's 2011-06-15 API (botocore's model): a request naming one is STS's even
@@ -64,22 +80,32 @@ package struct STSAPI: Sendable {
         response: APIResponse, operation: String, code: String
     ) {
         let action = parameters["Action"] ?? ""
-        let label = Operation(rawValue: action)?.rawValue ?? "unknown"
+        let operation = Operation(rawValue: action)
+        let label = operation?.rawValue ?? "unknown"
         do throws(FirehoseError) {
-            guard Operation(rawValue: action) != nil else {
+            guard let operation else {
                 throw FirehoseError(
                     code: "InvalidAction",
                     message:
                         "Could not find operation \(action) for version \(parameters["Version"] ?? Self.version): firehose-local's STS serves \(Operation.allCases.map(\.rawValue).joined(separator: ", "))."
                 )
             }
-            let caller = try callerIdentity(request, now: now)
-            let response = try QueryProtocol.response(
-                action: action, namespace: Self.namespace, requestID: requestID
-            ) { (xml: inout S3XML) throws(FirehoseError) in
-                xml.element("Arn", caller.arn)
-                xml.element("UserId", caller.userID)
-                xml.element("Account", caller.account)
+            let caller = try self.caller(request, now: now)
+            let response: APIResponse
+            switch operation {
+            case .getCallerIdentity:
+                response = try QueryProtocol.response(
+                    action: action, namespace: Self.namespace, requestID: requestID
+                ) { (xml: inout S3XML) throws(FirehoseError) in
+                    xml.element("Arn", caller.identity.arn)
+                    xml.element("UserId", caller.identity.userID)
+                    xml.element("Account", caller.identity.account)
+                }
+            case .assumeRole:
+                let session = try assumeRole(parameters, caller: caller, now: now)
+                response = try QueryProtocol.response(
+                    action: action, namespace: Self.namespace, requestID: requestID
+                ) { (xml: inout S3XML) throws(FirehoseError) in session.write(into: &xml) }
             }
             return (response, label, "OK")
         } catch {
@@ -89,15 +115,20 @@ package struct STSAPI: Sendable {
         }
     }
 
-    /// Who signed the request: verified, or with authentication off the key its credential scope
-    /// names (any key is taken then, so an unknown one is the account's root).
-    private func callerIdentity(_ request: APIRequest, now: Date) throws(FirehoseError) -> CallerIdentity {
+    /// Who signed the request, and with which key: verified, or with authentication off the key its
+    /// credential scope names (any key is taken then, so an unknown one is the account's root).
+    private func caller(_ request: APIRequest, now: Date) throws(FirehoseError) -> Caller {
         let root = CallerIdentity.root(of: accountID)
         guard let verifier else {
             let claimed = request.header("authorization").flatMap(SigV4Verifier.claimedAccessKeyID(authorization:))
-            return claimed.flatMap(identify) ?? root
+            return Caller(accessKeyID: claimed, identity: claimed.flatMap(identify) ?? root)
         }
         let credentials = try verifier.verifyQuery(request, now: now)
-        return identify(credentials.accessKeyId) ?? root
+        return Caller(accessKeyID: credentials.accessKeyId, identity: identify(credentials.accessKeyId) ?? root)
+    }
+
+    struct Caller {
+        var accessKeyID: String?
+        var identity: CallerIdentity
     }
 }

@@ -11,6 +11,12 @@ package import FirehoseWire
 /// answers in the service's namespace, and errors in an `ErrorResponse` document.
 package enum QueryProtocol {
     /// Whether a request is a Query-protocol call: `POST /` of a form, with no `X-Amz-Target`.
+    /// Whether `text` is made of IAM's name characters, `[\w+=,.@-]` (role, user, policy and role
+    /// session names).
+    package static func isIAMNameText(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0.isASCIIAlphanumeric || "_+=,.@-".utf8.contains($0) }
+    }
+
     package static func isQueryRequest(_ request: APIRequest, hasTarget: Bool) -> Bool {
         guard !hasTarget, request.method == "POST", request.path == "/",
             let type = request.header("content-type")?.lowercased()

@@ -229,6 +229,34 @@ import Testing
         #expect(error.message.contains("BufferingHints"))
     }
 
+    @Test func aRoleMayGiveItsTrustPolicyAsYAMLOrJSONText() throws {
+        let file = try parse(
+            """
+            Roles:
+              - RoleName: Loader
+                Policies: ['{"Statement": {"Effect": "Allow", "Action": "firehose:*", "Resource": "*"}}']
+                AssumeRolePolicyDocument:
+                  Version: "2012-10-17"
+                  Statement: [{Effect: Allow, Principal: {AWS: "arn:aws:iam::000000000000:root"}, Action: "sts:AssumeRole"}]
+              - RoleArn: arn:aws:iam::000000000000:role/Delivery
+                AssumeRolePolicyDocument: '{"Statement": {"Effect": "Allow", "Principal": {"Service": "firehose.amazonaws.com"}, "Action": "sts:AssumeRole"}}'
+              - RoleName: AppUnauth
+            """)
+        #expect(file.roles.map(\.trustPolicy?.isEmpty) == [false, false, nil])
+        #expect(file.roles[0].trustPolicy?.contains(#""Principal":{"AWS":"arn:aws:iam::000000000000:root"}"#) == true)
+        #expect(file.roles[1].trustPolicy?.hasPrefix(#"{"Statement": {"Effect""#) == true)
+
+        let error = try #require(
+            failure(
+                """
+                Roles:
+                  - RoleName: Loader
+                    AssumeRolePolicyDocument: {Statement: {Effect: Allow, Action: "sts:AssumeRole", Resource: "*"}}
+                """))
+        #expect(error.field == "Roles[0].AssumeRolePolicyDocument.Statement[0].Resource")
+        #expect(error.message.contains("prohibited field Resource"))
+    }
+
     @Test func unknownTopLevelFieldIsRefused() throws {
         let error = try #require(failure("DeliveryStream:\n  - DeliveryStreamName: s1\n"))
         #expect(error.field == "")

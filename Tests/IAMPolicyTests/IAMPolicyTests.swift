@@ -192,6 +192,104 @@ struct IAMPolicyTests {
         }
     }
 
+    func trust(_ json: String) throws -> IAMPolicy {
+        try IAMPolicy(json: Array(json.utf8), kind: .trust)
+    }
+
+    func trusts(_ policy: IAMPolicy, _ principal: IAMPrincipal, context: [String: [String]] = [:]) -> TrustDecision {
+        IAMPolicy.evaluateTrust(
+            IAMRequest(action: "sts:AssumeRole", resource: "arn:aws:iam::123456789012:role/R", context: context),
+            principal: principal, policy: policy)
+    }
+
+    static let alice = IAMPrincipal(
+        kind: "AWS", names: ["arn:aws:iam::123456789012:user/alice"], account: "123456789012")
+    static let session = IAMPrincipal(
+        kind: "AWS",
+        names: ["arn:aws:sts::123456789012:assumed-role/Loader/s1", "arn:aws:iam::123456789012:role/Loader"],
+        account: "123456789012")
+    static let stranger = IAMPrincipal(
+        kind: "AWS", names: ["arn:aws:iam::210987654321:user/eve"], account: "210987654321")
+
+    @Test func trustPoliciesNamePrincipalsByNameOrByAccount() throws {
+        let byAccount = try trust(
+            #"{"Statement": {"Effect": "Allow", "Principal": {"AWS": "123456789012"}, "Action": "sts:AssumeRole"}}"#)
+        #expect(trusts(byAccount, Self.alice) == .allowedForAccount)
+        #expect(trusts(byAccount, Self.stranger) == .implicitDeny)
+        let byRoot = try trust(
+            #"{"Statement": {"Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam::123456789012:root"]}, "Action": "sts:AssumeRole"}}"#
+        )
+        #expect(trusts(byRoot, Self.session) == .allowedForAccount)
+        // By name wins over by account; a role's ARN names its sessions; names compare regardless of case.
+        let both = try trust(
+            #"{"Statement": [{"Effect": "Allow", "Principal": {"AWS": "123456789012"}, "Action": "sts:AssumeRole"}, {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::123456789012:role/loader"}, "Action": "sts:*"}]}"#
+        )
+        #expect(trusts(both, Self.session) == .allowedForPrincipal)
+        #expect(trusts(both, Self.alice) == .allowedForAccount)
+        let everyone = try trust(#"{"Statement": {"Effect": "Allow", "Principal": "*", "Action": "sts:AssumeRole"}}"#)
+        #expect(trusts(everyone, Self.stranger) == .allowedForPrincipal)
+        let anyAWS = try trust(
+            #"{"Statement": {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}}"#)
+        #expect(trusts(anyAWS, Self.stranger) == .allowedForPrincipal)
+        #expect(trusts(anyAWS, IAMPrincipal(kind: "Service", names: ["firehose.amazonaws.com"])) == .implicitDeny)
+        let service = try trust(
+            #"{"Statement": {"Effect": "Allow", "Principal": {"Service": ["firehose.amazonaws.com"]}, "Action": "sts:AssumeRole"}}"#
+        )
+        #expect(trusts(service, Self.alice) == .implicitDeny)
+        #expect(
+            trusts(service, IAMPrincipal(kind: "Service", names: ["firehose.amazonaws.com"])) == .allowedForPrincipal)
+        // Another action, a deny, a condition, NotPrincipal.
+        let webIdentity = try trust(
+            #"{"Statement": {"Effect": "Allow", "Principal": "*", "Action": "sts:AssumeRoleWithWebIdentity"}}"#)
+        #expect(trusts(webIdentity, Self.alice) == .implicitDeny)
+        let denied = try trust(
+            #"{"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "sts:AssumeRole"}, {"Effect": "Deny", "Principal": {"AWS": "arn:aws:iam::123456789012:user/alice"}, "Action": "*"}]}"#
+        )
+        #expect(trusts(denied, Self.alice) == .explicitDeny)
+        #expect(trusts(denied, Self.session) == .allowedForPrincipal)
+        let conditioned = try trust(
+            #"{"Statement": {"Effect": "Allow", "Principal": {"AWS": "123456789012"}, "Action": "sts:AssumeRole", "Condition": {"StringEquals": {"sts:ExternalId": "x-1"}}}}"#
+        )
+        #expect(trusts(conditioned, Self.alice) == .implicitDeny)
+        #expect(trusts(conditioned, Self.alice, context: ["sts:ExternalId": ["x-1"]]) == .allowedForAccount)
+        let notEve = try trust(
+            #"{"Statement": {"Effect": "Allow", "NotPrincipal": {"AWS": "arn:aws:iam::210987654321:user/eve"}, "Action": "sts:AssumeRole"}}"#
+        )
+        #expect(trusts(notEve, Self.stranger) == .implicitDeny)
+        #expect(trusts(notEve, Self.alice) == .allowedForPrincipal)
+    }
+
+    @Test func malformedTrustPoliciesNameWhatIsWrong() throws {
+        let cases: [(String, String, String)] = [
+            (#"{"Statement": {"Effect": "Allow", "Action": "sts:AssumeRole"}}"#, "Statement[0]", "Principal"),
+            (
+                #"{"Statement": {"Effect": "Allow", "Principal": "*", "Action": "sts:AssumeRole", "Resource": "*"}}"#,
+                "Statement[0].Resource", "prohibited field Resource"
+            ),
+            (
+                #"{"Statement": {"Effect": "Allow", "Principal": {"Robot": "r2"}, "Action": "sts:AssumeRole"}}"#,
+                "Statement[0].Principal.Robot", "principal kind"
+            ),
+            (
+                #"{"Statement": {"Effect": "Allow", "Principal": "everyone", "Action": "sts:AssumeRole"}}"#,
+                "Statement[0].Principal", "object of principals"
+            ),
+            (
+                #"{"Statement": {"Effect": "Allow", "Principal": {"AWS": []}, "Action": "sts:AssumeRole"}}"#,
+                "Statement[0].Principal.AWS", "empty"
+            ),
+        ]
+        for (json, field, words) in cases {
+            do {
+                _ = try trust(json)
+                Issue.record("accepted: \(json)")
+            } catch let error as IAMPolicyError {
+                #expect(error.field == field, "\(json): \(error)")
+                #expect(error.message.contains(words), "\(json): \(error)")
+            }
+        }
+    }
+
     @Test func aPolicyFromYAMLNumbersAndBooleansReadAsIAMReadsThem() throws {
         let document = JSONValue.object([
             "Statement": .object([

@@ -2,6 +2,7 @@ import AWSSigV4
 import FirehoseTestSupport
 import FirehoseWire
 import Foundation
+import IAMPolicy
 import Logging
 import ServerCore
 import ServiceTestSupport
@@ -138,14 +139,20 @@ struct IAMAPITests {
         var policies = AccessPolicies()
         policies.users["AKIAUSER"] = .init(arn: "arn:aws:iam::123456789012:user/alice", policies: [])
         policies.configuredKeys = ["AKIAUSER", "test"]
-        let grant = CredentialGrant(
+        var grant = CredentialGrant(
             accessKeyId: "ASIAGRANT", secretAccessKey: "s", sessionToken: "t", expiration: 0,
-            identityId: "us-east-1:identity", identityPoolId: "us-east-1:pool",
-            roleArn: "arn:aws:iam::210987654321:role/mobile/App_Unauth", amr: ["unauthenticated"], bound: nil)
+            roleArn: "arn:aws:iam::210987654321:role/mobile/App_Unauth", bound: nil)
+        grant.identityId = "us-east-1:identity"
+        grant.identityPoolId = "us-east-1:pool"
+        grant.amr = ["unauthenticated"]
+        var assumed = CredentialGrant(
+            accessKeyId: "ASIAASSUMED", secretAccessKey: "s", sessionToken: "t", expiration: 0,
+            roleArn: "arn:aws:iam::123456789012:role/Loader", bound: true, sessionName: "nightly")
+        assumed.sessionPolicy = #"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*"}}"#
+        let grants = [grant.accessKeyId: grant, assumed.accessKeyId: assumed]
         func identity(_ key: String, roleID: String? = nil) -> CallerIdentity? {
             policies.identity(
-                accessKeyID: key, accountID: "123456789012", issued: { $0 == grant.accessKeyId ? grant : nil },
-                roleID: { _ in roleID })
+                accessKeyID: key, accountID: "123456789012", issued: { grants[$0] }, roleID: { _ in roleID })
         }
         let user = identity("AKIAUSER")
         #expect(user?.arn == "arn:aws:iam::123456789012:user/alice")
@@ -162,7 +169,14 @@ struct IAMAPITests {
             identity("ASIAGRANT", roleID: "AROAROLEIDEXAMPLE")
                 == CallerIdentity(
                     arn: "arn:aws:sts::210987654321:assumed-role/App_Unauth/CognitoIdentityCredentials",
-                    userID: "AROAROLEIDEXAMPLE:CognitoIdentityCredentials", account: "210987654321"))
+                    userID: "AROAROLEIDEXAMPLE:CognitoIdentityCredentials", account: "210987654321",
+                    principalArn: "arn:aws:iam::210987654321:role/mobile/App_Unauth"))
+        // AssumeRole's session: named as it was asked.
+        #expect(
+            identity("ASIAASSUMED", roleID: "AROALOADER")
+                == CallerIdentity(
+                    arn: "arn:aws:sts::123456789012:assumed-role/Loader/nightly", userID: "AROALOADER:nightly",
+                    account: "123456789012", principalArn: "arn:aws:iam::123456789012:role/Loader"))
         // A role described nowhere here: an id made from its ARN, the same at every call.
         let unknownRole = identity("ASIAGRANT")?.userID
         #expect(unknownRole?.hasPrefix("AROA") == true)
@@ -170,6 +184,36 @@ struct IAMAPITests {
         #expect(unknownRole?.count == 21 + ":CognitoIdentityCredentials".count)
         #expect(identity("ASIAGRANT")?.userID == unknownRole)
         #expect(identity("AKIAOTHER") == nil)
+    }
+
+    @Test(
+        "An assumed role's session is bound by its role's policies and its session policy both, without Cognito's keys")
+    func sessionPolicyBinds() throws {
+        let allowAll = #"{"Statement":{"Effect":"Allow","Action":["firehose:*","s3:*"],"Resource":"*"}}"#
+        var grant = CredentialGrant(
+            accessKeyId: "ASIAASSUMED", secretAccessKey: "s", sessionToken: "t", expiration: 0,
+            roleArn: "arn:aws:iam::123456789012:role/Loader", bound: true, sessionName: "nightly")
+        grant.sessionPolicy = #"{"Statement":{"Effect":"Allow","Action":"firehose:PutRecord","Resource":"*"}}"#
+        let caller = try #require(
+            AccessPolicies().caller(
+                accessKeyID: "ASIAASSUMED", issued: { $0 == grant.accessKeyId ? grant : nil },
+                rolePolicies: { _ in [try! IAMPolicy(json: Array(allowAll.utf8))] }))
+        #expect(caller.arn == "arn:aws:sts::123456789012:assumed-role/Loader/nightly")
+        #expect(caller.context["cognito-identity.amazonaws.com:aud"] == nil)
+        #expect(caller.context["aws:PrincipalArn"] == ["arn:aws:iam::123456789012:role/Loader"])
+        #expect(throws: Never.self) { try caller.authorize(action: "firehose:PutRecord", resource: "*") }
+        #expect {
+            try caller.authorize(action: "s3:PutObject", resource: "arn:aws:s3:::b/k")
+        } throws: { error in
+            (error as? FirehoseError)?.message
+                == "User: arn:aws:sts::123456789012:assumed-role/Loader/nightly is not authorized to perform: s3:PutObject on resource: arn:aws:s3:::b/k because no session policy allows the s3:PutObject action"
+        }
+        #expect {
+            try caller.authorize(action: "kinesis:GetRecords", resource: "*")
+        } throws: { error in
+            (error as? FirehoseError)?.message.hasSuffix(
+                "because no identity-based policy allows the kinesis:GetRecords action") == true
+        }
     }
 
     @Test("A role's id is found by its ARN, regardless of case")
@@ -184,8 +228,8 @@ struct IAMAPITests {
     @Test("A role session's ARN is the role's name without its path, as STS writes it")
     func sessionARN() {
         #expect(
-            AccessPolicies.sessionARN(role: "arn:aws:iam::123456789012:role/mobile/App_Unauth", session: "S")
+            CallerIdentity.sessionARN(role: "arn:aws:iam::123456789012:role/mobile/App_Unauth", session: "S")
                 == "arn:aws:sts::123456789012:assumed-role/App_Unauth/S")
-        #expect(AccessPolicies.sessionARN(role: "not-an-arn", session: "S") == "not-an-arn")
+        #expect(CallerIdentity.sessionARN(role: "not-an-arn", session: "S") == "not-an-arn")
     }
 }

@@ -1,5 +1,7 @@
 import AWSSigV4
+import FirehoseTestSupport
 import Foundation
+import Logging
 import ServerCore
 import ServiceTestSupport
 import Testing
@@ -7,8 +9,9 @@ import Testing
 @testable import STSService
 
 /// STS alone, as the front door hands it a request: verification against three key pairs (an account's
-/// root, a user's, a role session's), who their callers are, and a fixed date.
-struct STSHarness {
+/// root, a user's, a role session's) and the credentials it issues, who their callers are, the roles
+/// it may assume, and a fixed date.
+final class STSHarness {
     static let date = Date(timeIntervalSince1970: 1_795_266_309)  // 2026-11-21T13:05:09Z
     static let root = AWSCredentials(accessKeyId: "test", secretAccessKey: "test")
     static let user = AWSCredentials(accessKeyId: "AKIAUSEREXAMPLE", secretAccessKey: "user-secret")
@@ -19,27 +22,51 @@ struct STSHarness {
             arn: "arn:aws:iam::123456789012:user/alice", userID: "AIDAEXAMPLEEXAMPLE", account: "123456789012"),
         session.accessKeyId: CallerIdentity(
             arn: "arn:aws:sts::123456789012:assumed-role/App_Unauth/CognitoIdentityCredentials",
-            userID: "AROAEXAMPLEEXAMPLE:CognitoIdentityCredentials", account: "123456789012"),
+            userID: "AROAEXAMPLEEXAMPLE:CognitoIdentityCredentials", account: "123456789012",
+            principalArn: "arn:aws:iam::123456789012:role/App_Unauth"),
     ]
+    let directory: String
+    let issued: IssuedCredentials
     let api: STSAPI
 
-    init(authentication: Bool = true) {
+    /// - Parameters:
+    ///   - roles: the roles of the IAM store.
+    ///   - bound: the policies that bind callers, by access key.
+    init(
+        authentication: Bool = true, roles: [AssumableRole] = [], bound: [String: BoundCaller] = [:]
+    ) throws {
+        directory = try TestDirectory("sts").url.path
+        let issued = try IssuedCredentials(path: "\(directory)/credentials.jsonl", now: Self.date)
+        self.issued = issued
         let known = [Self.root, Self.user, Self.session]
         api = STSAPI(
             accountID: "123456789012",
             verifier: authentication
                 ? SigV4Verifier(region: "us-east-1", service: "sts", acceptsAnyRegion: true) { key in
-                    known.first { $0.accessKeyId == key }
+                    known.first { $0.accessKeyId == key } ?? issued.grant(forAccessKey: key)?.credentials
                 } : nil,
-            identify: { Self.identities[$0] })
+            credentials: issued,
+            identify: { key in
+                Self.identities[key]
+                    ?? issued.grant(forAccessKey: key).map { grant in
+                        CallerIdentity(
+                            arn: CallerIdentity.sessionARN(role: grant.roleArn, session: grant.sessionName),
+                            userID: "AROA:\(grant.sessionName)", account: "123456789012", principalArn: grant.roleArn)
+                    }
+            },
+            boundCaller: { bound[$0] },
+            role: { arn in roles.first { $0.arn.lowercased() == arn.lowercased() } },
+            logger: Logger(label: "sts-tests"))
     }
 
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
     static func request(
-        _ action: String, credentials: AWSCredentials?, region: String = "us-east-1", service: String = "sts",
-        version: String? = STSAPI.version
+        _ action: String, _ parameters: [String: String] = [:], credentials: AWSCredentials?,
+        region: String = "us-east-1", service: String = "sts", version: String? = STSAPI.version
     ) -> APIRequest {
         SignedRequests.post(
-            target: nil, body: SignedRequests.query(action, version: version, [:]), credentials: credentials,
+            target: nil, body: SignedRequests.query(action, version: version, parameters), credentials: credentials,
             region: region, service: service, date: date, contentType: SignedRequests.formContentType)
     }
 
@@ -53,8 +80,8 @@ struct STSHarness {
 @Suite("STS (Query protocol)")
 struct STSAPITests {
     @Test("GetCallerIdentity answers STS's document: the account's root for its keys")
-    func rootDocument() {
-        let (response, operation, code) = STSHarness().call(
+    func rootDocument() throws {
+        let (response, operation, code) = try STSHarness().call(
             STSHarness.request("GetCallerIdentity", credentials: STSHarness.root))
         #expect(response.status == 200)
         #expect((operation, code) == ("GetCallerIdentity", "OK"))
@@ -72,8 +99,8 @@ struct STSAPITests {
     }
 
     @Test("GetCallerIdentity names a user and a role session as their identities say, signed for any region")
-    func userAndSession() {
-        let harness = STSHarness()
+    func userAndSession() throws {
+        let harness = try STSHarness()
         for (credentials, region) in [(STSHarness.user, "eu-west-1"), (STSHarness.session, "ap-southeast-2")] {
             let (response, _, _) = harness.call(
                 STSHarness.request("GetCallerIdentity", credentials: credentials, region: region))
@@ -86,8 +113,8 @@ struct STSAPITests {
     }
 
     @Test("Signature failures answer the Query services' codes, and nothing of the caller")
-    func authenticationFailures() {
-        let harness = STSHarness()
+    func authenticationFailures() throws {
+        let harness = try STSHarness()
         let unsigned = harness.call(STSHarness.request("GetCallerIdentity", credentials: nil))
         #expect(unsigned.response.status == 403)
         #expect(xmlText(unsigned.response, "Type") == "Sender")
@@ -124,20 +151,20 @@ struct STSAPITests {
     }
 
     @Test("An action STS does not serve here is InvalidAction, counted under unknown")
-    func unservedAction() {
-        let (response, operation, code) = STSHarness().call(
-            STSHarness.request("AssumeRole", credentials: STSHarness.root))
+    func unservedAction() throws {
+        let (response, operation, code) = try STSHarness().call(
+            STSHarness.request("GetSessionToken", credentials: STSHarness.root))
         #expect(response.status == 400)
         #expect((operation, code) == ("unknown", "InvalidAction"))
         #expect(
             xmlText(response, "Message")
-                == "Could not find operation AssumeRole for version 2011-06-15: firehose-local's STS serves GetCallerIdentity."
+                == "Could not find operation GetSessionToken for version 2011-06-15: firehose-local's STS serves GetCallerIdentity, AssumeRole."
         )
     }
 
     @Test("With authentication off the caller is the key its credential names, or the account's root")
-    func authenticationOff() {
-        let harness = STSHarness(authentication: false)
+    func authenticationOff() throws {
+        let harness = try STSHarness(authentication: false)
         let user = harness.call(
             STSHarness.request(
                 "GetCallerIdentity",

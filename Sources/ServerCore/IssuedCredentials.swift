@@ -1,7 +1,6 @@
 import AWSSigV4
-import DurableStorage
+package import DurableStorage
 import FirehoseWire
-package import ServerCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,12 +12,12 @@ import Synchronization
 #endif
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
-/// The credentials handed out and not long expired, by access key, each on disk (one line of
+/// The temporary credentials handed out (Cognito's GetCredentialsForIdentity, STS's AssumeRole) and not long expired, by access key, each on disk (one line of
 /// `credentials.jsonl`, readable by its owner only) before a client sees it: a restart does not
 /// invalidate what an app holds.
 ///
@@ -40,7 +39,7 @@ package final class IssuedCredentials: Sendable {
     static let maxKept = 10_000
     static let keptAfterExpiry: TimeInterval = 86_400
 
-    init(path: String, now: Date) throws(FileSystemError) {
+    package init(path: String, now: Date) throws(FileSystemError) {
         let (file, lines) = try JSONLinesFile.open(path, mode: 0o600)
         var grants: [String: CredentialGrant] = [:]
         for line in lines {
@@ -57,20 +56,19 @@ package final class IssuedCredentials: Sendable {
         self.grants = Mutex(grants)
     }
 
-    /// New credentials for `identity` acting as `roleArn`, valid for `lifetime` seconds from `now`.
+    /// New credentials acting as `roleArn`, valid for `lifetime` seconds from `now`, described by
+    /// `session` (who they were issued to) before they are saved.
     /// - Parameter bound: whether the role existed here then (see `CredentialGrant.bound`).
-    func issue(for identity: CognitoIdentity, roleArn: String, bound: Bool, lifetime: TimeInterval, now: Date)
-        throws(FileSystemError) -> CredentialGrant
-    {
+    package func issue(
+        roleArn: String, bound: Bool, lifetime: TimeInterval, now: Date, session: (inout CredentialGrant) -> Void
+    ) throws(FileSystemError) -> CredentialGrant {
         var random = SystemRandomNumberGenerator()
-        let grant = CredentialGrant(
+        var grant = CredentialGrant(
             accessKeyId: "ASIA" + RandomText.make(16, from: RandomText.base32),
             secretAccessKey: RandomText.make(40, from: Self.secretAlphabet),
             sessionToken: Base64.encode((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }),
-            expiration: (now.timeIntervalSince1970 + lifetime).rounded(.down),
-            identityId: identity.identityId, identityPoolId: identity.identityPoolId, roleArn: roleArn,
-            amr: identity.amr,
-            bound: bound)
+            expiration: (now.timeIntervalSince1970 + lifetime).rounded(.down), roleArn: roleArn, bound: bound)
+        session(&grant)
         let line: [UInt8]
         do {
             line = Array(try JSONEncoder().encode(grant))
