@@ -133,7 +133,10 @@ let package = Package(
         // No HTTP server.
         .target(
             name: "ServerCore",
-            dependencies: ["FirehoseWire", "AWSSigV4", "IAMPolicy", "DurableStorage"],
+            dependencies: [
+                "FirehoseWire", "AWSSigV4", "IAMPolicy", "DurableStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // IAM's roles and inline policies (the Query API), and which callers identity-based policies bind.

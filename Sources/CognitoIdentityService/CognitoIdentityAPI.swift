@@ -1,5 +1,4 @@
 package import AWSSigV4
-import Crypto
 package import FirehoseWire
 package import Logging
 package import ServerCore
@@ -32,8 +31,6 @@ package struct CognitoIdentityAPI: Sendable {
     let roleExists: @Sendable (_ roleARN: String) -> Bool
     let verifier: SigV4Verifier?
     let logger: Logger
-    /// Signs GetOpenIdToken's tokens; lives as long as the process.
-    let tokenKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
     package init(
         store: CognitoStore, region: String, accountID: String, credentialLifetime: TimeInterval,
@@ -274,25 +271,25 @@ package struct CognitoIdentityAPI: Sendable {
     }
 
     /// Cognito's OpenID token for the identity: a JWT with its `sub`, `aud` (the pool) and `amr`,
-    /// valid 10 minutes. Signed with HS256 by a key of this process: nothing here verifies it yet.
+    /// valid 10 minutes, which STS's AssumeRoleWithWebIdentity takes (`OpenIDTokens`).
     private func openIDToken(_ body: [UInt8], now: Date) throws(FirehoseError) -> [UInt8] {
         let input = try RequestJSON.decode(CognitoWire.IdentityInput.self, from: body)
         let violations = Self.identityInputViolations(input)
         if !violations.isEmpty { throw .validation(violations) }
-        let (identity, _) = try authorized(input)
+        let (identity, stored) = try authorized(input)
+        // The basic flow's first step: a pool must allow it, as AWS's do only with AllowClassicFlow.
+        guard stored.pool.allowClassicFlow == true else {
+            throw FirehoseError(
+                code: "InvalidParameterException",
+                message: "Basic (classic) flow is not enabled, please use enhanced flow.")
+        }
         let issued = Int(now.timeIntervalSince1970)
-        let claims = OrderedJSONEncoder.encode(
-            OpenIDTokenClaims(
+        let token = store.tokens.token(
+            for: OpenIDTokens.Claims(
                 sub: identity.identityId, aud: identity.identityPoolId, amr: identity.amr, iat: issued,
                 exp: issued + 600))
-        let signingInput =
-            Self.base64URL(Array(#"{"alg":"HS256","kid":"firehose-local","typ":"JWT"}"#.utf8)) + "."
-            + Self.base64URL(claims)
-        let signature = HMAC<SHA256>.authenticationCode(
-            for: Array(signingInput.utf8), using: SymmetricKey(data: tokenKey))
         return OrderedJSONEncoder.encode(
-            CognitoWire.GetOpenIdTokenOutput(
-                IdentityId: identity.identityId, Token: signingInput + "." + Self.base64URL(Array(signature))))
+            CognitoWire.GetOpenIdTokenOutput(IdentityId: identity.identityId, Token: token))
     }
 
     /// The identity and its pool, when the request's logins allow acting as it: an authenticated
@@ -348,7 +345,7 @@ package struct CognitoIdentityAPI: Sendable {
     /// token itself, kept as its SHA-256.
     static func user(of token: String) -> String {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 3, let payload = base64URLDecode(parts[1]),
+        if parts.count == 3, let payload = Base64.decodeURL(parts[1]),
             let claims = try? JSONDecoder().decode(JSONValue.self, from: Data(payload)),
             let subject = claims["sub"]?.stringValue, !subject.isEmpty
         {
@@ -541,20 +538,4 @@ package struct CognitoIdentityAPI: Sendable {
 
     /// A pool as DescribeIdentityPool, CreateIdentityPool and UpdateIdentityPool answer it.
     private static func encode(_ pool: IdentityPool) -> [UInt8] { OrderedJSONEncoder.encode(pool) }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Base64.encode(bytes)
-        while text.hasSuffix("=") { text.removeLast() }
-        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-    }
-
-    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
-        var standard = Array(text.utf8).map {
-            $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0
-        }
-        while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
-        var output: [UInt8] = []
-        guard Base64.decode(standard, appendingTo: &output) != nil else { return nil }
-        return output
-    }
 }

@@ -104,13 +104,3 @@ struct GetIdentityPoolRolesOutput: Encodable {
     var IdentityPoolId: String
     var Roles: [String: String]
 }
-
-/// The claims of the OpenID token GetOpenIdToken issues, as Cognito's carry them.
-struct OpenIDTokenClaims: Encodable {
-    var iss = "https://cognito-identity.amazonaws.com"
-    var sub: String
-    var aud: String
-    var amr: [String]
-    var iat: Int
-    var exp: Int
-}

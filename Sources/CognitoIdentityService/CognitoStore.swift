@@ -19,7 +19,8 @@ import Synchronization
 
 /// The identity pools, their identities and the credentials issued to them, on disk under
 /// `<data-dir>/.firehose-local/cognito/`: `pools.json` replaced whole on each pool change,
-/// `identities.jsonl` one line per identity made or linked to a new login, and `credentials.jsonl`.
+/// `identities.jsonl` one line per identity made or linked to a new login, `credentials.jsonl`, and
+/// `openid-token.key`, which signs GetOpenIdToken's tokens.
 /// Every change is on disk before it is visible. Calls run one at a time; they are rare (an app asks
 /// for an identity at its first start and for credentials once an hour).
 package final class CognitoStore: Sendable {
@@ -32,6 +33,8 @@ package final class CognitoStore: Sendable {
     private let state: Mutex<State>
     private let poolsPath: String
     package let credentials: IssuedCredentials
+    /// Signs GetOpenIdToken's tokens, with the key in `openid-token.key`.
+    package let tokens: OpenIDTokens
     /// Identities kept at most (`IdentityDirectory.maxIdentities`; tests lower it).
     let maxIdentities: Int
 
@@ -65,6 +68,7 @@ package final class CognitoStore: Sendable {
         try Self.compactIfSparse(&state)
         self.state = Mutex(state)
         credentials = try IssuedCredentials(path: "\(folder)/credentials.jsonl", now: now)
+        tokens = try OpenIDTokens.load(path: "\(folder)/openid-token.key")
     }
 
     private struct StoredPools: Codable {

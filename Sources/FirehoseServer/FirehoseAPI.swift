@@ -195,7 +195,7 @@ public final class FirehoseAPI: Sendable {
                 policies.identity(
                     accessKeyID: $0, accountID: accountID, issued: issued.grant(forAccessKey:),
                     roleID: roles.roleID(ofRoleARN:))
-            }, boundCaller: boundCaller, role: roles.assumableRole(arn:), logger: logger)
+            }, boundCaller: boundCaller, role: roles.assumableRole(arn:), tokens: store.tokens, logger: logger)
         var kinesisSource: KinesisSourceReader?
         let streamLogPath =
             "\(sink.configuration.dataDirectory)/\(FirehoseSink.Configuration.privateFolderName)/kinesis/streams.sqlite"

@@ -199,3 +199,25 @@ package enum Base64 {
         }
     }
 }
+
+extension Base64 {
+    /// Base64url without padding (RFC 4648 §5), as JWTs write their parts.
+    package static func encodeURL(_ bytes: [UInt8]) -> String {
+        var text = encode(bytes)
+        while text.hasSuffix("=") { text.removeLast() }
+        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    }
+
+    /// The bytes of base64url text, padded or not; nil when it is not base64url.
+    package static func decodeURL(_ text: Substring) -> [UInt8]? {
+        // Standard-alphabet characters are not base64url: refused rather than read.
+        guard !text.utf8.contains(UInt8(ascii: "+")), !text.utf8.contains(UInt8(ascii: "/")) else { return nil }
+        var standard = Array(text.utf8).map {
+            $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0
+        }
+        while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
+        var output: [UInt8] = []
+        guard decode(standard, appendingTo: &output) != nil else { return nil }
+        return output
+    }
+}

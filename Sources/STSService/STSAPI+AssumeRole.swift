@@ -24,15 +24,18 @@ extension STSAPI {
         var sourceIdentity: String?
     }
 
-    /// The session made: what AssumeRole answers.
+    /// The session made: what AssumeRole and AssumeRoleWithWebIdentity answer.
     struct AssumedSession {
         var grant: CredentialGrant
         var assumedRoleID: String
         var packedPolicySize: Int?
         var sourceIdentity: String?
+        /// AssumeRoleWithWebIdentity's: the token's `sub`, `aud` and issuer.
+        var webIdentity: (subject: String, audience: String, provider: String)?
 
-        /// The members of `AssumeRoleResult`, in the order of the API reference's example.
+        /// The members of the result, in the order of the API reference's example.
         func write(into xml: inout S3XML) {
+            if let webIdentity { xml.element("SubjectFromWebIdentityToken", webIdentity.subject) }
             if let sourceIdentity { xml.element("SourceIdentity", sourceIdentity) }
             xml.open("AssumedRoleUser")
             xml.element("AssumedRoleId", assumedRoleID)
@@ -45,6 +48,10 @@ extension STSAPI {
             xml.element("Expiration", Date(timeIntervalSince1970: grant.expiration).formatted(.iso8601))
             xml.close("Credentials")
             if let packedPolicySize { xml.element("PackedPolicySize", String(packedPolicySize)) }
+            if let webIdentity {
+                xml.element("Provider", webIdentity.provider)
+                xml.element("Audience", webIdentity.audience)
+            }
         }
     }
 
@@ -69,25 +76,11 @@ extension STSAPI {
                     "The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining."
             )
         }
-        if let duration = input.duration, duration > role.maxSessionDuration {
-            throw FirehoseError(
-                code: "ValidationError",
-                message: "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
-        }
-        let grant: CredentialGrant
-        do {
-            grant = try credentials.issue(
-                roleArn: role.arn, bound: true, lifetime: TimeInterval(input.duration ?? 3_600), now: now
-            ) { grant in
-                grant.sessionName = input.sessionName
-                grant.sessionPolicy = input.policy
-            }
-        } catch {
-            var failure = FirehoseError(
-                code: "InternalFailure", message: "The credentials could not be saved; see the server's log.",
-                httpStatus: 500)
-            failure.logDetail = "\(error)"
-            throw failure
+        try Self.check(duration: input.duration, within: role.maxSessionDuration)
+        let grant = try issue(
+            roleArn: role.arn, bound: true, sessionName: input.sessionName, duration: input.duration, now: now
+        ) { grant in
+            grant.sessionPolicy = input.policy
         }
         logger.info(
             "Role assumed",
@@ -99,6 +92,37 @@ extension STSAPI {
         return AssumedSession(
             grant: grant, assumedRoleID: "\(role.roleID):\(input.sessionName)", packedPolicySize: sessionPolicy,
             sourceIdentity: input.sourceIdentity)
+    }
+
+    /// STS's refusal of a session longer than the role allows.
+    static func check(duration: Int?, within maxSessionDuration: Int) throws(FirehoseError) {
+        if let duration, duration > maxSessionDuration {
+            throw FirehoseError(
+                code: "ValidationError",
+                message: "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
+        }
+    }
+
+    /// New credentials for a session of `roleArn`, an hour long unless `duration` says otherwise,
+    /// described by `session` and on disk before they are answered.
+    func issue(
+        roleArn: String, bound: Bool, sessionName: String, duration: Int?, now: Date,
+        session: (inout CredentialGrant) -> Void
+    ) throws(FirehoseError) -> CredentialGrant {
+        do {
+            return try credentials.issue(
+                roleArn: roleArn, bound: bound, lifetime: TimeInterval(duration ?? 3_600), now: now
+            ) { grant in
+                grant.sessionName = sessionName
+                session(&grant)
+            }
+        } catch {
+            var failure = FirehoseError(
+                code: "InternalFailure", message: "The credentials could not be saved; see the server's log.",
+                httpStatus: 500)
+            failure.logDetail = "\(error)"
+            throw failure
+        }
     }
 
     /// Whether the role's trust policy lets the caller in, with the caller's own policies where the
@@ -161,20 +185,50 @@ extension STSAPI {
     /// The parameters, checked against the model (all violations at once, as AWS lists them); those
     /// not taken here are refused by name.
     static func assumeRoleInput(_ parameters: [String: String]) throws(FirehoseError) -> AssumeRoleInput {
-        let refused: [(prefix: String, what: String)] = [
-            (
-                "PolicyArns.",
-                "managed session policies (PolicyArns): IAM here has no managed policies; give the policy inline as Policy"
-            ),
-            ("Tags.", "session tags (Tags)"), ("TransitiveTagKeys.", "session tags (TransitiveTagKeys)"),
-            ("SerialNumber", "MFA (SerialNumber, TokenCode)"), ("TokenCode", "MFA (SerialNumber, TokenCode)"),
-            ("ProvidedContexts.", "trusted context assertions (ProvidedContexts)"),
-        ]
-        for (prefix, what) in refused where parameters.keys.contains(where: { $0.hasPrefix(prefix) }) {
+        try refuseUnsupported(
+            parameters,
+            [
+                ("Tags.", "session tags (Tags)"), ("TransitiveTagKeys.", "session tags (TransitiveTagKeys)"),
+                ("SerialNumber", "MFA (SerialNumber, TokenCode)"), ("TokenCode", "MFA (SerialNumber, TokenCode)"),
+                ("ProvidedContexts.", "trusted context assertions (ProvidedContexts)"),
+            ])
+        var (violations, duration) = sessionViolations(parameters, policyLength: 1...Int.max)
+        violations += ValidationViolation.string(
+            parameters["ExternalId"], path: "externalId", length: 2...1224, pattern: "[\\w+=,.@:\\/-]*",
+            matches: { QueryProtocol.isIAMNameText($0.replacing(":", with: "").replacing("/", with: "")) })
+        violations += ValidationViolation.string(
+            parameters["SourceIdentity"], path: "sourceIdentity", length: 2...64, pattern: "[\\w+=,.@-]*",
+            matches: QueryProtocol.isIAMNameText)
+        if !violations.isEmpty {
+            throw FirehoseError(code: "ValidationError", message: FirehoseError.validation(violations).message)
+        }
+        return AssumeRoleInput(
+            roleArn: parameters["RoleArn"]!, sessionName: parameters["RoleSessionName"]!, duration: duration,
+            policy: parameters["Policy"], externalID: parameters["ExternalId"],
+            sourceIdentity: parameters["SourceIdentity"])
+    }
+
+    /// Refuses, by name, parameters that would change a session in ways not kept here (and
+    /// `PolicyArns`, as IAM here has no managed policies).
+    static func refuseUnsupported(_ parameters: [String: String], _ refused: [(prefix: String, what: String)])
+        throws(FirehoseError)
+    {
+        let managed = (
+            "PolicyArns.",
+            "managed session policies (PolicyArns): IAM here has no managed policies; give the policy inline as Policy"
+        )
+        for (prefix, what) in [managed] + refused where parameters.keys.contains(where: { $0.hasPrefix(prefix) }) {
             throw FirehoseError(
                 code: "ValidationError",
                 message: "firehose-local's STS does not take \(what) yet: assume the role without them.")
         }
+    }
+
+    /// The violations of the members every AssumeRole call has (`RoleArn`, `RoleSessionName`,
+    /// `DurationSeconds`, `Policy`), and the duration asked for.
+    static func sessionViolations(_ parameters: [String: String], policyLength: ClosedRange<Int>) -> (
+        [ValidationViolation], Int?
+    ) {
         var violations: [ValidationViolation] = []
         violations += ValidationViolation.string(
             parameters["RoleArn"], path: "roleArn", required: true, length: 20...2048)
@@ -195,26 +249,14 @@ extension STSAPI {
             }
         }
         violations += ValidationViolation.string(
-            parameters["Policy"], path: "policy", length: 1...Int.max,
+            parameters["Policy"], path: "policy", length: policyLength,
             pattern: "[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+",
             matches: {
                 $0.unicodeScalars.allSatisfy {
                     [0x09, 0x0A, 0x0D].contains($0.value) || (0x20...0xFF).contains($0.value)
                 }
             })
-        violations += ValidationViolation.string(
-            parameters["ExternalId"], path: "externalId", length: 2...1224, pattern: "[\\w+=,.@:\\/-]*",
-            matches: { QueryProtocol.isIAMNameText($0.replacing(":", with: "").replacing("/", with: "")) })
-        violations += ValidationViolation.string(
-            parameters["SourceIdentity"], path: "sourceIdentity", length: 2...64, pattern: "[\\w+=,.@-]*",
-            matches: QueryProtocol.isIAMNameText)
-        if !violations.isEmpty {
-            throw FirehoseError(code: "ValidationError", message: FirehoseError.validation(violations).message)
-        }
-        return AssumeRoleInput(
-            roleArn: parameters["RoleArn"]!, sessionName: parameters["RoleSessionName"]!, duration: duration,
-            policy: parameters["Policy"], externalID: parameters["ExternalId"],
-            sourceIdentity: parameters["SourceIdentity"])
+        return (violations, duration)
     }
 
     /// A session policy checked as IAM checks an identity-based one, and its packed size: the percent

@@ -11,8 +11,9 @@ package import ServerCore
 
 /// AWS Security Token Service (2011-06-15, the Query protocol: a form-encoded `Action` in, XML out) on
 /// the server's port: GetCallerIdentity, which needs no permission (AWS answers it even under an
-/// explicit deny), so it is never authorized, only verified; and AssumeRole, for the roles of the IAM
-/// store, with their trust policies (`STSAPI+AssumeRole.swift`).
+/// explicit deny), so it is never authorized, only verified; AssumeRole, for the roles of the IAM
+/// store, with their trust policies (`STSAPI+AssumeRole.swift`); and AssumeRoleWithWebIdentity, for the
+/// Cognito endpoint's OpenID tokens (`STSAPI+WebIdentity.swift`).
 ///
 /// SDKs given an endpoint sign STS for their own region, so a credential scoped to any region is
 /// taken (`SigV4Verifier.acceptsAnyRegion`).
@@ -26,6 +27,7 @@ package struct STSAPI: Sendable {
     let identify: @Sendable (_ accessKeyID: String) -> CallerIdentity?
     let boundCaller: @Sendable (_ accessKeyID: String) -> BoundCaller?
     let role: @Sendable (_ arn: String) -> AssumableRole?
+    let tokens: OpenIDTokens
     let logger: Logger
 
     /// - Parameters:
@@ -35,12 +37,14 @@ package struct STSAPI: Sendable {
     ///   - identify: who the caller of an access key is (`AccessPolicies.identity`).
     ///   - boundCaller: the policies that bind the caller of an access key, if any do.
     ///   - role: the role of the IAM store with this ARN.
+    ///   - tokens: verifies the OpenID tokens of the Cognito endpoint (AssumeRoleWithWebIdentity).
     package init(
         accountID: String, verifier: SigV4Verifier?, credentials: IssuedCredentials,
         identify: @escaping @Sendable (_ accessKeyID: String) -> CallerIdentity?,
         boundCaller: @escaping @Sendable (_ accessKeyID: String) -> BoundCaller?,
-        role: @escaping @Sendable (_ arn: String) -> AssumableRole?, logger: Logger
+        role: @escaping @Sendable (_ arn: String) -> AssumableRole?, tokens: OpenIDTokens, logger: Logger
     ) {
+        self.tokens = tokens
         self.accountID = accountID
         self.verifier = verifier
         self.credentials = credentials
@@ -53,6 +57,7 @@ package struct STSAPI: Sendable {
     enum Operation: String, CaseIterable {
         case getCallerIdentity = "GetCallerIdentity"
         case assumeRole = "AssumeRole"
+        case assumeRoleWithWebIdentity = "AssumeRoleWithWebIdentity"
     }
 
     /// Every action of STS's 2011-06-15 API (botocore's model): a request naming one is STS's even
@@ -90,10 +95,10 @@ package struct STSAPI: Sendable {
                         "Could not find operation \(action) for version \(parameters["Version"] ?? Self.version): firehose-local's STS serves \(Operation.allCases.map(\.rawValue).joined(separator: ", "))."
                 )
             }
-            let caller = try self.caller(request, now: now)
             let response: APIResponse
             switch operation {
             case .getCallerIdentity:
+                let caller = try self.caller(request, now: now)
                 response = try QueryProtocol.response(
                     action: action, namespace: Self.namespace, requestID: requestID
                 ) { (xml: inout S3XML) throws(FirehoseError) in
@@ -101,8 +106,11 @@ package struct STSAPI: Sendable {
                     xml.element("UserId", caller.identity.userID)
                     xml.element("Account", caller.identity.account)
                 }
-            case .assumeRole:
-                let session = try assumeRole(parameters, caller: caller, now: now)
+            case .assumeRole, .assumeRoleWithWebIdentity:
+                let session =
+                    operation == .assumeRole
+                    ? try assumeRole(parameters, caller: self.caller(request, now: now), now: now)
+                    : try assumeRoleWithWebIdentity(parameters, now: now)
                 response = try QueryProtocol.response(
                     action: action, namespace: Self.namespace, requestID: requestID
                 ) { (xml: inout S3XML) throws(FirehoseError) in session.write(into: &xml) }

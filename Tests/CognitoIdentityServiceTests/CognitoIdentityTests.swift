@@ -56,7 +56,7 @@ final class CognitoHarness: CognitoCalls {
 /// A JWT as identity providers issue them; only its claims matter here.
 private func jwt(subject: String, nonce: String) -> String {
     func part(_ text: String) -> String {
-        CognitoIdentityAPI.base64URL(Array(text.utf8))
+        Base64.encodeURL(Array(text.utf8))
     }
     return part(#"{"alg":"RS256"}"#) + "." + part(#"{"sub":"\#(subject)","nonce":"\#(nonce)"}"#) + ".c2ln"
 }
@@ -216,7 +216,7 @@ struct CognitoIdentityTests {
         let harness = try CognitoHarness()
         let pool = try await harness.makePool(
             extra:
-                #", "SupportedLoginProviders": {"graph.facebook.com": "1234"}, "CognitoIdentityProviders": [{"ProviderName": "cognito-idp.us-east-1.amazonaws.com/us-east-1_Pool", "ClientId": "client"}]"#
+                #", "AllowClassicFlow": true, "SupportedLoginProviders": {"graph.facebook.com": "1234"}, "CognitoIdentityProviders": [{"ProviderName": "cognito-idp.us-east-1.amazonaws.com/us-east-1_Pool", "ClientId": "client"}]"#
         )
         let facebook = #"{"graph.facebook.com": "token-of-alice"}"#
         let alice = try await harness.identityID(pool: pool, logins: facebook)
@@ -250,11 +250,19 @@ struct CognitoIdentityTests {
 
         let token = await harness.cognito("GetOpenIdToken", #"{"IdentityId": "\#(alice)", "Logins": \#(facebook)}"#)
         let jwtText = try #require(try json(token)["Token"] as? String)
-        let claims = try #require(CognitoIdentityAPI.base64URLDecode(jwtText.split(separator: ".")[1]))
+        let claims = try #require(Base64.decodeURL(jwtText.split(separator: ".")[1]))
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])
         #expect(decoded["sub"] as? String == alice)
         #expect(decoded["aud"] as? String == pool)
         #expect(decoded["amr"] as? [String] == ["authenticated", "graph.facebook.com"])
+
+        // The basic flow only where the pool allows it, as AWS's AllowClassicFlow says.
+        let enhancedOnly = try await harness.makePool(name: "enhanced-only")
+        let anonymous = try await harness.identityID(pool: enhancedOnly)
+        let classic = await harness.cognito("GetOpenIdToken", #"{"IdentityId": "\#(anonymous)"}"#)
+        #expect(
+            try expectError(classic, status: 400, code: "InvalidParameterException")
+                == "Basic (classic) flow is not enabled, please use enhanced flow.")
     }
 
     @Test("Pools, identities and credentials survive a restart; a deleted pool's identities do not")

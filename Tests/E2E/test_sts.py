@@ -275,3 +275,92 @@ def test_a_configured_role_gives_its_trust_policy(make_server):
     fhlocal.expect_client_error(
         lambda: sts.assume_role(RoleArn=f"arn:aws:iam::{ACCOUNT}:role/AppUnauth", RoleSessionName="ci"),
         "AccessDenied", 403, query=True)
+
+
+def unsigned_sts(srv):
+    """STS as an app in Cognito's basic flow has it: no credentials yet (boto3 sends
+    AssumeRoleWithWebIdentity unsigned anyway)."""
+    from botocore import UNSIGNED
+    return boto3.session.Session().client(
+        "sts", endpoint_url=srv.endpoint, region_name=srv.region,
+        config=Config(signature_version=UNSIGNED, retries={"total_max_attempts": 1, "mode": "standard"}))
+
+
+def basic_flow_config(trust_pool: str | None = None) -> dict:
+    """policy_config with the pool's role trusting Cognito as Cognito's guide writes it: the pool (aud)
+    and unauthenticated identities (amr)."""
+    config = policy_config()
+    config["Cognito"]["IdentityPools"][0]["AllowClassicFlow"] = True
+    condition = {"ForAnyValue:StringLike": {"cognito-identity.amazonaws.com:amr": "unauthenticated"}}
+    if trust_pool:
+        condition["StringEquals"] = {"cognito-identity.amazonaws.com:aud": trust_pool}
+    config["Roles"][0]["AssumeRolePolicyDocument"] = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"},
+        "Action": "sts:AssumeRoleWithWebIdentity", "Condition": condition}]}
+    return config
+
+
+def test_the_classic_cognito_flow_completes_with_boto3(make_server):
+    """GetId, GetOpenIdToken, then STS's AssumeRoleWithWebIdentity: what the AWS iOS SDK does when given
+    unauthRoleArn (Cognito's basic authflow)."""
+    srv = make_server(basic_flow_config(), name="basic-flow")
+    pool = pool_id(srv)
+    from test_cognito import cognito_client
+    ci = cognito_client(srv)
+    identity = ci.get_id(IdentityPoolId=pool)["IdentityId"]
+    token = ci.get_open_id_token(IdentityId=identity)["Token"]
+    role_arn = f"arn:aws:iam::{ACCOUNT}:role/AppUnauth"
+    sts = unsigned_sts(srv)
+    answer = sts.assume_role_with_web_identity(RoleArn=role_arn, RoleSessionName="app", WebIdentityToken=token)
+    assert answer["SubjectFromWebIdentityToken"] == identity
+    assert (answer["Audience"], answer["Provider"]) == (pool, "cognito-identity.amazonaws.com")
+    assert answer["AssumedRoleUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/AppUnauth/app"
+    fh = assumed(srv, answer)
+    fh.put_record(DeliveryStreamName=STREAM, Record={"Data": b"basic flow\n"})
+    err = fhlocal.expect_client_error(
+        lambda: fh.put_record(DeliveryStreamName=OTHER, Record={"Data": b"x\n"}), "AccessDeniedException")
+    assert err["Error"]["Message"].startswith(
+        f"User: arn:aws:sts::{ACCOUNT}:assumed-role/AppUnauth/app is not authorized to perform: firehose:PutRecord")
+    assert assumed(srv, answer, service="sts").get_caller_identity()["Arn"].endswith("/AppUnauth/app")
+
+    # Bad tokens get STS's errors; nothing is issued for them.
+    err = fhlocal.expect_client_error(
+        lambda: sts.assume_role_with_web_identity(
+            RoleArn=role_arn, RoleSessionName="app", WebIdentityToken=token[:-4] + "AAAA"),
+        "InvalidIdentityToken", 400, query=True)
+    assert "signature is not valid" in err["Error"]["Message"]
+    fhlocal.expect_client_error(
+        lambda: sts.assume_role_with_web_identity(
+            RoleArn=role_arn, RoleSessionName="app", WebIdentityToken="not.a.token"),
+        "InvalidIdentityToken", 400, query=True)
+    metrics = srv.http("GET", "/_local/metrics").body.decode()
+    assert 'firehose_local_sts_requests_total{operation="AssumeRoleWithWebIdentity",code="OK"} 1' in metrics
+    assert 'firehose_local_sts_requests_total{operation="AssumeRoleWithWebIdentity",code="InvalidIdentityToken"} 2' in metrics
+
+    # A pool without AllowClassicFlow gives no OpenID token, as AWS's refuses the basic flow.
+    plain = ci.create_identity_pool(IdentityPoolName="enhanced-only", AllowUnauthenticatedIdentities=True)
+    anonymous = ci.get_id(IdentityPoolId=plain["IdentityPoolId"])["IdentityId"]
+    err = fhlocal.expect_client_error(
+        lambda: ci.get_open_id_token(IdentityId=anonymous), "InvalidParameterException")
+    assert err["Error"]["Message"] == "Basic (classic) flow is not enabled, please use enhanced flow."
+
+    # A token survives a restart for the ten minutes it lasts: the key that signs it is kept.
+    srv.stop()
+    again = make_server.create(basic_flow_config(), name="basic-flow-after")
+    again.data_dir = srv.data_dir
+    again.start()
+    unsigned_sts(again).assume_role_with_web_identity(RoleArn=role_arn, RoleSessionName="app", WebIdentityToken=token)
+
+
+def test_the_trust_policy_conditions_on_the_pool_decide(make_server):
+    srv = make_server(basic_flow_config(trust_pool="us-east-1:99999999-9999-9999-9999-999999999999"),
+                      name="basic-flow-other-pool")
+    from test_cognito import cognito_client
+    ci = cognito_client(srv)
+    identity = ci.get_id(IdentityPoolId=pool_id(srv))["IdentityId"]
+    token = ci.get_open_id_token(IdentityId=identity)["Token"]
+    err = fhlocal.expect_client_error(
+        lambda: unsigned_sts(srv).assume_role_with_web_identity(
+            RoleArn=f"arn:aws:iam::{ACCOUNT}:role/AppUnauth", RoleSessionName="app", WebIdentityToken=token),
+        "AccessDenied", 403, query=True)
+    assert err["Error"]["Message"] == "Not authorized to perform sts:AssumeRoleWithWebIdentity"

@@ -143,12 +143,13 @@ struct CredentialsTests {
     }
 }
 
-/// Answers Cognito Identity calls from a script, and records them.
+/// Answers Cognito Identity calls (and STS's, for the basic flow) from a script, and records them.
 final class ScriptedCognito: HTTPTransport, Sendable {
     struct Call: Sendable {
         var operation: String
         var body: [String: String]
         var hasAuthorization: Bool
+        var url: URL
     }
     private let state = Mutex<(answers: [(Int, String)], calls: [Call])>(([], []))
 
@@ -160,9 +161,18 @@ final class ScriptedCognito: HTTPTransport, Sendable {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let object = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]) ?? [:]
-        let call = Call(
+        var call = Call(
             operation: String((request.header("X-Amz-Target") ?? "").split(separator: ".").last ?? ""),
-            body: object.compactMapValues { $0 as? String }, hasAuthorization: request.header("Authorization") != nil)
+            body: object.compactMapValues { $0 as? String }, hasAuthorization: request.header("Authorization") != nil,
+            url: request.url)
+        if request.header("X-Amz-Target") == nil {
+            // A Query-protocol form (STS).
+            var components = URLComponents()
+            components.percentEncodedQuery = String(decoding: request.body, as: UTF8.self)
+            call.body = Dictionary(
+                (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+            call.operation = call.body["Action"] ?? ""
+        }
         let (status, body) = state.withLock { state -> (Int, String) in
             state.calls.append(call)
             return state.answers.isEmpty ? (500, "{}") : state.answers.removeFirst()
@@ -245,6 +255,79 @@ struct CognitoCredentialsProviderTests {
         } catch let error as CognitoServiceError {
             #expect(error.code == "NotAuthorizedException")
             #expect(error.description.contains("Unauthenticated access is not supported"))
+        }
+    }
+}
+
+@Suite("CognitoCredentialsProvider: the basic flow")
+struct CognitoBasicFlowTests {
+    static let sts = URL(string: "http://127.0.0.1:2/sts")!
+    static let unauth = "arn:aws:iam::000000000000:role/AppUnauth"
+    static let auth = "arn:aws:iam::000000000000:role/AppAuth"
+
+    static func provider(_ transport: ScriptedCognito, logins: [String: String] = [:]) -> CognitoCredentialsProvider {
+        CognitoCredentialsProvider(
+            configuration: .init(
+                identityPoolId: CognitoCredentialsProviderTests.pool, endpoint: URL(string: "http://127.0.0.1:1")!,
+                logins: { logins }, transport: transport,
+                basicFlow: .init(
+                    unauthenticatedRoleArn: unauth, authenticatedRoleArn: auth, stsEndpoint: sts,
+                    duration: .seconds(900))))
+    }
+
+    static let assumed = (
+        200,
+        """
+        <AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleWithWebIdentityResult>\
+        <Credentials><AccessKeyId>ASIABASIC</AccessKeyId><SecretAccessKey>se&amp;cret</SecretAccessKey>\
+        <SessionToken>token</SessionToken><Expiration>2096-10-02T07:06:40Z</Expiration></Credentials>\
+        </AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>
+        """
+    )
+
+    @Test("GetId, GetOpenIdToken, then AssumeRoleWithWebIdentity at STS for the role the logins call for, unsigned")
+    func basicFlow() async throws {
+        let transport = ScriptedCognito([
+            (200, #"{"IdentityId": "us-east-1:aaaa"}"#),
+            (200, #"{"IdentityId": "us-east-1:aaaa", "Token": "jwt.a.b"}"#),
+            Self.assumed,
+        ])
+        let credentials = try await Self.provider(transport).credentials()
+        #expect(credentials.accessKeyId == "ASIABASIC" && credentials.secretAccessKey == "se&cret")
+        #expect(credentials.sessionToken == "token")
+        #expect(credentials.expiration == Date(timeIntervalSince1970: 4_000_000_000))
+        #expect(transport.calls.map(\.operation) == ["GetId", "GetOpenIdToken", "AssumeRoleWithWebIdentity"])
+        #expect(transport.calls.allSatisfy { !$0.hasAuthorization })
+        let sts = transport.calls[2]
+        #expect(sts.url == Self.sts)
+        #expect(sts.body["RoleArn"] == Self.unauth && sts.body["WebIdentityToken"] == "jwt.a.b")
+        #expect(sts.body["Version"] == "2011-06-15" && sts.body["DurationSeconds"] == "900")
+        #expect(sts.body["RoleSessionName"] == "CognitoBasicFlow")
+
+        let signedIn = ScriptedCognito([
+            (200, #"{"IdentityId": "us-east-1:bbbb"}"#), (200, #"{"IdentityId": "us-east-1:bbbb", "Token": "t"}"#),
+            Self.assumed,
+        ])
+        _ = try await Self.provider(signedIn, logins: ["login.app": "user"]).credentials()
+        #expect(signedIn.calls[1].body["IdentityId"] == "us-east-1:bbbb")
+        #expect(signedIn.calls[2].body["RoleArn"] == Self.auth)
+    }
+
+    @Test("STS's refusal names its code and message")
+    func refused() async throws {
+        let transport = ScriptedCognito([
+            (200, #"{"IdentityId": "us-east-1:aaaa"}"#), (200, #"{"IdentityId": "us-east-1:aaaa", "Token": "t"}"#),
+            (
+                403,
+                "<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>Not authorized to perform sts:AssumeRoleWithWebIdentity</Message></Error></ErrorResponse>"
+            ),
+        ])
+        do {
+            _ = try await Self.provider(transport).credentials()
+            Issue.record("credentials from a refusal")
+        } catch let error as STSServiceError {
+            #expect(error.code == "AccessDenied")
+            #expect(error.message == "Not authorized to perform sts:AssumeRoleWithWebIdentity")
         }
     }
 }

@@ -312,6 +312,85 @@ struct EndToEndTests {
         )
     }
 
+    @Test(
+        "Cognito's basic flow against the real server: GetOpenIdToken and STS's AssumeRoleWithWebIdentity give credentials the role's trust and policies govern"
+    )
+    func cognitoBasicFlow() async throws {
+        let binary = try requireServerBinary()
+        let work = try TestDirectory("e2e-basic-flow")
+        defer { work.remove() }
+        let pool = "us-east-1:00000000-0000-4000-8000-000000000018"
+        let cognito = """
+
+            Cognito:
+              IdentityPools:
+                - IdentityPoolId: "\(pool)"
+                  IdentityPoolName: classic
+                  AllowUnauthenticatedIdentities: true
+                  AllowClassicFlow: true
+            Roles:
+              - RoleName: AppUnauth
+                AssumeRolePolicyDocument:
+                  Statement:
+                    Effect: Allow
+                    Principal: {Federated: cognito-identity.amazonaws.com}
+                    Action: sts:AssumeRoleWithWebIdentity
+                    Condition:
+                      StringEquals: {cognito-identity.amazonaws.com:aud: "\(pool)"}
+                      ForAnyValue:StringLike: {cognito-identity.amazonaws.com:amr: unauthenticated}
+                Policies:
+                  - Version: "2012-10-17"
+                    Statement:
+                      Effect: Allow
+                      Action: [firehose:PutRecord, firehose:PutRecordBatch]
+                      Resource: arn:aws:firehose:us-east-1:000000000000:deliverystream/lines
+              - RoleName: Elsewhere
+                AssumeRolePolicyDocument:
+                  Statement:
+                    Effect: Allow
+                    Principal: {Federated: cognito-identity.amazonaws.com}
+                    Action: sts:AssumeRoleWithWebIdentity
+                    Condition:
+                      StringEquals: {cognito-identity.amazonaws.com:aud: "us-east-1:00000000-0000-4000-8000-000000000099"}
+            """
+        let server = try LocalFirehoseProcess(binary: binary, workDirectory: work.url, configYAML: e2eConfig + cognito)
+        try await server.start()
+        defer { server.kill() }
+
+        func provider(role: String) -> CognitoCredentialsProvider {
+            CognitoCredentialsProvider(
+                configuration: .init(
+                    identityPoolId: pool, endpoint: server.endpoint,
+                    basicFlow: .init(
+                        unauthenticatedRoleArn: "arn:aws:iam::000000000000:role/\(role)", stsEndpoint: server.endpoint,
+                        roleSessionName: "swift-app")))
+        }
+        let app = provider(role: "AppUnauth")
+        let client = FirehoseClient(endpoint: server.endpoint, region: "us-east-1", credentialsProvider: app)
+        _ = try await client.putRecordBatch(
+            [Data("classic 1".utf8), Data("classic 2".utf8)], deliveryStreamName: "lines")
+        #expect(try await app.credentials().accessKeyId.hasPrefix("ASIA"))
+        do {
+            _ = try await client.putRecord(Data("x".utf8), deliveryStreamName: "zipped")
+            Issue.record("the role's policy allows only lines")
+        } catch {
+            #expect(error.code == "AccessDeniedException")
+            #expect(error.message.hasPrefix("User: arn:aws:sts::000000000000:assumed-role/AppUnauth/swift-app"))
+        }
+        // A role whose trust policy names another pool: STS refuses, and the app is told why.
+        do {
+            _ = try await provider(role: "Elsewhere").credentials()
+            Issue.record("credentials for a role that does not trust this pool")
+        } catch let error as STSServiceError {
+            #expect(error.code == "AccessDenied")
+            #expect(error.message == "Not authorized to perform sts:AssumeRoleWithWebIdentity")
+        }
+        _ = try await server.flush()
+        #expect(
+            sortedBytes(try deliveredRecords(server, prefix: "lines"))
+                == sortedBytes([Data("classic 1".utf8), Data("classic 2".utf8)]))
+    }
+
     @Test("A server killed in the middle of a submit: offline, restart, submit again, every record delivered")
     func serverRestartMidSubmit() async throws {
         let binary = try requireServerBinary()

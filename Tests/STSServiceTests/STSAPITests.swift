@@ -25,6 +25,8 @@ final class STSHarness {
             userID: "AROAEXAMPLEEXAMPLE:CognitoIdentityCredentials", account: "123456789012",
             principalArn: "arn:aws:iam::123456789012:role/App_Unauth"),
     ]
+    /// Signs and verifies the Cognito endpoint's tokens.
+    static let tokens = OpenIDTokens(key: Array(repeating: 7, count: 32))
     let directory: String
     let issued: IssuedCredentials
     let api: STSAPI
@@ -55,7 +57,7 @@ final class STSHarness {
                     }
             },
             boundCaller: { bound[$0] },
-            role: { arn in roles.first { $0.arn.lowercased() == arn.lowercased() } },
+            role: { arn in roles.first { $0.arn.lowercased() == arn.lowercased() } }, tokens: Self.tokens,
             logger: Logger(label: "sts-tests"))
     }
 
@@ -158,7 +160,7 @@ struct STSAPITests {
         #expect((operation, code) == ("unknown", "InvalidAction"))
         #expect(
             xmlText(response, "Message")
-                == "Could not find operation GetSessionToken for version 2011-06-15: firehose-local's STS serves GetCallerIdentity, AssumeRole."
+                == "Could not find operation GetSessionToken for version 2011-06-15: firehose-local's STS serves GetCallerIdentity, AssumeRole, AssumeRoleWithWebIdentity."
         )
     }
 

@@ -5,9 +5,10 @@ public import Foundation
 import HTTPTransports
 import Synchronization
 
-/// Credentials from an Amazon Cognito identity pool, as the AWS mobile SDKs get them (the enhanced
-/// flow): GetId once for the app's identity, then GetCredentialsForIdentity whenever credentials are
-/// needed, both unsigned.
+/// Credentials from an Amazon Cognito identity pool, as the AWS mobile SDKs get them: GetId once for
+/// the app's identity, then, whenever credentials are needed, GetCredentialsForIdentity (the enhanced
+/// flow) or, given `Configuration.basicFlow`, GetOpenIdToken and STS's AssumeRoleWithWebIdentity for the
+/// role the app names (the basic, classic flow). Every call is unsigned.
 ///
 /// - The identity id is kept in memory and, given `identityIDFile`, on disk, so an app keeps its
 ///   identity across launches (as the AWS SDKs keep it in the keychain).
@@ -34,14 +35,48 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
         public var refreshBefore: Duration
         public var timeout: Duration
         public var now: @Sendable () -> Date
+        /// The basic (classic) flow's roles and STS endpoint; nil: the enhanced flow.
+        public var basicFlow: BasicFlow?
+
+        /// Cognito's basic flow, as the AWS mobile SDKs run it when given `unauthRoleArn` and
+        /// `authRoleArn`: the app names the role, and the role's trust policy decides
+        /// (cognito/latest/developerguide/authentication-flow.html).
+        public struct BasicFlow: Sendable {
+            /// The role of an identity without logins.
+            public var unauthenticatedRoleArn: String?
+            /// The role of an identity signed in (`logins` not empty).
+            public var authenticatedRoleArn: String?
+            /// STS: the same port for `firehose-local`; `awsEndpoint(region:)` for AWS.
+            public var stsEndpoint: URL
+            public var roleSessionName: String
+            /// How long the credentials last (STS: 15 minutes to the role's maximum, one hour by default).
+            public var duration: Duration
+
+            public init(
+                unauthenticatedRoleArn: String? = nil, authenticatedRoleArn: String? = nil, stsEndpoint: URL,
+                roleSessionName: String = "CognitoBasicFlow", duration: Duration = .seconds(3_600)
+            ) {
+                self.unauthenticatedRoleArn = unauthenticatedRoleArn
+                self.authenticatedRoleArn = authenticatedRoleArn
+                self.stsEndpoint = stsEndpoint
+                self.roleSessionName = roleSessionName
+                self.duration = duration
+            }
+
+            /// STS's regional endpoint.
+            public static func awsEndpoint(region: String) -> URL {
+                URL(string: "https://sts.\(region).amazonaws.com")!
+            }
+        }
 
         public init(
             identityPoolId: String, endpoint: URL,
             logins: @escaping @Sendable () async throws -> [String: String] = { [:] },
             identityIDFile: URL? = nil, transport: any HTTPTransport = DefaultTransport(),
             refreshBefore: Duration = .seconds(300), timeout: Duration = .seconds(30),
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() }, basicFlow: BasicFlow? = nil
         ) {
+            self.basicFlow = basicFlow
             self.identityPoolId = identityPoolId
             self.endpoint = endpoint
             self.logins = logins
@@ -107,6 +142,9 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
                 identity.set(id)
             }
             do {
+                if let basicFlow = configuration.basicFlow {
+                    return try await assumeRole(configuration, basicFlow, identityID: id, logins: logins)
+                }
                 return try await getCredentials(configuration, identityID: id, logins: logins)
             } catch let error as CognitoServiceError
                 where !retried && (error.code == "ResourceNotFoundException" || error.code == "NotAuthorizedException")
@@ -146,6 +184,28 @@ public final class CognitoCredentialsProvider: CredentialsProvider {
             accessKeyId: credentials.AccessKeyId, secretAccessKey: credentials.SecretKey,
             sessionToken: credentials.SessionToken,
             expiration: Date(timeIntervalSince1970: credentials.Expiration))
+    }
+
+    /// The basic flow: the identity's OpenID token, exchanged with STS for credentials of the role
+    /// its logins call for.
+    private static func assumeRole(
+        _ configuration: Configuration, _ flow: Configuration.BasicFlow, identityID: String, logins: [String: String]
+    ) async throws -> AWSCredentials {
+        guard let roleArn = logins.isEmpty ? flow.unauthenticatedRoleArn : flow.authenticatedRoleArn else {
+            throw CredentialsError(
+                "The basic flow needs the \(logins.isEmpty ? "unauthenticated" : "authenticated") role's ARN (BasicFlow)."
+            )
+        }
+        let input = CognitoWire.IdentityInput(IdentityId: identityID, Logins: logins.isEmpty ? nil : logins)
+        let answer = try await call("GetOpenIdToken", input, configuration)
+        guard let token = (try? JSONDecoder().decode(CognitoWire.GetOpenIdTokenOutput.self, from: answer))?.Token
+        else {
+            throw CredentialsError("Cognito's GetOpenIdToken answer has no Token.")
+        }
+        return try await STSWebIdentity.assumeRole(
+            roleArn: roleArn, sessionName: flow.roleSessionName, token: token,
+            durationSeconds: Int(flow.duration.components.seconds), endpoint: flow.stsEndpoint,
+            transport: configuration.transport, timeout: configuration.timeout)
     }
 
     /// One unsigned AWS JSON 1.1 call; answers its 2xx body, and throws `CognitoServiceError` for
