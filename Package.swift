@@ -154,7 +154,6 @@ let package = Package(
             name: "CognitoIdentityService",
             dependencies: [
                 "ServerCore", "FirehoseWire", "AWSSigV4", "DurableStorage",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
