@@ -53,6 +53,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 ///   - {Name: flaky, FailRecords: {Fraction: 0.3}}
 /// Quotas: aws                     # per-stream throughput quotas: aws, off (default), or
 ///                                 # {RecordsPerSecond: 1000, RequestsPerSecond: 100, MiBPerSecond: 1}
+/// CheckDeliveryRoles: true         # streams' roles must exist, trust Firehose and allow delivery
 /// Roles:                          # IAM roles whose identity-based policies bind their callers
 ///   - RoleName: AppUnauth         # or RoleArn
 ///     Policies: [{Version: "2012-10-17", Statement: [...]}]   # or the policy's JSON text
@@ -85,6 +86,8 @@ public struct ConfigurationFile: Sendable {
     package var roles: [ConfiguredRole] = []
     /// `Credentials` entries given `Policies`: the user's name and the policies, by access key.
     package var userPolicies: [String: (userName: String, policies: [IAMPolicy])] = [:]
+    /// `CheckDeliveryRoles`: each stream's role must exist, trust Firehose and allow what delivery does.
+    package var checksDeliveryRoles = false
 
     /// A role of `Roles`: named by its ARN, or by its name in the server's account.
     package struct ConfiguredRole: Sendable {
@@ -278,6 +281,7 @@ struct FileShape: Decodable {
     var cognito: CognitoShape?
     var roles: [RoleShape]?
     var kinesisStreams: [KinesisStreamShape]?
+    var checkDeliveryRoles: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case authentication = "Authentication"
@@ -293,6 +297,7 @@ struct FileShape: Decodable {
         case cognito = "Cognito"
         case roles = "Roles"
         case kinesisStreams = "KinesisStreams"
+        case checkDeliveryRoles = "CheckDeliveryRoles"
     }
 
     func validated(path: String, environment: [String: String]) throws(ConfigurationError) -> ConfigurationFile {
@@ -398,6 +403,7 @@ struct FileShape: Decodable {
             file.faults.append(rule)
         }
         file.quotas = try quotas?.validated(path: path)
+        file.checksDeliveryRoles = checkDeliveryRoles ?? false
         if let lifetime = cognito?.CredentialLifetimeSeconds {
             guard (1...43_200).contains(lifetime) else {
                 throw ConfigurationError(

@@ -338,6 +338,12 @@ public struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.lambdaFunctions = lambdaFunctions
         apiConfiguration.faults = file.faults
         apiConfiguration.quotas = file.quotas
+        apiConfiguration.checksDeliveryRoles = file.checksDeliveryRoles
+        if file.checksDeliveryRoles {
+            logger.notice(
+                "Delivery roles are checked: a stream's role must exist (Roles, or IAM's CreateRole), trust firehose.amazonaws.com and allow s3:PutObject on what it delivers, or its buffers stay staged and are retried"
+            )
+        }
         apiConfiguration.kinesisStreams = file.kinesisStreams
         if let lifetime = file.credentialLifetime { apiConfiguration.credentialLifetime = lifetime }
         for (index, entry) in file.identityPools.enumerated() {

@@ -81,6 +81,9 @@ public final class FirehoseAPI: Sendable {
         package var accessPolicies = AccessPolicies()
         /// The trust policies (JSON text) of the configuration file's roles that give one, by ARN.
         package var roleTrustPolicies: [String: String] = [:]
+        /// Whether delivery checks each stream's role, as AWS's Firehose meets it: the role exists,
+        /// trusts `firehose.amazonaws.com`, and allows what delivery does (`CheckDeliveryRoles`).
+        package var checksDeliveryRoles = false
 
         public static let defaultMaxBodyBytes = 8 * 1024 * 1024
 
@@ -177,6 +180,15 @@ public final class FirehoseAPI: Sendable {
                 accessKeyID: $0, issued: issued.grant(forAccessKey:), rolePolicies: roles.policies(ofRoleARN:))
         }
         self.boundCallerOf = boundCaller
+        if configuration.checksDeliveryRoles {
+            let (account, region) = (configuration.accountID, configuration.region)
+            sink.deliveryRoles.set { request in
+                roles.refusal(
+                    service: "firehose.amazonaws.com", roleARN: request.roleARN, action: request.action,
+                    resource: request.resource, account: account,
+                    sourceARN: ServiceLimits.streamARN(region: region, accountID: account, name: request.stream))
+            }
+        }
         s3 = S3API(
             region: configuration.region, sink: sink, logger: logger, lookup: lookup, boundCaller: boundCaller)
         iam = IAMAPI(

@@ -104,6 +104,14 @@ public struct DeliveryStreamSettings: Sendable {
     /// The definition as given, kept for DescribeDeliveryStream.
     public var definition: CreateDeliveryStreamInput
 
+    /// The role this stage writes its objects as: the `RoleARN` of its S3 configuration (a backup's,
+    /// or an HTTP endpoint's S3 configuration, are the definitions of their own stages).
+    package var deliveryRoleARN: String? {
+        definition.extendedS3DestinationConfiguration?.roleARN
+            ?? definition.s3DestinationConfiguration?.configuration
+            .roleARN
+    }
+
     /// Settings already validated by the layer that owns the API (`FirehoseServer` checks a
     /// CreateDeliveryStream-shaped definition and fills in AWS's defaults). The sink trusts them.
     /// - Precondition: `gzipLevel` is 1...9, `bufferSizeBytes` > 0, `bufferIntervalSeconds` >= 0.

@@ -175,6 +175,8 @@ public final class FirehoseSink: Sendable {
     private let streamChanges = AsyncGate()
     /// Where every stream's objects go (`Configuration.destination`, `stores`).
     let destination: any ObjectDestination
+    /// Whether streams' roles may write what they deliver, when the server checks it.
+    package let deliveryRoles = DeliveryRoleGate()
     /// Recovered buffers whose delivery failed at start, retried until shutdown.
     let recoveryRetries = Mutex<[Task<Void, Never>]>([])
     /// Recovered buffers whose delivery failed and that are still staged.
@@ -294,7 +296,9 @@ public final class FirehoseSink: Sendable {
     {
         DeliveryStream(
             settings: settings,
-            destination: destination,
+            destination: settings.deliveryRoleARN.map {
+                RoleCheckedDestination(inner: destination, stream: settings.name, roleARN: $0, gate: deliveryRoles)
+            } ?? destination,
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
             maxActivePartitions: configuration.maxActivePartitions,
             encodingBacklogBytes: configuration.encodingBacklogBytes, consumer: consumer,

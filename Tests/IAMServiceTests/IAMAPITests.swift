@@ -216,6 +216,42 @@ struct IAMAPITests {
         }
     }
 
+    @Test("Firehose may act as a role that exists, trusts it (with the account as external id) and allows the action")
+    func deliveryRoleRefusals() throws {
+        let directory = try TestDirectory("iam").url.path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try RoleStore(folder: directory)
+        let role = "arn:aws:iam::123456789012:role/Delivery"
+        let trust =
+            #"{"Statement": {"Effect": "Allow", "Principal": {"Service": "firehose.amazonaws.com"}, "Action": "sts:AssumeRole", "Condition": {"StringEquals": {"sts:ExternalId": "123456789012"}}}}"#
+        let putOnly =
+            #"{"Statement": [{"Effect": "Allow", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::b/*"}, {"Effect": "Deny", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::b/secret/*"}]}"#
+        try store.apply(configured: [role: [putOnly]], trustPolicies: [role: trust], now: Date())
+        func refusal(_ resource: String, role: String = role, account: String = "123456789012") -> String? {
+            store.refusal(
+                service: "firehose.amazonaws.com", roleARN: role, action: "s3:PutObject", resource: resource,
+                account: account, sourceARN: "arn:aws:firehose:us-east-1:123456789012:deliverystream/s")
+        }
+        #expect(refusal("arn:aws:s3:::b/2026/key") == nil)
+        #expect(
+            refusal("arn:aws:s3:::other/key")
+                == "no policy of the role \(role) allows s3:PutObject on arn:aws:s3:::other/key")
+        #expect(
+            refusal("arn:aws:s3:::b/secret/key")
+                == "a policy of the role \(role) denies s3:PutObject on arn:aws:s3:::b/secret/key")
+        #expect(
+            refusal("arn:aws:s3:::b/k", account: "999999999999")?.contains(
+                "does not let firehose.amazonaws.com assume it") == true)
+        #expect(
+            refusal("arn:aws:s3:::b/k", role: "arn:aws:iam::123456789012:role/Nobody")?.hasPrefix(
+                "the role arn:aws:iam::123456789012:role/Nobody does not exist here") == true)
+        // A role declared without a trust policy trusts Cognito only.
+        try store.apply(configured: ["arn:aws:iam::123456789012:role/App": [putOnly]], now: Date())
+        #expect(
+            refusal("arn:aws:s3:::b/k", role: "arn:aws:iam::123456789012:role/App")?.contains(
+                "does not let firehose.amazonaws.com assume it") == true)
+    }
+
     @Test("A role's id is found by its ARN, regardless of case")
     func roleIDByARN() throws {
         let harness = try IAMHarness(configuredRoles: ["arn:aws:iam::123456789012:role/AppUnauth": []])

@@ -1,0 +1,69 @@
+import DurableStorage
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One thing delivery does with a stream's role: an action on a resource, as IAM names them.
+package struct DeliveryRoleRequest: Sendable, Equatable {
+    package var stream: String
+    /// The role the stage acts as: its S3 configuration's `RoleARN`.
+    package var roleARN: String
+    /// `s3:PutObject`.
+    package var action: String
+    /// `arn:aws:s3:::BUCKET/KEY`.
+    package var resource: String
+}
+
+/// Whether streams' roles may do what delivery does, when the server checks them (off by default):
+/// set once the IAM store exists, read at each delivery, so a role changed with IAM's PutRolePolicy
+/// counts from the next attempt on.
+package final class DeliveryRoleGate: Sendable {
+    /// Why the role may not, or nil when it may.
+    package typealias Check = @Sendable (DeliveryRoleRequest) -> String?
+    private let check = Mutex<Check?>(nil)
+
+    package init() {}
+
+    /// Starts (or, with nil, stops) checking.
+    package func set(_ check: Check?) {
+        self.check.withLock { $0 = check }
+    }
+
+    /// Why delivery may not do `request`; nil when it may, or nothing is checked.
+    func refusal(_ request: DeliveryRoleRequest) -> String? {
+        check.withLock { $0 }?(request)
+    }
+}
+
+/// An object destination that writes only what the stage's role may write: a refusal fails the
+/// delivery as S3 refusing it would (`S3.AccessDenied`, the code AWS's error log gives), so the buffer
+/// stays staged and is retried.
+struct RoleCheckedDestination: ObjectDestination {
+    let inner: any ObjectDestination
+    let stream: String
+    let roleARN: String
+    let gate: DeliveryRoleGate
+
+    /// AWS's message for the code (firehose/latest/dev/monitoring-with-cloudwatch-logs.html).
+    static let accessDenied =
+        "Access was denied. Ensure that the trust policy for the provided IAM role allows Kinesis Data Firehose to assume the role, and the access policy allows access to the S3 bucket."
+
+    func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
+        let request = DeliveryRoleRequest(
+            stream: stream, roleARN: roleARN, action: "s3:PutObject", resource: "arn:aws:s3:::\(bucket)/\(key)")
+        if let reason = gate.refusal(request) {
+            throw FileSystemError(
+                operation: "S3.AccessDenied", path: "s3://\(bucket)/\(key)", errno: EACCES,
+                detail: "\(Self.accessDenied) (\(reason))")
+        }
+        return try await inner.deliver(staged, bucket: bucket, key: key)
+    }
+
+    func isRemote(bucket: String) -> Bool { inner.isRemote(bucket: bucket) }
+}

@@ -1,0 +1,73 @@
+import DurableStorage
+import FirehoseWire
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FirehoseSink
+
+@Suite("Delivery roles: a stage writes only what its role may write, when roles are checked")
+struct DeliveryRoleTests {
+    static let mainRole = "arn:aws:iam::000000000000:role/Main"
+    static let backupRole = "arn:aws:iam::000000000000:role/Backup"
+
+    /// A stream writing as `Main`, its source-record backup as `Backup`.
+    static func stream() throws -> DeliveryStreamSettings {
+        var main = destination(delimiter: true)
+        main.roleARN = mainRole
+        var backup = destination(bucket: "backup-bucket", prefix: "source/", compression: "UNCOMPRESSED")
+        backup.roleARN = backupRole
+        var stream = try settings(main)
+        stream.backUp(with: try settings(backup))
+        return stream
+    }
+
+    @Test("A refused role keeps its stage's buffer staged with S3.AccessDenied and why; allowed later, it is delivered")
+    func refusedThenAllowed() async throws {
+        try await SinkHarness.with { harness in
+            let asked = Mutex<[DeliveryRoleRequest]>([])
+            let refusedRole = Mutex<String?>(Self.backupRole)
+            harness.sink.deliveryRoles.set { request in
+                asked.withLock { $0.append(request) }
+                return request.roleARN == refusedRole.withLock({ $0 }) ? "the backup role may not" : nil
+            }
+            try harness.sink.createStream(try Self.stream())
+            try await harness.put(["one", "two"])
+            do {
+                _ = try await harness.sink.flush()
+                Issue.record("the backup's delivery was refused, so the flush fails")
+            } catch let error as SinkError {
+                let (delivered, failures) = try #require(error.undelivered)
+                #expect(delivered.map(\.bucket) == ["demo-bucket"])
+                let failure = try #require(failures.first)
+                #expect(failure.stream == "demo" && failure.stagedRecords == 2)
+                #expect(failure.error.operation == "S3.AccessDenied")
+                #expect(failure.error.path.hasPrefix("s3://backup-bucket/source/"))
+                #expect(failure.error.detail?.hasSuffix("(the backup role may not)") == true)
+                #expect(failure.error.detail?.hasPrefix("Access was denied. Ensure that the trust policy") == true)
+            }
+            let requests = asked.withLock { $0 }
+            #expect(Set(requests.map(\.roleARN)) == [Self.mainRole, Self.backupRole])
+            #expect(requests.allSatisfy { $0.stream == "demo" && $0.action == "s3:PutObject" })
+            let backupRequest = try #require(requests.first { $0.roleARN == Self.backupRole })
+            #expect(backupRequest.resource.hasPrefix("arn:aws:s3:::backup-bucket/source/"))
+            #expect(harness.sink.tracker.counters("demo").deliveryFailing)
+
+            // The role fixed: the next attempt delivers what stayed staged, whole.
+            refusedRole.withLock { $0 = nil }
+            let objects = try await harness.sink.flush()
+            let backup = try #require(objects.first { $0.isBackup })
+            #expect(try harness.contents(of: backup) == Array("onetwo".utf8))
+            #expect(harness.sink.tracker.counters("demo").backupRecordsDelivered == 2)
+        }
+    }
+
+    @Test("Nothing is checked until a check is set")
+    func uncheckedByDefault() async throws {
+        try await SinkHarness.with { harness in
+            try harness.sink.createStream(try Self.stream())
+            try await harness.put(["free"])
+            #expect(try await harness.sink.flush().count == 2)
+        }
+    }
+}
