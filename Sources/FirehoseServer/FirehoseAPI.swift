@@ -186,7 +186,8 @@ public final class FirehoseAPI: Sendable {
                 roles.refusal(
                     service: "firehose.amazonaws.com", roleARN: request.roleARN, action: request.action,
                     resource: request.resource, account: account,
-                    sourceARN: ServiceLimits.streamARN(region: region, accountID: account, name: request.stream))
+                    sourceARN: ServiceLimits.streamARN(region: region, accountID: account, name: request.stream)
+                ).map { DeliveryRoleRefusal($0.cannotAssume ? .cannotAssume : .notAllowed, $0.reason) }
             }
         }
         s3 = S3API(

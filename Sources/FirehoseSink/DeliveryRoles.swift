@@ -20,12 +20,31 @@ package struct DeliveryRoleRequest: Sendable, Equatable {
     package var resource: String
 }
 
+/// Why a role may not do what delivery does.
+package struct DeliveryRoleRefusal: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        /// The role does not exist, or its trust policy does not let Firehose assume it.
+        case cannotAssume
+        /// Its policies do not allow the action on the resource.
+        case notAllowed
+    }
+
+    package var kind: Kind
+    /// firehose-local's words: which role, and what it lacks.
+    package var reason: String
+
+    package init(_ kind: Kind, _ reason: String) {
+        self.kind = kind
+        self.reason = reason
+    }
+}
+
 /// Whether streams' roles may do what delivery does, when the server checks them (off by default):
 /// set once the IAM store exists, read at each delivery, so a role changed with IAM's PutRolePolicy
 /// counts from the next attempt on.
 package final class DeliveryRoleGate: Sendable {
     /// Why the role may not, or nil when it may.
-    package typealias Check = @Sendable (DeliveryRoleRequest) -> String?
+    package typealias Check = @Sendable (DeliveryRoleRequest) -> DeliveryRoleRefusal?
     private let check = Mutex<Check?>(nil)
 
     package init() {}
@@ -36,7 +55,7 @@ package final class DeliveryRoleGate: Sendable {
     }
 
     /// Why delivery may not do `request`; nil when it may, or nothing is checked.
-    func refusal(_ request: DeliveryRoleRequest) -> String? {
+    func refusal(_ request: DeliveryRoleRequest) -> DeliveryRoleRefusal? {
         check.withLock { $0 }?(request)
     }
 }
@@ -57,13 +76,34 @@ struct RoleCheckedDestination: ObjectDestination {
     func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
         let request = DeliveryRoleRequest(
             stream: stream, roleARN: roleARN, action: "s3:PutObject", resource: "arn:aws:s3:::\(bucket)/\(key)")
-        if let reason = gate.refusal(request) {
+        if let refusal = gate.refusal(request) {
             throw FileSystemError(
                 operation: "S3.AccessDenied", path: "s3://\(bucket)/\(key)", errno: EACCES,
-                detail: "\(Self.accessDenied) (\(reason))")
+                detail: "\(Self.accessDenied) (\(refusal.reason))")
         }
         return try await inner.deliver(staged, bucket: bucket, key: key)
     }
 
     func isRemote(bucket: String) -> Bool { inner.isRemote(bucket: bucket) }
+}
+
+extension LambdaContract.Failure {
+    /// A refused `lambda:InvokeFunction`, with the code and message AWS's error log gives each kind
+    /// (monitoring-with-cloudwatch-logs.html, "Lambda invocation errors") and firehose-local's reason.
+    static func accessDenied(_ refusal: DeliveryRoleRefusal) -> Self {
+        switch refusal.kind {
+        case .cannotAssume:
+            Self(
+                code: "Lambda.AssumeRoleAccessDenied",
+                message:
+                    "Access was denied. Ensure that the trust policy for the provided IAM role allows Kinesis Data Firehose to assume the role. (\(refusal.reason))"
+            )
+        case .notAllowed:
+            Self(
+                code: "Lambda.InvokeAccessDenied",
+                message:
+                    "Access was denied. Ensure that the access policy allows access to the Lambda function. (\(refusal.reason))"
+            )
+        }
+    }
 }

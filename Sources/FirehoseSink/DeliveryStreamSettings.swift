@@ -106,6 +106,14 @@ public struct DeliveryStreamSettings: Sendable {
 
     /// The role this stage writes its objects as: the `RoleARN` of its S3 configuration (a backup's,
     /// or an HTTP endpoint's S3 configuration, are the definitions of their own stages).
+    /// The role a stream's processing runs as (its Lambda processor is invoked with): the
+    /// destination's `RoleARN`.
+    package var processingRoleARN: String? {
+        definition.extendedS3DestinationConfiguration?.roleARN
+            ?? definition.httpEndpointDestinationConfiguration?
+            .roleARN
+    }
+
     package var deliveryRoleARN: String? {
         definition.extendedS3DestinationConfiguration?.roleARN
             ?? definition.s3DestinationConfiguration?.configuration

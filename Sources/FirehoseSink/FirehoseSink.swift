@@ -327,6 +327,7 @@ public final class FirehoseSink: Sendable {
         logger[metadataKey: "stream"] = .string(settings.name)
         let transformation = LambdaTransformation(
             downstream: delivery, now: wallClock, logger: logger,
+            roleCheck: settings.processingRoleARN.map { (settings.name, $0, deliveryRoles) },
             onDropped: { [tracker] records in tracker.dropped(records: records, stream: settings.name) },
             transport: configuration.httpTransport, outgoing: outgoing)
         return makeStage(settings, consumer: transformation.consumer)

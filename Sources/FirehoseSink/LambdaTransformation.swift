@@ -154,6 +154,9 @@ struct LambdaTransformation: Sendable {
     let downstream: DeliveryStream
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Whether the stream's role may invoke the function, when roles are checked: the stream's name and
+    /// role, and the gate (nil: no role to check).
+    var roleCheck: (stream: String, roleARN: String, gate: DeliveryRoleGate)?
     /// Told how many records the function dropped on purpose (`Dropped`).
     let onDropped: @Sendable (Int) -> Void
     /// How an Invoke API endpoint is reached.
@@ -288,11 +291,19 @@ struct LambdaTransformation: Sendable {
             region: settings.region, records: batch)
         while attempts <= settings.numberOfRetries, !isStopped() {
             attempts += 1
-            guard
-                let answer = await outgoing.run({ [event, transport] in
-                    await settings.function.invoke(event, timeout: settings.invocationTimeout, transport: transport)
-                }), !isStopped()
-            else { break }
+            let answer: Result<[UInt8], LambdaContract.Failure>
+            if let refusal = invokeRefusal(settings.functionARN) {
+                // The role may not invoke the function: the attempt fails without running it.
+                answer = .failure(.accessDenied(refusal))
+            } else {
+                guard
+                    let invoked = await outgoing.run({ [event, transport] in
+                        await settings.function.invoke(
+                            event, timeout: settings.invocationTimeout, transport: transport)
+                    }), !isStopped()
+                else { break }
+                answer = invoked
+            }
             switch answer.flatMap({ LambdaContract.outcomes(of: $0, for: batch) }) {
             case .success(let outcomes):
                 return (outcomes, attempts)
@@ -309,6 +320,15 @@ struct LambdaTransformation: Sendable {
             }
         }
         return (Array(repeating: .failed(failure), count: batch.count), attempts)
+    }
+
+    /// Why the stream's role may not invoke `functionARN`, when roles are checked.
+    private func invokeRefusal(_ functionARN: String) -> DeliveryRoleRefusal? {
+        guard let roleCheck else { return nil }
+        return roleCheck.gate.refusal(
+            DeliveryRoleRequest(
+                stream: roleCheck.stream, roleARN: roleCheck.roleARN, action: "lambda:InvokeFunction",
+                resource: functionARN))
     }
 
     /// Record ids are opaque to the function; AWS's are long decimal numbers, and so are these.

@@ -93,3 +93,39 @@ def test_unchecked_by_default(make_server):
     srv.client().put_record(DeliveryStreamName=STREAM, Record={"Data": b"delivered anyway\n"})
     srv.flush(STREAM)
     assert srv.delivered(STREAM).decode() == "delivered anyway\n"
+
+
+def test_a_role_that_may_not_invoke_the_processor_sends_records_to_processing_failed(make_server, tmp_path):
+    """The Lambda processor is invoked with the stream's role: without lambda:InvokeFunction every attempt
+    fails as AWS logs it (Lambda.InvokeAccessDenied) and the records go to the processing-failed error
+    output; with the permission added at run time, the function runs."""
+    from test_transformation import ARN, CommandFunction, transformed_stream
+
+    function = CommandFunction(tmp_path / "function")
+    function.set_mode("transform")
+    destination = transformed_stream("upper", NumberOfRetries="1")
+    destination["RoleARN"] = ROLE_ARN
+    srv = make_server(fhlocal.standard_config(
+        DeliveryStreams=[{"DeliveryStreamName": STREAM, "ExtendedS3DestinationConfiguration": destination}],
+        LambdaFunctions=[{"FunctionName": "upper", "Command": function.command}], CheckDeliveryRoles=True,
+        Roles=[{"RoleName": ROLE, "AssumeRolePolicyDocument": TRUST, "Policies": [DELIVERY]}]), name="role-lambda")
+    fh = srv.client()
+    fh.put_record_batch(DeliveryStreamName=STREAM, Records=[{"Data": b"one"}, {"Data": b"two"}])
+    srv.flush(STREAM)
+    [key] = srv.stream_keys(STREAM)
+    assert key.startswith("errors/processing-failed/"), key
+    records = fhlocal.error_records(srv.read_object(fhlocal.BUCKET, key))
+    assert [r["errorCode"] for r in records] == ["Lambda.InvokeAccessDenied"] * 2
+    assert records[0]["errorMessage"] == (
+        "Access was denied. Ensure that the access policy allows access to the Lambda function. (no policy of the "
+        f"role {ROLE_ARN} allows lambda:InvokeFunction on {ARN}upper)")
+    assert records[0]["attemptsMade"] == 2
+    assert function.events() == []
+
+    invoke = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": f"{ARN}upper"}]}
+    iam(srv).put_role_policy(RoleName=ROLE, PolicyName="invoke", PolicyDocument=json.dumps(invoke))
+    fh.put_record_batch(DeliveryStreamName=STREAM, Records=[{"Data": b"three"}])
+    srv.flush(STREAM)
+    transformed = [k for k in srv.stream_keys(STREAM) if not k.startswith("errors/")]
+    assert b"".join(srv.read_object(fhlocal.BUCKET, k) for k in transformed) == b"THREE\n"

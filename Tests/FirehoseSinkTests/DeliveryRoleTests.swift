@@ -29,7 +29,8 @@ struct DeliveryRoleTests {
             let refusedRole = Mutex<String?>(Self.backupRole)
             harness.sink.deliveryRoles.set { request in
                 asked.withLock { $0.append(request) }
-                return request.roleARN == refusedRole.withLock({ $0 }) ? "the backup role may not" : nil
+                return request.roleARN == refusedRole.withLock({ $0 })
+                    ? DeliveryRoleRefusal(.notAllowed, "the backup role may not") : nil
             }
             try harness.sink.createStream(try Self.stream())
             try await harness.put(["one", "two"])
@@ -60,6 +61,49 @@ struct DeliveryRoleTests {
             #expect(try harness.contents(of: backup) == Array("onetwo".utf8))
             #expect(harness.sink.tracker.counters("demo").backupRecordsDelivered == 2)
         }
+    }
+
+    @Test(
+        "A role that may not invoke the processor's function fails each attempt as AWS logs it; the records go to processing-failed, the function never runs"
+    )
+    func lambdaInvokeRefused() async throws {
+        let function = try TransformFunction()
+        defer { function.remove() }
+        try await SinkHarness.with { harness in
+            let asked = Mutex<[DeliveryRoleRequest]>([])
+            harness.sink.deliveryRoles.set { request in
+                asked.withLock { $0.append(request) }
+                switch request.action {
+                case "lambda:InvokeFunction":
+                    return DeliveryRoleRefusal(.notAllowed, "no policy allows lambda:InvokeFunction")
+                default: return nil
+                }
+            }
+            var main = destination(delimiter: true)
+            main.roleARN = Self.mainRole
+            try harness.sink.createStream(try transformedSettings(function.function("ok"), main, retries: 2))
+            try await harness.put(["one", "two"])
+            let objects = try await harness.sink.flush()
+            #expect(objects.map(\.errorOutputType) == ["processing-failed"])
+            let records = try errorRecords(try harness.contents(of: objects[0]))
+            #expect(records.count == 2)
+            #expect(records.allSatisfy { $0["errorCode"] as? String == "Lambda.InvokeAccessDenied" })
+            #expect(
+                records.allSatisfy {
+                    $0["errorMessage"] as? String
+                        == "Access was denied. Ensure that the access policy allows access to the Lambda function. (no policy allows lambda:InvokeFunction)"
+                })
+            #expect(records.allSatisfy { $0["attemptsMade"] as? Int == 3 })
+            #expect(function.events.isEmpty, "the function is never invoked")
+            let invoke = try #require(asked.withLock { $0 }.first { $0.action == "lambda:InvokeFunction" })
+            #expect(
+                invoke
+                    == DeliveryRoleRequest(
+                        stream: "demo", roleARN: Self.mainRole, action: "lambda:InvokeFunction", resource: functionARN))
+        }
+        #expect(
+            LambdaContract.Failure.accessDenied(DeliveryRoleRefusal(.cannotAssume, "no such role")).code
+                == "Lambda.AssumeRoleAccessDenied")
     }
 
     @Test("Nothing is checked until a check is set")

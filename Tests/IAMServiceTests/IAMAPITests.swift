@@ -230,9 +230,17 @@ struct IAMAPITests {
         func refusal(_ resource: String, role: String = role, account: String = "123456789012") -> String? {
             store.refusal(
                 service: "firehose.amazonaws.com", roleARN: role, action: "s3:PutObject", resource: resource,
-                account: account, sourceARN: "arn:aws:firehose:us-east-1:123456789012:deliverystream/s")
+                account: account, sourceARN: "arn:aws:firehose:us-east-1:123456789012:deliverystream/s")?.reason
         }
         #expect(refusal("arn:aws:s3:::b/2026/key") == nil)
+        let assume = store.refusal(
+            service: "firehose.amazonaws.com", roleARN: role, action: "s3:PutObject", resource: "arn:aws:s3:::b/k",
+            account: "1", sourceARN: "arn:aws:firehose:us-east-1:1:deliverystream/s")
+        #expect(assume?.cannotAssume == true)
+        let policy = store.refusal(
+            service: "firehose.amazonaws.com", roleARN: role, action: "s3:PutObject", resource: "arn:aws:s3:::c/k",
+            account: "123456789012", sourceARN: "arn:aws:firehose:us-east-1:1:deliverystream/s")
+        #expect(policy?.cannotAssume == false)
         #expect(
             refusal("arn:aws:s3:::other/key")
                 == "no policy of the role \(role) allows s3:PutObject on arn:aws:s3:::other/key")
