@@ -341,7 +341,7 @@ public struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.checksDeliveryRoles = file.checksDeliveryRoles
         if file.checksDeliveryRoles {
             logger.notice(
-                "Delivery roles are checked: a stream's role must exist (Roles, or IAM's CreateRole), trust firehose.amazonaws.com and allow s3:PutObject on what it delivers (or its buffers stay staged and are retried) and lambda:InvokeFunction on its Lambda processor (or its records go to processing-failed)"
+                "Delivery roles are checked: a stream's role must exist (Roles, or IAM's CreateRole), trust firehose.amazonaws.com and allow s3:PutObject on what it delivers (or its buffers stay staged and are retried) lambda:InvokeFunction on its Lambda processor (or its records go to processing-failed) and Kinesis's reads on its source data stream (or its records stay there)"
             )
         }
         apiConfiguration.kinesisStreams = file.kinesisStreams

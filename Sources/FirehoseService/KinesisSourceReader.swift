@@ -129,6 +129,7 @@ package actor KinesisSourceReader {
                 let source = record.definition.kinesisStreamSourceConfiguration, let dataStream = source.streamName
             else { continue }
             do throws(SourceFailure) {
+                try checkRole(of: name, source: source)
                 try await read(into: name, record: record, from: dataStream, before: end)
                 report(name, nil)
             } catch {
@@ -138,10 +139,44 @@ package actor KinesisSourceReader {
         }
     }
 
-    private enum SourceFailure: Error, Equatable {
+    private enum SourceFailure: Error, Equatable, CustomStringConvertible {
         case missingDataStream(String)
         case log(StreamLogError)
         case sink(String)
+        /// The source's role may not read the data stream (`CheckDeliveryRoles`).
+        case accessDenied(String)
+
+        var description: String {
+            switch self {
+            case .missingDataStream(let name): "the data stream \(name) does not exist"
+            case .log(let error): "\(error)"
+            case .sink(let cause): cause
+            case .accessDenied(let message): message
+            }
+        }
+    }
+
+    /// What Firehose calls on a source data stream, each needing the source's role to allow it
+    /// (firehose/latest/dev/controlling-access.html#using-iam-s3).
+    static let readActions = [
+        "kinesis:DescribeStream", "kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:ListShards",
+    ]
+
+    /// The message AWS's error log gives a refused read (`Kinesis.AccessDenied`, as Firehose logs it),
+    /// then firehose-local's reason.
+    static func accessDenied(_ reason: String) -> String {
+        "Kinesis.AccessDenied: Access was denied when calling Kinesis. Ensure the access policy on the IAM role used allows access to the appropriate Kinesis APIs. (\(reason))"
+    }
+
+    /// Refuses the read when roles are checked and the source's role may not make one of Firehose's calls.
+    private func checkRole(of name: String, source: KinesisStreamSourceConfiguration) throws(SourceFailure) {
+        guard let roleARN = source.roleARN, let streamARN = source.kinesisStreamARN else { return }
+        for action in Self.readActions {
+            let request = DeliveryRoleRequest(stream: name, roleARN: roleARN, action: action, resource: streamARN)
+            if let refusal = sink.deliveryRoles.refusal(request) {
+                throw .accessDenied(Self.accessDenied(refusal.reason))
+            }
+        }
     }
 
     private func read(into name: String, record: StreamRecord, from dataStream: String, before end: Int64)
@@ -244,6 +279,10 @@ package actor KinesisSourceReader {
             logger.error(
                 "Records read from a Kinesis data stream could not be buffered: they stay in the data stream and are read again",
                 metadata: ["stream": .string(stream), "cause": .string(cause)])
+        case .accessDenied(let message)?:
+            logger.error(
+                "The source's role may not read its Kinesis data stream: records stay in the data stream and are read again",
+                metadata: ["stream": .string(stream), "error": .string(message)])
         }
     }
 }

@@ -12,12 +12,20 @@ import Synchronization
 /// One thing delivery does with a stream's role: an action on a resource, as IAM names them.
 package struct DeliveryRoleRequest: Sendable, Equatable {
     package var stream: String
-    /// The role the stage acts as: its S3 configuration's `RoleARN`.
+    /// The role the stage acts as: its S3 configuration's `RoleARN`, the destination's for a Lambda
+    /// processor, the source's for a Kinesis data stream.
     package var roleARN: String
-    /// `s3:PutObject`.
+    /// `s3:PutObject`, `lambda:InvokeFunction`, `kinesis:GetRecords`, …
     package var action: String
-    /// `arn:aws:s3:::BUCKET/KEY`.
+    /// `arn:aws:s3:::BUCKET/KEY`, the function's or the data stream's ARN.
     package var resource: String
+
+    package init(stream: String, roleARN: String, action: String, resource: String) {
+        self.stream = stream
+        self.roleARN = roleARN
+        self.action = action
+        self.resource = resource
+    }
 }
 
 /// Why a role may not do what delivery does.
@@ -55,7 +63,7 @@ package final class DeliveryRoleGate: Sendable {
     }
 
     /// Why delivery may not do `request`; nil when it may, or nothing is checked.
-    func refusal(_ request: DeliveryRoleRequest) -> DeliveryRoleRefusal? {
+    package func refusal(_ request: DeliveryRoleRequest) -> DeliveryRoleRefusal? {
         check.withLock { $0 }?(request)
     }
 }

@@ -129,3 +129,38 @@ def test_a_role_that_may_not_invoke_the_processor_sends_records_to_processing_fa
     srv.flush(STREAM)
     transformed = [k for k in srv.stream_keys(STREAM) if not k.startswith("errors/")]
     assert b"".join(srv.read_object(fhlocal.BUCKET, k) for k in transformed) == b"THREE\n"
+
+
+def test_a_source_role_that_may_not_read_its_data_stream_leaves_the_records_there(make_server):
+    """A KinesisStreamAsSource stream reads with its source's role: without Kinesis's read actions the
+    records stay in the data stream (Kinesis.AccessDenied, retried at every pass, as AWS retries a
+    Kinesis source indefinitely); allowed with PutRolePolicy, every record is delivered."""
+    stream_arn = f"arn:aws:kinesis:{fhlocal.REGION}:{ACCOUNT}:stream/orders"
+    stream = {"DeliveryStreamName": STREAM, "DeliveryStreamType": "KinesisStreamAsSource",
+              "KinesisStreamSourceConfiguration": {"KinesisStreamARN": stream_arn, "RoleARN": ROLE_ARN},
+              "ExtendedS3DestinationConfiguration": {
+                  "BucketARN": f"arn:aws:s3:::{fhlocal.BUCKET}", "RoleARN": ROLE_ARN,
+                  "BufferingHints": {"SizeInMBs": 128, "IntervalInSeconds": 900}}}
+    srv = make_server(fhlocal.standard_config(
+        DeliveryStreams=[stream], KinesisStreams=[{"StreamName": "orders", "ShardCount": 1}], CheckDeliveryRoles=True,
+        Roles=[{"RoleName": ROLE, "AssumeRolePolicyDocument": TRUST, "Policies": [DELIVERY]}]), name="role-kinesis")
+    kinesis = boto3.session.Session().client(
+        "kinesis", endpoint_url=srv.endpoint, region_name=srv.region, aws_access_key_id="test",
+        aws_secret_access_key="test", config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+    kinesis.put_records(StreamName="orders", Records=[
+        {"PartitionKey": str(i), "Data": f"order {i}\n".encode()} for i in range(3)])
+    r = srv.http("POST", f"/_local/flush?stream={STREAM}", body=b"")
+    assert r.status == 503, r
+    message = r.json()["message"] if "message" in r.json() else r.body.decode()
+    assert srv.stream_keys(STREAM) == []
+    log = srv.stderr_text()
+    assert ("Kinesis.AccessDenied: Access was denied when calling Kinesis. Ensure the access policy on the IAM role "
+            "used allows access to the appropriate Kinesis APIs.") in log, message
+    assert f"no policy of the role {ROLE_ARN} allows kinesis:DescribeStream on {stream_arn}" in log
+
+    reads = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Resource": stream_arn,
+        "Action": ["kinesis:DescribeStream", "kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:ListShards"]}]}
+    iam(srv).put_role_policy(RoleName=ROLE, PolicyName="reads", PolicyDocument=json.dumps(reads))
+    srv.flush(STREAM)
+    assert sorted(srv.delivered(STREAM).decode().splitlines()) == ["order 0", "order 1", "order 2"]
