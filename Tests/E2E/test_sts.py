@@ -337,6 +337,17 @@ def test_the_classic_cognito_flow_completes_with_boto3(make_server):
     assert 'firehose_local_sts_requests_total{operation="AssumeRoleWithWebIdentity",code="OK"} 1' in metrics
     assert 'firehose_local_sts_requests_total{operation="AssumeRoleWithWebIdentity",code="InvalidIdentityToken"} 2' in metrics
 
+    # The AWS CLI's unsigned call, as a script in the basic flow makes it.
+    env = fhlocal.clean_env({"AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": "/dev/null",
+                             "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"})
+    got = fhlocal.run(fhlocal.aws_cli_command() + [
+        "sts", "assume-role-with-web-identity", "--role-arn", role_arn, "--role-session-name", "cli",
+        "--web-identity-token", token, "--endpoint-url", srv.endpoint, "--output", "json"], env=env)
+    assert got.returncode == 0, got.stderr
+    cli = json.loads(got.stdout)
+    assert cli["AssumedRoleUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/AppUnauth/cli"
+    assert cli["SubjectFromWebIdentityToken"] == identity and cli["Credentials"]["AccessKeyId"].startswith("ASIA")
+
     # A pool without AllowClassicFlow gives no OpenID token, as AWS's refuses the basic flow.
     plain = ci.create_identity_pool(IdentityPoolName="enhanced-only", AllowUnauthenticatedIdentities=True)
     anonymous = ci.get_id(IdentityPoolId=plain["IdentityPoolId"])["IdentityId"]
