@@ -74,7 +74,9 @@ package final class DeliveryRoleGate: Sendable {
 struct RoleCheckedDestination: ObjectDestination {
     let inner: any ObjectDestination
     let stream: String
-    let roleARN: String
+    /// The stage's role as the stream's settings say now: an UpdateDestination that changes it counts
+    /// from the next object on. Nil: no role to check.
+    let roleARN: @Sendable () -> String?
     let gate: DeliveryRoleGate
 
     /// AWS's message for the code (firehose/latest/dev/monitoring-with-cloudwatch-logs.html).
@@ -82,9 +84,12 @@ struct RoleCheckedDestination: ObjectDestination {
         "Access was denied. Ensure that the trust policy for the provided IAM role allows Kinesis Data Firehose to assume the role, and the access policy allows access to the S3 bucket."
 
     func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
-        let request = DeliveryRoleRequest(
-            stream: stream, roleARN: roleARN, action: "s3:PutObject", resource: "arn:aws:s3:::\(bucket)/\(key)")
-        if let refusal = gate.refusal(request) {
+        if let roleARN = roleARN(),
+            let refusal = gate.refusal(
+                DeliveryRoleRequest(
+                    stream: stream, roleARN: roleARN, action: "s3:PutObject",
+                    resource: "arn:aws:s3:::\(bucket)/\(key)"))
+        {
             throw FileSystemError(
                 operation: "S3.AccessDenied", path: "s3://\(bucket)/\(key)", errno: EACCES,
                 detail: "\(Self.accessDenied) (\(refusal.reason))")

@@ -296,9 +296,14 @@ public final class FirehoseSink: Sendable {
     {
         DeliveryStream(
             settings: settings,
-            destination: settings.deliveryRoleARN.map {
-                RoleCheckedDestination(inner: destination, stream: settings.name, roleARN: $0, gate: deliveryRoles)
-            } ?? destination,
+            destination: RoleCheckedDestination(
+                inner: destination, stream: settings.name,
+                roleARN: { [weak self, name = settings.name, isBackup = settings.isBackupStage] in
+                    self?.streams.withLock { streams in
+                        let current = streams[name]?.settings
+                        return isBackup ? current?.backupStage?.deliveryRoleARN : current?.deliveryRoleARN
+                    }
+                }, gate: deliveryRoles),
             stagingDirectory: configuration.stagingDirectory, durability: configuration.durability,
             maxActivePartitions: configuration.maxActivePartitions,
             encodingBacklogBytes: configuration.encodingBacklogBytes, consumer: consumer,

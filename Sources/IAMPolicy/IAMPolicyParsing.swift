@@ -78,6 +78,12 @@ extension IAMPolicy.Statement {
             for key in ["Resource", "NotResource"] where members[key] != nil {
                 throw fail(key, "Has prohibited field \(key) (a trust policy names no resource).")
             }
+            // IAM refuses NotPrincipal in a role's trust policy: with Allow it would let in every
+            // service and federated user not listed.
+            if members["NotPrincipal"] != nil {
+                throw fail(
+                    "NotPrincipal", "Has prohibited field NotPrincipal (a role's trust policy names its principals).")
+            }
             principals = try IAMPolicy.Principals(members, field: field)
         }
         sid = members["Sid"]?.stringValue

@@ -113,7 +113,8 @@ package final class RoleStore: Sendable {
             state.roles.values.first { $0.arn.lowercased() == key }.map {
                 AssumableRole(
                     arn: $0.arn, roleID: $0.roleID, trustPolicy: $0.assumeRolePolicyDocument,
-                    maxSessionDuration: $0.maxSessionDuration)
+                    maxSessionDuration: $0.maxSessionDuration,
+                    hasDefaultTrust: $0.assumeRolePolicyDocument == IAMRole.cognitoTrustPolicy)
             }
         }
     }

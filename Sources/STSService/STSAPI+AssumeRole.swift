@@ -141,7 +141,8 @@ extension STSAPI {
                 caller, roleArn: input.roleArn,
                 reason: "firehose-local cannot evaluate the role's trust policy (\(error)), so it allows no one")
         }
-        let bound = caller.accessKeyID.flatMap(boundCaller)
+        // With authentication off nothing is verified, so no policy binds the caller.
+        let bound = verifier == nil ? nil : caller.accessKeyID.flatMap(boundCaller)
         var context = bound?.context ?? [:]
         context["aws:PrincipalArn"] = [caller.identity.principalArn]
         context["aws:PrincipalAccount"] = [caller.identity.account]
@@ -149,8 +150,12 @@ extension STSAPI {
         if let externalID = input.externalID { context["sts:ExternalId"] = [externalID] }
         if let sourceIdentity = input.sourceIdentity { context["sts:SourceIdentity"] = [sourceIdentity] }
         let request = IAMRequest(action: "sts:AssumeRole", resource: role.arn, context: context)
+        // The account's root is named by its ARN and by the bare account id alike.
+        let isRoot = caller.identity.arn == CallerIdentity.root(of: caller.identity.account).arn
         let principal = IAMPrincipal(
-            kind: "AWS", names: [caller.identity.arn, caller.identity.principalArn], account: caller.identity.account)
+            kind: "AWS",
+            names: [caller.identity.arn, caller.identity.principalArn] + (isRoot ? [caller.identity.account] : []),
+            account: caller.identity.account)
         let own = bound.map { $0.decide(action: "sts:AssumeRole", resource: role.arn) }
         switch IAMPolicy.evaluateTrust(request, principal: principal, policy: trust) {
         case .explicitDeny:

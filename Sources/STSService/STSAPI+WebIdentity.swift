@@ -30,21 +30,23 @@ extension STSAPI {
         let sessionPolicy = try parameters["Policy"].map { text throws(FirehoseError) in try Self.sessionPolicy(text) }
         let notAuthorized = FirehoseError(
             code: "AccessDenied", message: "Not authorized to perform sts:AssumeRoleWithWebIdentity", httpStatus: 403)
-        let role = role(roleArn)
-        if let role {
-            try authorize(claims, sessionName: sessionName, toAssume: role, refusal: notAuthorized)
-            try Self.check(duration: duration, within: role.maxSessionDuration)
-        } else {
-            // A role described nowhere here binds nothing, as Cognito's GetCredentialsForIdentity
-            // treats it; one that is not a role's ARN is refused.
-            let resource = roleArn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-            guard resource.count == 6, resource[2] == "iam", resource[5].hasPrefix("role/") else { throw notAuthorized }
+        guard let role = role(roleArn) else {
             logger.notice(
-                "A web identity assumes a role described nowhere here: its credentials are bound by nothing",
+                "AssumeRoleWithWebIdentity refused: the role is described nowhere here (Roles, or IAM's CreateRole)",
                 metadata: ["role": .string(roleArn)])
+            throw notAuthorized
         }
+        guard !role.hasDefaultTrust else {
+            // Its trust policy would let any pool's identities in: the role's own one decides.
+            logger.notice(
+                "AssumeRoleWithWebIdentity refused: the role was declared without AssumeRolePolicyDocument; give it its trust policy (with the pool's aud and amr conditions)",
+                metadata: ["role": .string(roleArn)])
+            throw notAuthorized
+        }
+        try authorize(claims, sessionName: sessionName, toAssume: role, refusal: notAuthorized)
+        try Self.check(duration: duration, within: role.maxSessionDuration)
         let grant = try issue(
-            roleArn: role?.arn ?? roleArn, bound: role != nil, sessionName: sessionName, duration: duration, now: now
+            roleArn: role.arn, bound: true, sessionName: sessionName, duration: duration, now: now
         ) { grant in
             grant.identityId = claims.sub
             grant.identityPoolId = claims.aud
@@ -57,9 +59,8 @@ extension STSAPI {
                 "identity_id": .string(claims.sub), "role": .string(grant.roleArn), "session": .string(sessionName),
                 "access_key_id": .string(grant.accessKeyId), "expires": .stringConvertible(Int(grant.expiration)),
             ])
-        let roleID = role?.roleID ?? CallerIdentity.stableID(prefix: "AROA", of: roleArn.lowercased())
         return AssumedSession(
-            grant: grant, assumedRoleID: "\(roleID):\(sessionName)", packedPolicySize: sessionPolicy,
+            grant: grant, assumedRoleID: "\(role.roleID):\(sessionName)", packedPolicySize: sessionPolicy,
             webIdentity: (claims.sub, claims.aud, OpenIDTokens.provider))
     }
 

@@ -92,11 +92,17 @@ package struct AssumableRole: Sendable, Equatable {
     package var trustPolicy: String
     /// Seconds (3600 to 43200).
     package var maxSessionDuration: Int
+    /// Whether the trust policy is the one firehose-local gives a role declared without one
+    /// (Cognito's, with no condition on the pool): no web identity may assume such a role.
+    package var hasDefaultTrust: Bool
 
-    package init(arn: String, roleID: String, trustPolicy: String, maxSessionDuration: Int) {
+    package init(
+        arn: String, roleID: String, trustPolicy: String, maxSessionDuration: Int, hasDefaultTrust: Bool = false
+    ) {
         self.arn = arn
         self.roleID = roleID
         self.trustPolicy = trustPolicy
         self.maxSessionDuration = maxSessionDuration
+        self.hasDefaultTrust = hasDefaultTrust
     }
 }

@@ -106,6 +106,26 @@ struct DeliveryRoleTests {
                 == "Lambda.AssumeRoleAccessDenied")
     }
 
+    @Test("A role changed with UpdateDestination is the one checked from the next object on")
+    func updatedRole() async throws {
+        try await SinkHarness.with { harness in
+            let asked = Mutex<[String]>([])
+            harness.sink.deliveryRoles.set { request in
+                asked.withLock { $0.append(request.roleARN) }
+                return nil
+            }
+            try harness.sink.createStream(try Self.stream())
+            var main = destination(delimiter: true)
+            main.roleARN = "arn:aws:iam::000000000000:role/Updated"
+            var updated = try settings(main)
+            updated.versionID = 2
+            try await harness.sink.updateStream(updated, record: try #require(harness.sink.record(of: "demo")))
+            try await harness.put(["after"])
+            _ = try await harness.sink.flush()
+            #expect(asked.withLock { $0 } == ["arn:aws:iam::000000000000:role/Updated"])
+        }
+    }
+
     @Test("Nothing is checked until a check is set")
     func uncheckedByDefault() async throws {
         try await SinkHarness.with { harness in

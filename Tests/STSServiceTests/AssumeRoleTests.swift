@@ -171,6 +171,15 @@ struct AssumeRoleTests {
         ])
         #expect(Self.assume(chained, as: STSHarness.session).status == 200)
         #expect(Self.assume(chained, as: STSHarness.user).status == 403)
+
+        // The account's root is named by its bare id as by its ARN; with authentication off no policy
+        // binds anyone.
+        let bareID = try STSHarness(roles: [Self.role(trust: Self.trust(#"{"AWS": "123456789012"}"#))])
+        #expect(Self.assume(bareID).status == 200)
+        let open = try STSHarness(
+            authentication: false, roles: [Self.role(trust: Self.trust(#"{"AWS": "123456789012"}"#))],
+            bound: [STSHarness.user.accessKeyId: BoundCaller(arn: "x", policies: [], context: [:])])
+        #expect(Self.assume(open, as: STSHarness.user).status == 200)
     }
 
     @Test("DurationSeconds: within 900 to 43200, the role's maximum, and an hour when chained, in STS's words")

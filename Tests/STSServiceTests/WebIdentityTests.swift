@@ -122,16 +122,21 @@ struct WebIdentityTests {
         #expect(try String(contentsOfFile: "\(harness.directory)/credentials.jsonl", encoding: .utf8).isEmpty)
     }
 
-    @Test("A role described nowhere here gets credentials bound by nothing, as Cognito's own flow gives them")
-    func undescribedRole() throws {
-        let harness = try STSHarness()
-        let response = Self.assume(harness, token: Self.token(), ["RoleArn": "arn:aws:iam::123456789012:role/Nobody"])
-        #expect(response.status == 200)
-        let grant = try #require(harness.issued.grant(forAccessKey: xmlText(response, "AccessKeyId") ?? ""))
-        #expect(grant.bound == false)
-        #expect(xmlText(response, "AssumedRoleId")?.hasPrefix("AROA") == true)
-        let notARole = Self.assume(harness, token: Self.token(), ["RoleArn": "arn:aws:s3:::a-bucket-not-a-role"])
-        #expect(xmlText(notARole, "Code") == "AccessDenied")
+    @Test("A role described nowhere here, or declared without its own trust policy, is refused: nothing is issued")
+    func undescribedOrDefaultTrust() throws {
+        let harness = try STSHarness(roles: [
+            AssumableRole(
+                arn: "arn:aws:iam::123456789012:role/Declared", roleID: "AROADECLARED",
+                trustPolicy:
+                    #"{"Statement": {"Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"}, "Action": "sts:AssumeRoleWithWebIdentity"}}"#,
+                maxSessionDuration: 3_600, hasDefaultTrust: true)
+        ])
+        for role in ["arn:aws:iam::123456789012:role/Nobody", "arn:aws:iam::123456789012:role/Declared"] {
+            let response = Self.assume(harness, token: Self.token(), ["RoleArn": role])
+            #expect(response.status == 403, "\(role)")
+            #expect(xmlText(response, "Message") == "Not authorized to perform sts:AssumeRoleWithWebIdentity")
+        }
+        #expect(try String(contentsOfFile: "\(harness.directory)/credentials.jsonl", encoding: .utf8).isEmpty)
     }
 
     @Test("DurationSeconds within the role's maximum, and a session policy of at most 2,048 characters")
