@@ -172,8 +172,10 @@ package actor KinesisSourceReader {
     private func checkRole(of name: String, source: KinesisStreamSourceConfiguration) throws(SourceFailure) {
         guard let roleARN = source.roleARN, let streamARN = source.kinesisStreamARN else { return }
         for action in Self.readActions {
-            let request = DeliveryRoleRequest(stream: name, roleARN: roleARN, action: action, resource: streamARN)
-            if let refusal = sink.deliveryRoles.refusal(request) {
+            let refusal = sink.deliveryRoles.refusal {
+                DeliveryRoleRequest(stream: name, roleARN: roleARN, action: action, resource: streamARN)
+            }
+            if let refusal {
                 throw .accessDenied(Self.accessDenied(refusal.reason))
             }
         }

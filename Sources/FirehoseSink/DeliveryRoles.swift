@@ -62,9 +62,11 @@ package final class DeliveryRoleGate: Sendable {
         self.check.withLock { $0 = check }
     }
 
-    /// Why delivery may not do `request`; nil when it may, or nothing is checked.
-    package func refusal(_ request: DeliveryRoleRequest) -> DeliveryRoleRefusal? {
-        check.withLock { $0 }?(request)
+    /// Why delivery may not do what `request` says; nil when it may, or nothing is checked (then
+    /// `request`, which may look settings up, is not even made).
+    package func refusal(_ request: () -> DeliveryRoleRequest?) -> DeliveryRoleRefusal? {
+        guard let check = check.withLock({ $0 }), let request = request() else { return nil }
+        return check(request)
     }
 }
 
@@ -84,12 +86,13 @@ struct RoleCheckedDestination: ObjectDestination {
         "Access was denied. Ensure that the trust policy for the provided IAM role allows Kinesis Data Firehose to assume the role, and the access policy allows access to the S3 bucket."
 
     func deliver(_ staged: StagedObject, bucket: String, key: String) async throws(FileSystemError) -> String {
-        if let roleARN = roleARN(),
-            let refusal = gate.refusal(
+        let refusal = gate.refusal {
+            roleARN().map {
                 DeliveryRoleRequest(
-                    stream: stream, roleARN: roleARN, action: "s3:PutObject",
-                    resource: "arn:aws:s3:::\(bucket)/\(key)"))
-        {
+                    stream: stream, roleARN: $0, action: "s3:PutObject", resource: "arn:aws:s3:::\(bucket)/\(key)")
+            }
+        }
+        if let refusal {
             throw FileSystemError(
                 operation: "S3.AccessDenied", path: "s3://\(bucket)/\(key)", errno: EACCES,
                 detail: "\(Self.accessDenied) (\(refusal.reason))")

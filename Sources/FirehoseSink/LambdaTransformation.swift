@@ -325,10 +325,11 @@ struct LambdaTransformation: Sendable {
     /// Why the stream's role may not invoke `functionARN`, when roles are checked.
     private func invokeRefusal(_ functionARN: String) -> DeliveryRoleRefusal? {
         guard let roleCheck else { return nil }
-        return roleCheck.gate.refusal(
+        return roleCheck.gate.refusal {
             DeliveryRoleRequest(
                 stream: roleCheck.stream, roleARN: roleCheck.roleARN, action: "lambda:InvokeFunction",
-                resource: functionARN))
+                resource: functionARN)
+        }
     }
 
     /// Record ids are opaque to the function; AWS's are long decimal numbers, and so are these.

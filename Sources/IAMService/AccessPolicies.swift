@@ -83,7 +83,7 @@ package struct AccessPolicies: Sendable {
     ) -> CallerIdentity? {
         if let user = users[accessKeyID] {
             return CallerIdentity(
-                arn: user.arn, userID: CallerIdentity.stableID(prefix: "AIDA", of: user.arn),
+                arn: user.arn, userID: Self.stableID(prefix: "AIDA", of: user.arn),
                 account: CallerIdentity.account(of: user.arn) ?? accountID)
         }
         if configuredKeys.contains(accessKeyID) {
@@ -93,9 +93,17 @@ package struct AccessPolicies: Sendable {
         let session = grant.sessionName
         // A role described nowhere here has no id of its own: one made from its ARN stays the same
         // from call to call and across restarts.
-        let id = roleID(grant.roleArn) ?? CallerIdentity.stableID(prefix: "AROA", of: grant.roleArn.lowercased())
+        let id = roleID(grant.roleArn) ?? Self.stableID(prefix: "AROA", of: grant.roleArn.lowercased())
         return CallerIdentity(
             arn: CallerIdentity.sessionARN(role: grant.roleArn, session: session), userID: "\(id):\(session)",
             account: CallerIdentity.account(of: grant.roleArn) ?? accountID, principalArn: grant.roleArn)
+    }
+
+    /// `prefix` and 17 characters of IAM's unique-id alphabet, from a hash of `name`: the id of a user
+    /// or role described nowhere here, the same from call to call and across restarts.
+    static func stableID(prefix: String, of name: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        let hash = SHA256Hex.hash(Array(name.utf8))
+        return prefix + String(hash.prefix(17).map { alphabet[Int($0.hexDigitValue ?? 0) * 2] })
     }
 }

@@ -62,7 +62,9 @@ struct IAMRole: Codable, Sendable, Equatable {
 package final class RoleStore: Sendable {
     private struct State {
         var roles: [String: IAMRole] = [:]
+        /// By lowercased ARN: what delivery and STS look up for each object and call.
         var policies: [String: [IAMPolicy]] = [:]
+        var assumable: [String: AssumableRole] = [:]
     }
 
     private let state = Mutex(State())
@@ -101,22 +103,14 @@ package final class RoleStore: Sendable {
     /// The `AROA…` id of the role with this ARN (compared regardless of case); nil when there is no
     /// such role.
     package func roleID(ofRoleARN arn: String) -> String? {
-        let key = arn.lowercased()
-        return state.withLock { $0.roles.values.first { $0.arn.lowercased() == key }?.roleID }
+        assumableRole(arn: arn)?.roleID
     }
 
     /// The role with this ARN (compared regardless of case) as STS's AssumeRole reads it; nil when
     /// there is no such role.
     package func assumableRole(arn: String) -> AssumableRole? {
         let key = arn.lowercased()
-        return state.withLock { state in
-            state.roles.values.first { $0.arn.lowercased() == key }.map {
-                AssumableRole(
-                    arn: $0.arn, roleID: $0.roleID, trustPolicy: $0.assumeRolePolicyDocument,
-                    maxSessionDuration: $0.maxSessionDuration,
-                    hasDefaultTrust: $0.assumeRolePolicyDocument == IAMRole.cognitoTrustPolicy)
-            }
-        }
+        return state.withLock { $0.assumable[key] }
     }
 
     var roles: [String: IAMRole] { state.withLock { $0.roles } }
@@ -188,13 +182,18 @@ package final class RoleStore: Sendable {
         try AtomicFile.replace(path, with: Array(data), temporary: path + ".tmp", durable: true)
     }
 
-    /// The roles with their policies parsed (each was checked when it was put).
+    /// The roles with their policies parsed (each was checked when it was put), by ARN.
     private static func state(_ roles: [String: IAMRole]) -> State {
         var state = State(roles: roles)
         for role in roles.values {
-            state.policies[role.arn.lowercased()] = role.policies.keys.sorted().compactMap {
+            let key = role.arn.lowercased()
+            state.policies[key] = role.policies.keys.sorted().compactMap {
                 try? IAMPolicy(json: Array(role.policies[$0]!.utf8))
             }
+            state.assumable[key] = AssumableRole(
+                arn: role.arn, roleID: role.roleID, trustPolicy: role.assumeRolePolicyDocument,
+                maxSessionDuration: role.maxSessionDuration,
+                hasDefaultTrust: role.assumeRolePolicyDocument == IAMRole.cognitoTrustPolicy)
         }
         return state
     }

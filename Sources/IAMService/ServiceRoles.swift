@@ -19,7 +19,7 @@ extension RoleStore {
                 "the role \(roleARN) does not exist here: declare it under Roles in the configuration file, or make it with IAM's CreateRole"
             )
         }
-        guard let trust = try? IAMPolicy(json: Array(role.trustPolicy.utf8), kind: .trust) else {
+        guard case .success(let trust) = role.trust else {
             return (true, "firehose-local cannot evaluate the trust policy of \(roleARN), so it lets no one in")
         }
         let context = ["sts:ExternalId": [account], "aws:SourceAccount": [account], "aws:SourceArn": [sourceARN]]

@@ -134,9 +134,9 @@ extension STSAPI {
         throws(FirehoseError)
     {
         let trust: IAMPolicy
-        do throws(IAMPolicyError) {
-            trust = try IAMPolicy(json: Array(role.trustPolicy.utf8), kind: .trust)
-        } catch {
+        switch role.trust {
+        case .success(let policy): trust = policy
+        case .failure(let error):
             throw accessDenied(
                 caller, roleArn: input.roleArn,
                 reason: "firehose-local cannot evaluate the role's trust policy (\(error)), so it allows no one")

@@ -102,7 +102,7 @@ extension STSAPI {
     private func authorize(
         _ claims: OpenIDTokens.Claims, sessionName: String, toAssume role: AssumableRole, refusal: FirehoseError
     ) throws(FirehoseError) {
-        guard let trust = try? IAMPolicy(json: Array(role.trustPolicy.utf8), kind: .trust) else {
+        guard case .success(let trust) = role.trust else {
             logger.notice(
                 "A role's trust policy cannot be evaluated here: it lets no one in",
                 metadata: ["role": .string(role.arn)])

@@ -1,5 +1,3 @@
-import AWSSigV4
-
 /// Who signed a request, as STS's GetCallerIdentity names it: worked out by whichever service knows the
 /// credentials (IAM's configured keys and roles, the credentials Cognito issued) and passed to STS by
 /// the front door.
@@ -43,13 +41,5 @@ package struct CallerIdentity: Sendable, Equatable {
     /// The account's root: what its own access keys are.
     package static func root(of account: String) -> CallerIdentity {
         CallerIdentity(arn: "arn:aws:iam::\(account):root", userID: account, account: account)
-    }
-
-    /// `prefix` and 17 characters of IAM's unique-id alphabet, from a hash of `name`: the id of a user
-    /// or role described nowhere here, the same from call to call and across restarts.
-    package static func stableID(prefix: String, of name: String) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-        let hash = SHA256Hex.hash(Array(name.utf8))
-        return prefix + String(hash.prefix(17).map { alphabet[Int($0.hexDigitValue ?? 0) * 2] })
     }
 }

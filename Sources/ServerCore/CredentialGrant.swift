@@ -1,4 +1,5 @@
 package import AWSSigV4
+package import IAMPolicy
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -88,20 +89,21 @@ package struct AssumableRole: Sendable, Equatable {
     package var arn: String
     /// `AROA…`: the first part of a session's `AssumedRoleId`.
     package var roleID: String
-    /// The trust policy's JSON, as given.
-    package var trustPolicy: String
+    /// The trust policy, parsed once (when the role is stored), or why firehose-local cannot read it.
+    package var trust: Result<IAMPolicy, IAMPolicyError>
     /// Seconds (3600 to 43200).
     package var maxSessionDuration: Int
     /// Whether the trust policy is the one firehose-local gives a role declared without one
     /// (Cognito's, with no condition on the pool): no web identity may assume such a role.
     package var hasDefaultTrust: Bool
 
+    /// - Parameter trustPolicy: the trust policy's JSON, as given.
     package init(
         arn: String, roleID: String, trustPolicy: String, maxSessionDuration: Int, hasDefaultTrust: Bool = false
     ) {
         self.arn = arn
         self.roleID = roleID
-        self.trustPolicy = trustPolicy
+        trust = Result { () throws(IAMPolicyError) in try IAMPolicy(json: Array(trustPolicy.utf8), kind: .trust) }
         self.maxSessionDuration = maxSessionDuration
         self.hasDefaultTrust = hasDefaultTrust
     }

@@ -151,11 +151,10 @@ def test_a_source_role_that_may_not_read_its_data_stream_leaves_the_records_ther
         {"PartitionKey": str(i), "Data": f"order {i}\n".encode()} for i in range(3)])
     r = srv.http("POST", f"/_local/flush?stream={STREAM}", body=b"")
     assert r.status == 503, r
-    message = r.json()["message"] if "message" in r.json() else r.body.decode()
     assert srv.stream_keys(STREAM) == []
     log = srv.stderr_text()
     assert ("Kinesis.AccessDenied: Access was denied when calling Kinesis. Ensure the access policy on the IAM role "
-            "used allows access to the appropriate Kinesis APIs.") in log, message
+            "used allows access to the appropriate Kinesis APIs.") in log
     assert f"no policy of the role {ROLE_ARN} allows kinesis:DescribeStream on {stream_arn}" in log
 
     reads = {"Version": "2012-10-17", "Statement": [{

@@ -23,28 +23,21 @@ enum STSWebIdentity {
             ],
             body: Array(form.utf8), timeout: timeout, maxResponseBytes: 1 << 20)
         let response = try await transport.send(request)
-        let text = String(decoding: response.body, as: UTF8.self)
+        let text = Substring(String(decoding: response.body, as: UTF8.self))
         guard (200..<300).contains(response.status) else {
             throw STSServiceError(
-                operation: "AssumeRoleWithWebIdentity", code: element("Code", in: text) ?? "HTTP \(response.status)",
-                message: element("Message", in: text) ?? text)
+                operation: "AssumeRoleWithWebIdentity",
+                code: S3XML.element("Code", in: text) ?? "HTTP \(response.status)",
+                message: S3XML.element("Message", in: text) ?? String(text))
         }
-        guard let key = element("AccessKeyId", in: text), let secret = element("SecretAccessKey", in: text),
-            let sessionToken = element("SessionToken", in: text),
-            let expiration = element("Expiration", in: text).flatMap({ try? Date($0, strategy: .iso8601) })
+        guard let key = S3XML.element("AccessKeyId", in: text), let secret = S3XML.element("SecretAccessKey", in: text),
+            let sessionToken = S3XML.element("SessionToken", in: text),
+            let expiration = S3XML.element("Expiration", in: text).flatMap({ try? Date($0, strategy: .iso8601) })
         else {
             throw CredentialsError("STS's AssumeRoleWithWebIdentity answer has no complete Credentials.")
         }
         return AWSCredentials(
             accessKeyId: key, secretAccessKey: secret, sessionToken: sessionToken, expiration: expiration)
-    }
-
-    /// The text of the first `<name>` element, unescaped.
-    static func element(_ name: String, in text: String) -> String? {
-        guard let start = text.firstRange(of: "<\(name)>"),
-            let end = text[start.upperBound...].firstRange(of: "</\(name)>")
-        else { return nil }
-        return S3XML.unescaped(text[start.upperBound..<end.lowerBound])
     }
 }
 
